@@ -1,0 +1,192 @@
+"""System checks: a wrong setup fails at start-up with a message that says the fix.
+
+Every check id, message and hint lives in :data:`MESSAGES`, so no id is used twice.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core import checks
+from django.urls import NoReverseMatch, get_resolver, reverse
+from django.utils.module_loading import import_string
+
+from .conf import DEFAULTS, IMPORT_STRINGS, SETTINGS_NAME
+
+PACKAGE = "django_api_conventions"
+DOCS = "See the settings reference in the django-api-conventions docs."
+
+#: id -> (level, message, hint). Messages and hints are formatted with the check's values.
+MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
+    "E001": (checks.Error, f"{SETTINGS_NAME} must be a dict, not {{type}}.",
+             f"Set {SETTINGS_NAME} = {{{{...}}}} in your settings."),
+    "E002": (checks.Error, f"{SETTINGS_NAME} has an unknown key {{key!r}}.",
+             "{suggestion}"),
+    "E003": (checks.Error, f"{SETTINGS_NAME}[{{key!r}}] must be {{expected}}, not {{value!r}}.",
+             DOCS),
+    "E004": (checks.Error, f"{SETTINGS_NAME}[{{key!r}}] = {{value!r}} cannot be imported: {{error}}.",
+             "Give the dotted path of a callable."),
+    "E005": (checks.Error, f"{SETTINGS_NAME}['PROBLEM_BASE_URL'] = {{value!r}} is not an absolute http(s) URL.",
+             "Use e.g. 'https://api.example.com/problems'."),
+    "E006": (checks.Error, f"{SETTINGS_NAME}['MAINTENANCE_EXEMPT_PATHS'] has an invalid pattern {{value!r}}: {{error}}.",
+             "Give regular expressions matched against request.path."),
+    "E007": (checks.Error, f"{SETTINGS_NAME}['MAINTENANCE_SWITCH_CACHE'] = {{value!r}} is not in CACHES.",
+             "Name an alias of settings.CACHES, shared by all workers (e.g. Redis)."),
+    "E008": (checks.Error, "Problem type URLs cannot be built: PROBLEM_BASE_URL is unset and "
+                           "the 'api_conventions:problem-type' URL is not routed.",
+             "Add path('', include('django_api_conventions.urls')) to your root URLconf, "
+             f"or set {SETTINGS_NAME}['PROBLEM_BASE_URL']."),
+    "W001": (checks.Warning, "REST_FRAMEWORK['EXCEPTION_HANDLER'] is {value!r}: DRF errors will not be problem details.",
+             f"Set REST_FRAMEWORK['EXCEPTION_HANDLER'] = '{PACKAGE}.exception_handler.problem_exception_handler'."),
+    "W002": (checks.Warning, "{middleware} is not in MIDDLEWARE.",
+             "Add it near the top of MIDDLEWARE: TraceIdMiddleware, ProblemDetailsMiddleware, "
+             "MaintenanceModeMiddleware, then Django's."),
+    "W003": (checks.Warning, "{middleware} must come before {other} in MIDDLEWARE.",
+             "Order: TraceIdMiddleware, ProblemDetailsMiddleware, MaintenanceModeMiddleware, then the rest."),
+    "W004": (checks.Warning, "The root URLconf's {handler} is {value!r}: some errors will lose their precise problem.",
+             f"Set {{handler}} = '{PACKAGE}.handlers.{{view}}' in your root URLconf."),
+    "W005": (checks.Warning, "CSRF_FAILURE_VIEW is {value!r}: CSRF failures will not be problem details.",
+             f"Set CSRF_FAILURE_VIEW = '{PACKAGE}.handlers.csrf_failure'."),
+    "W006": (checks.Warning, "DRF's JSONParser is in DEFAULT_PARSER_CLASSES: deeply nested JSON raises a 500 there.",
+             f"Use '{PACKAGE}.parsers.StrictJSONParser' instead."),
+}
+
+#: Setting -> (accepted types, their description).
+SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "PROBLEM_BASE_URL": ((str, type(None)), "a URL string or None"),
+    "TRACE_ID_HEADER": ((str,), "a header name"),
+    "TRUST_INCOMING_TRACE_ID": ((bool,), "True or False"),
+    "CLIENT_ID_RESOLVER": ((str,), "a dotted path"),
+    "CLIENT_ID_HEADER": ((str,), "a header name"),
+    "JSON_MAX_DEPTH": ((int,), "a positive integer"),
+    "MAINTENANCE_MODE": ((bool,), "True or False"),
+    "MAINTENANCE_SWITCH_STORE": ((str,), "'cache' or 'database'"),
+    "MAINTENANCE_SWITCH_CACHE": ((str,), "a cache alias"),
+    "MAINTENANCE_SWITCH_POLL_SECONDS": ((int, float), "a number of seconds, 0 or more"),
+    "MAINTENANCE_RETRY_AFTER": ((int,), "a positive number of seconds"),
+    "MAINTENANCE_EXEMPT_PATHS": ((list, tuple), "a list of regular expressions"),
+    "DATABASE_UNAVAILABLE_RETRY_AFTER": ((int,), "a positive number of seconds"),
+}
+
+#: Extra constraints on values that have the right type.
+_VALID_VALUES: dict[str, Callable[[Any], bool]] = {
+    "JSON_MAX_DEPTH": lambda v: v > 0,
+    "MAINTENANCE_SWITCH_STORE": lambda v: v in ("cache", "database"),
+    "MAINTENANCE_SWITCH_POLL_SECONDS": lambda v: v >= 0,
+    "MAINTENANCE_RETRY_AFTER": lambda v: v > 0,
+    "DATABASE_UNAVAILABLE_RETRY_AFTER": lambda v: v > 0,
+}
+
+MIDDLEWARE_ORDER = [
+    f"{PACKAGE}.middleware.TraceIdMiddleware",
+    f"{PACKAGE}.middleware.ProblemDetailsMiddleware",
+    f"{PACKAGE}.middleware.MaintenanceModeMiddleware",
+]
+
+ERROR_HANDLERS = {
+    "handler400": "bad_request",
+    "handler403": "permission_denied",
+    "handler404": "page_not_found",
+    "handler500": "server_error",
+}
+
+
+def message(check_id: str, obj: Any = None, **values: Any) -> checks.CheckMessage:
+    level, text, hint = MESSAGES[check_id]
+    return level(text.format(**values), hint=hint.format(**values), obj=obj, id=f"{PACKAGE}.{check_id}")
+
+
+def check_settings(**kwargs: Any) -> list[checks.CheckMessage]:
+    user_settings = getattr(settings, SETTINGS_NAME, {})
+    if not isinstance(user_settings, dict):
+        return [message("E001", type=type(user_settings).__name__)]
+    errors = []
+    for key, value in user_settings.items():
+        if key not in DEFAULTS:
+            close = difflib.get_close_matches(key, DEFAULTS, n=1)
+            suggestion = f"Did you mean {close[0]!r}?" if close else f"Known keys: {', '.join(sorted(DEFAULTS))}."
+            errors.append(message("E002", key=key, suggestion=suggestion))
+            continue
+        errors.extend(_check_value(key, value))
+    return errors
+
+
+def _check_value(key: str, value: Any) -> list[checks.CheckMessage]:
+    types, expected = SETTING_TYPES[key]
+    is_bool_for_number = isinstance(value, bool) and bool not in types
+    if not isinstance(value, types) or is_bool_for_number or not _VALID_VALUES.get(key, _any)(value):
+        return [message("E003", key=key, expected=expected, value=value)]
+    if key in IMPORT_STRINGS:
+        try:
+            import_string(value)
+        except ImportError as exc:
+            return [message("E004", key=key, value=value, error=exc)]
+    if key == "PROBLEM_BASE_URL" and value is not None and not re.match(r"https?://[^/\s]+", value):
+        return [message("E005", value=value)]
+    if key == "MAINTENANCE_EXEMPT_PATHS":
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except (re.error, TypeError) as exc:
+                return [message("E006", value=pattern, error=exc)]
+    if key == "MAINTENANCE_SWITCH_CACHE" and value not in settings.CACHES:
+        return [message("E007", value=value)]
+    return []
+
+
+def _any(value: Any) -> bool:
+    return True
+
+
+def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
+    drf = getattr(settings, "REST_FRAMEWORK", {})
+    errors = []
+    handler = drf.get("EXCEPTION_HANDLER", "rest_framework.views.exception_handler")
+    if handler != f"{PACKAGE}.exception_handler.problem_exception_handler":
+        errors.append(message("W001", value=handler))
+    parsers = drf.get("DEFAULT_PARSER_CLASSES", ["rest_framework.parsers.JSONParser"])
+    if "rest_framework.parsers.JSONParser" in parsers:
+        errors.append(message("W006"))
+    return errors
+
+
+def check_middleware(**kwargs: Any) -> list[checks.CheckMessage]:
+    middleware = list(settings.MIDDLEWARE)
+    errors = [message("W002", middleware=name) for name in MIDDLEWARE_ORDER if name not in middleware]
+    if errors:
+        return errors
+    positions = [middleware.index(name) for name in MIDDLEWARE_ORDER]
+    for index, (earlier, later) in enumerate(zip(positions, positions[1:], strict=False)):
+        if earlier > later:
+            errors.append(message("W003", middleware=MIDDLEWARE_ORDER[index], other=MIDDLEWARE_ORDER[index + 1]))
+    return errors
+
+
+def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
+    errors = []
+    urlconf = get_resolver().urlconf_module
+    for handler, view in ERROR_HANDLERS.items():
+        value = getattr(urlconf, handler, None)
+        expected = f"{PACKAGE}.handlers.{view}"
+        if value != expected and getattr(value, "__module__", None) != f"{PACKAGE}.handlers":
+            errors.append(message("W004", handler=handler, view=view, value=value))
+    if settings.CSRF_FAILURE_VIEW != f"{PACKAGE}.handlers.csrf_failure":
+        errors.append(message("W005", value=settings.CSRF_FAILURE_VIEW))
+    user_settings = getattr(settings, SETTINGS_NAME, {})
+    if isinstance(user_settings, dict) and not user_settings.get("PROBLEM_BASE_URL"):
+        try:
+            reverse("api_conventions:problem-type", kwargs={"slug": "not-found"})
+        except NoReverseMatch:
+            errors.append(message("E008"))
+    return errors
+
+
+def register_all() -> None:
+    checks.register(check_settings, checks.Tags.compatibility)
+    checks.register(check_drf_settings, checks.Tags.compatibility)
+    checks.register(check_middleware, checks.Tags.compatibility)
+    checks.register(check_error_views, checks.Tags.urls)

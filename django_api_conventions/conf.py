@@ -1,0 +1,89 @@
+"""The ``API_CONVENTIONS`` settings object.
+
+Settings are read live from ``django.conf.settings`` on first access, cached, and
+dropped whenever Django's ``setting_changed`` signal names ``API_CONVENTIONS``, so
+``override_settings`` works in tests. Nothing here binds a value at import time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.utils.module_loading import import_string
+
+SETTINGS_NAME = "API_CONVENTIONS"
+
+#: Every setting with its default. The docs' settings reference is generated from this table.
+DEFAULTS: dict[str, Any] = {
+    # Absolute base URL of the problem type pages, e.g. "https://api.example.com/problems".
+    # None: derived from the request and the package's own problem type view.
+    "PROBLEM_BASE_URL": None,
+    # Response header that carries the trace id (also read on the way in).
+    "TRACE_ID_HEADER": "X-Request-ID",
+    # Honour a valid incoming trace id header or W3C traceparent.
+    "TRUST_INCOMING_TRACE_ID": True,
+    # Callable(request) -> str giving the client id of a request.
+    "CLIENT_ID_RESOLVER": "django_api_conventions.clients.default_client_id_resolver",
+    # Request header that names the calling client when nothing authenticated it.
+    "CLIENT_ID_HEADER": "X-Client-ID",
+    # Deepest JSON nesting the StrictJSONParser accepts.
+    "JSON_MAX_DEPTH": 64,
+    # Static maintenance switch: every non-exempt path answers 503.
+    "MAINTENANCE_MODE": False,
+    # Where the run-time maintenance switch lives: "cache" or "database".
+    "MAINTENANCE_SWITCH_STORE": "cache",
+    # Cache alias used when MAINTENANCE_SWITCH_STORE is "cache".
+    "MAINTENANCE_SWITCH_CACHE": "default",
+    # How long one process trusts its last reading of the run-time switch.
+    "MAINTENANCE_SWITCH_POLL_SECONDS": 1.0,
+    # Retry-After (seconds) sent during maintenance.
+    "MAINTENANCE_RETRY_AFTER": 300,
+    # Regular expressions of paths that keep working during maintenance.
+    "MAINTENANCE_EXEMPT_PATHS": [r"^/problems/"],
+    # Retry-After (seconds) sent when the database cannot be reached.
+    "DATABASE_UNAVAILABLE_RETRY_AFTER": 5,
+}
+
+#: Settings holding dotted paths, imported on first access.
+IMPORT_STRINGS = frozenset({"CLIENT_ID_RESOLVER"})
+
+
+class APIConventionsSettings:
+    """Attribute access to ``settings.API_CONVENTIONS`` merged over :data:`DEFAULTS`."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Any] = {}
+
+    @property
+    def user_settings(self) -> dict[str, Any]:
+        value = getattr(settings, SETTINGS_NAME, None)
+        return value if isinstance(value, dict) else {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name not in DEFAULTS:
+            raise AttributeError(f"Invalid {SETTINGS_NAME} setting: {name!r}")
+        try:
+            return self._cache[name]
+        except KeyError:
+            pass
+        value = self.user_settings.get(name, DEFAULTS[name])
+        if name in IMPORT_STRINGS and isinstance(value, str):
+            value = import_string(value)
+        self._cache[name] = value
+        return value
+
+    def reload(self) -> None:
+        self._cache.clear()
+
+
+api_settings = APIConventionsSettings()
+
+
+def _reload_on_change(*, setting: str, **kwargs: Any) -> None:
+    if setting == SETTINGS_NAME:
+        api_settings.reload()
+
+
+setting_changed.connect(_reload_on_change)

@@ -1,0 +1,43 @@
+"""Turning nested validation errors into ``errors`` items addressed by JSON Pointers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.settings import api_settings as drf_settings
+
+from .problems import ErrorItem
+
+
+def escape_pointer_token(token: object) -> str:
+    """One reference token of a JSON Pointer (RFC 6901): ``~`` and ``/`` escaped."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer_items(detail: Any, pointer: str = "") -> list[ErrorItem]:
+    """Flatten DRF's error detail (dicts, lists, ``ErrorDetail``) into pointer items.
+
+    Object-level errors (``non_field_errors``) point at their object; list members,
+    ``many=True`` rows and ``ListField`` / ``DictField`` children get indexed pointers.
+    """
+    if isinstance(detail, dict):
+        items: list[ErrorItem] = []
+        for key, value in detail.items():
+            child = pointer
+            if key != drf_settings.NON_FIELD_ERRORS_KEY:
+                child = f"{pointer}/{escape_pointer_token(key)}"
+            items.extend(pointer_items(value, child))
+        return items
+    if isinstance(detail, (list, tuple)):
+        if all(not isinstance(member, (dict, list, tuple)) for member in detail):
+            return [_item(pointer, member) for member in detail]
+        items = []
+        for index, member in enumerate(detail):
+            if member:  # many=True reports {} for the valid rows
+                items.extend(pointer_items(member, f"{pointer}/{index}"))
+        return items
+    return [_item(pointer, detail)]
+
+
+def _item(pointer: str, message: Any) -> ErrorItem:
+    return {"pointer": pointer, "detail": str(message), "code": getattr(message, "code", "invalid")}

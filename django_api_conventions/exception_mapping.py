@@ -1,0 +1,112 @@
+"""Which problem each exception becomes, whichever layer raised it."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import (
+    DisallowedHost,
+    PermissionDenied,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, UnreadablePostError
+from rest_framework import exceptions as drf
+from rest_framework.fields import get_error_detail
+
+from .conf import api_settings
+from .error_items import pointer_items
+from .problem_types import problem_types
+from .problems import ProblemException, retry_after_header
+
+INTERNAL_ERROR_DETAIL = (
+    "The service failed to answer this request. Quote the trace_id when you contact support."
+)
+
+
+def problem_for_exception(exc: BaseException) -> ProblemException | None:
+    """The problem ``exc`` answers with, or ``None`` when it is an unexpected failure (500)."""
+    if isinstance(exc, ProblemException):
+        return exc
+    if isinstance(exc, drf.APIException):
+        return _from_api_exception(exc)
+    if isinstance(exc, Http404):
+        return ProblemException("not-found", "Not found.")
+    if isinstance(exc, PermissionDenied):
+        return ProblemException("permission-denied", str(drf.PermissionDenied.default_detail))
+    if isinstance(exc, DjangoValidationError):
+        return ProblemException(
+            "validation-error",
+            "The request breaks the rules of the resource.",
+            errors=pointer_items(get_error_detail(exc)),
+        )
+    if isinstance(exc, RecursionError):
+        return ProblemException("malformed-request", "The request is nested too deeply.")
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return ProblemException(
+            "database-unavailable",
+            "The database cannot be reached; retry later.",
+            headers=retry_after_header(api_settings.DATABASE_UNAVAILABLE_RETRY_AFTER),
+        )
+    if isinstance(exc, UnreadablePostError):
+        return ProblemException("unreadable-request", "The request body could not be read.")
+    if isinstance(exc, SuspiciousOperation):
+        return _from_suspicious_operation(exc)
+    return None
+
+
+def _from_api_exception(exc: drf.APIException) -> ProblemException:
+    headers: dict[str, str] = {}
+    if isinstance(exc, drf.ValidationError):
+        return ProblemException(
+            "validation-error",
+            "The request breaks the rules of the resource.",
+            errors=pointer_items(exc.detail),
+        )
+    if isinstance(exc, drf.ParseError):
+        return ProblemException("malformed-request", str(exc.detail))
+    if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
+        # DRF turns these into 403 when no authenticator can send WWW-Authenticate.
+        auth_header = getattr(exc, "auth_header", None)
+        if auth_header and exc.status_code == 401:
+            return ProblemException(
+                "authentication-required", str(exc.detail), headers={"WWW-Authenticate": auth_header}
+            )
+        return ProblemException("permission-denied", str(exc.detail), status=exc.status_code)
+    if isinstance(exc, drf.Throttled):
+        if exc.wait is not None:
+            headers.update(retry_after_header(exc.wait))
+        return ProblemException("rate-limited", str(exc.detail), headers=headers)
+    problem_type = problem_types.for_status(exc.status_code)
+    if isinstance(exc.detail, (dict, list)):
+        return ProblemException(
+            problem_type, problem_type.title, status=exc.status_code, errors=pointer_items(exc.detail)
+        )
+    return ProblemException(problem_type, str(exc.detail), status=exc.status_code)
+
+
+def _from_suspicious_operation(exc: SuspiciousOperation) -> ProblemException:
+    if isinstance(exc, DisallowedHost):
+        return ProblemException("invalid-host", "The Host header names a host this service does not serve.")
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return ProblemException(
+            "request-too-large",
+            f"The request body exceeds the limit of {limit} bytes.",
+            extensions={"limit_bytes": limit},
+        )
+    if isinstance(exc, TooManyFieldsSent):
+        return ProblemException(
+            "too-many-fields",
+            f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields.",
+        )
+    if isinstance(exc, TooManyFilesSent):
+        return ProblemException(
+            "too-many-fields",
+            f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files.",
+        )
+    # Other suspicious operations get no detail: their text can describe server internals.
+    return ProblemException("bad-request", "The request was rejected as malformed or unsafe.")

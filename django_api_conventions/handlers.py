@@ -1,0 +1,52 @@
+"""Django's error views (``handler400`` ... ``handler500``, ``CSRF_FAILURE_VIEW``) as problems.
+
+Point your root URLconf at them::
+
+    handler400 = "django_api_conventions.handlers.bad_request"
+    handler403 = "django_api_conventions.handlers.permission_denied"
+    handler404 = "django_api_conventions.handlers.page_not_found"
+    handler500 = "django_api_conventions.handlers.server_error"
+
+and ``CSRF_FAILURE_VIEW = "django_api_conventions.handlers.csrf_failure"``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from django.http import HttpRequest, HttpResponse
+
+from .exception_mapping import INTERNAL_ERROR_DETAIL, problem_for_exception
+from .problems import ProblemException, render_problem
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    problem = problem_for_exception(exception) if exception is not None else None
+    return render_problem(request, problem or ProblemException("bad-request"))
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return render_problem(request, ProblemException("permission-denied"))
+
+
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return render_problem(request, not_found_problem(request))
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    # Django calls handler500 inside its ``except`` block: the failure is still at hand, and
+    # a database outage deserves a 503 rather than a 500.
+    exception = sys.exc_info()[1]
+    problem = problem_for_exception(exception) if exception is not None else None
+    return render_problem(request, problem or ProblemException("internal-error", INTERNAL_ERROR_DETAIL))
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    return render_problem(
+        request,
+        ProblemException("csrf-failed", "CSRF verification failed: send the CSRF token with the request."),
+    )
+
+
+def not_found_problem(request: HttpRequest) -> ProblemException:
+    return ProblemException("not-found", f"No resource matches {request.method} {request.path}.")

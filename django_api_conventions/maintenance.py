@@ -1,0 +1,78 @@
+"""Maintenance mode: a static setting, or a switch flipped at run time in the cache or database."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+from django.core.cache import caches
+
+from .conf import api_settings
+
+logger = logging.getLogger("django_api_conventions.maintenance")
+
+SWITCH_NAME = "maintenance"
+CACHE_KEY = "api_conventions:maintenance"
+
+
+@dataclass(frozen=True)
+class MaintenanceState:
+    enabled: bool
+    retry_after: int
+
+
+def read_switch() -> MaintenanceState:
+    """The run-time switch as stored; off when the store itself cannot be read."""
+    try:
+        if api_settings.MAINTENANCE_SWITCH_STORE == "database":
+            from .models import RuntimeSwitch
+
+            switch = RuntimeSwitch.objects.filter(name=SWITCH_NAME).first()
+            if switch is None:
+                return MaintenanceState(False, api_settings.MAINTENANCE_RETRY_AFTER)
+            return MaintenanceState(switch.enabled, switch.retry_after)
+        stored = caches[api_settings.MAINTENANCE_SWITCH_CACHE].get(CACHE_KEY)
+    except Exception as exc:  # noqa: BLE001 -- any store failure: database, Redis, network
+        # An unreachable store must not take the whole API down with it: requests that need
+        # the database answer 503 on their own.
+        logger.warning("Maintenance switch unreadable, treated as off: %s", exc)
+        return MaintenanceState(False, api_settings.MAINTENANCE_RETRY_AFTER)
+    if not stored:
+        return MaintenanceState(False, api_settings.MAINTENANCE_RETRY_AFTER)
+    return MaintenanceState(bool(stored["enabled"]), int(stored["retry_after"]))
+
+
+def write_switch(enabled: bool, retry_after: int | None = None) -> MaintenanceState:
+    """Turn the run-time switch on or off for every worker sharing the store."""
+    state = MaintenanceState(enabled, retry_after or api_settings.MAINTENANCE_RETRY_AFTER)
+    if api_settings.MAINTENANCE_SWITCH_STORE == "database":
+        from .models import RuntimeSwitch
+
+        RuntimeSwitch.objects.update_or_create(
+            name=SWITCH_NAME, defaults={"enabled": state.enabled, "retry_after": state.retry_after}
+        )
+    else:
+        caches[api_settings.MAINTENANCE_SWITCH_CACHE].set(
+            CACHE_KEY, {"enabled": state.enabled, "retry_after": state.retry_after}, timeout=None
+        )
+    _last_reading.clear()
+    return state
+
+
+# One reading per process, trusted for MAINTENANCE_SWITCH_POLL_SECONDS, so that the switch
+# costs no round trip on most requests.
+_last_reading: dict[str, tuple[float, MaintenanceState]] = {}
+
+
+def maintenance_retry_after() -> int | None:
+    """Seconds for ``Retry-After`` while maintenance is on, ``None`` while it is off."""
+    if api_settings.MAINTENANCE_MODE:
+        return int(api_settings.MAINTENANCE_RETRY_AFTER)
+    now = time.monotonic()
+    reading = _last_reading.get(SWITCH_NAME)
+    if reading is None or now - reading[0] >= api_settings.MAINTENANCE_SWITCH_POLL_SECONDS:
+        reading = (now, read_switch())
+        _last_reading[SWITCH_NAME] = reading
+    state = reading[1]
+    return state.retry_after if state.enabled else None

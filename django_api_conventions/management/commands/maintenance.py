@@ -1,0 +1,35 @@
+"""``manage.py maintenance on|off|status``: switch maintenance mode at run time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from ...conf import api_settings
+from ...maintenance import read_switch, write_switch
+
+
+class Command(BaseCommand):
+    help = (
+        "Switch maintenance mode on or off for every worker sharing the switch store "
+        "(API_CONVENTIONS['MAINTENANCE_SWITCH_STORE']), or show its state."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("action", choices=["on", "off", "status"])
+        parser.add_argument(
+            "--retry-after", type=int, default=None, metavar="SECONDS",
+            help="Retry-After sent while maintenance is on (default: MAINTENANCE_RETRY_AFTER).",
+        )
+
+    def handle(self, *args: Any, action: str, retry_after: int | None, **options: Any) -> None:
+        if action != "status":
+            write_switch(action == "on", retry_after)
+        state = read_switch()
+        store = api_settings.MAINTENANCE_SWITCH_STORE
+        line = f"maintenance: {'on' if state.enabled else 'off'} (store: {store}"
+        line += f", Retry-After: {state.retry_after}s)" if state.enabled else ")"
+        if api_settings.MAINTENANCE_MODE:
+            line += "; the MAINTENANCE_MODE setting keeps it on regardless"
+        self.stdout.write(line)

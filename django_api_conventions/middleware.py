@@ -1,0 +1,155 @@
+"""Middleware: the trace id, problem details for what happens outside DRF, maintenance mode.
+
+Put them first in ``MIDDLEWARE``, in this order::
+
+    "django_api_conventions.middleware.TraceIdMiddleware",
+    "django_api_conventions.middleware.ProblemDetailsMiddleware",
+    "django_api_conventions.middleware.MaintenanceModeMiddleware",
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.core.signals import got_request_exception
+from django.dispatch import receiver
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.utils.deprecation import MiddlewareMixin
+
+from .conf import api_settings
+from .exception_mapping import INTERNAL_ERROR_DETAIL, problem_for_exception
+from .handlers import not_found_problem
+from .maintenance import maintenance_retry_after
+from .problem_types import problem_types
+from .problems import ProblemException, is_problem_response, render_problem, retry_after_header
+from .tracing import assign_trace_id
+
+logger = logging.getLogger("django_api_conventions.problems")
+
+_EXCEPTION_ATTRIBUTE = "_api_conventions_exception"
+# Headers of an error response that describe its body, which the problem replaces.
+_BODY_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "content-disposition"})
+
+
+class TraceIdMiddleware(MiddlewareMixin):
+    """Gives every request its trace id and echoes it in the response header."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        assign_trace_id(request)
+
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        response[api_settings.TRACE_ID_HEADER] = assign_trace_id(request)
+        return response
+
+
+class ProblemDetailsMiddleware(MiddlewareMixin):
+    """Problem details for everything that does not pass through DRF's exception handler.
+
+    - rejects, before any other code reads them, a disallowed ``Host``, a body over
+      ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413) and a query string with too many fields;
+    - answers exceptions raised by any view, a 500 logged with its trace id and reported to
+      ``got_request_exception`` receivers, its text never sent;
+    - turns any other error response (Django's HTML pages with ``DEBUG`` on or off, a view's own
+      error responses) into a problem with the same status and headers.
+    """
+
+    def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        try:
+            request.get_host()
+            _check_content_length(request)
+            request.GET  # noqa: B018 -- parsing raises TooManyFieldsSent
+        except SuspiciousOperation as exc:
+            return self.process_exception(request, exc)
+        return None
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse:
+        problem = problem_for_exception(exception)
+        if problem is None:
+            problem = _internal_error(request, exception)
+        return render_problem(request, problem)
+
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if response.status_code < 400 or is_problem_response(response):  # type: ignore[arg-type]
+            return response
+        exception = getattr(request, _EXCEPTION_ATTRIBUTE, None)
+        problem = problem_for_exception(exception) if exception is not None else None
+        if problem is None or problem.status_code != response.status_code:
+            problem = _problem_for_status(request, response.status_code)
+        problem_response = render_problem(request, problem)
+        for name, value in response.headers.items():
+            if name.lower() not in _BODY_HEADERS and name not in problem_response.headers:
+                problem_response[name] = value
+        problem_response.cookies = response.cookies
+        response.close()
+        return problem_response
+
+
+class MaintenanceModeMiddleware(MiddlewareMixin):
+    """Answers 503 with ``Retry-After`` on every non-exempt path while maintenance is on."""
+
+    def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        if any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS):
+            return None
+        retry_after = maintenance_retry_after()
+        if retry_after is None:
+            return None
+        return render_problem(
+            request,
+            ProblemException(
+                "service-unavailable",
+                "The service is down for maintenance; retry later.",
+                headers=retry_after_header(retry_after),
+            ),
+        )
+
+
+def _check_content_length(request: HttpRequest) -> None:
+    # Django applies this limit only when the body is read, deep inside a view or another
+    # middleware, where it becomes a 400 or an HTML page; here it becomes a precise 413.
+    # Multipart bodies stream file parts to disk and are limited field by field instead.
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    if limit is None or request.content_type == "multipart/form-data":
+        return
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        raise SuspiciousOperation("Content-Length is not an integer.") from None
+    if length > limit:
+        raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
+
+
+def _internal_error(request: HttpRequest, exception: BaseException) -> ProblemException:
+    logger.error(
+        "Internal Server Error: %s %s",
+        request.method,
+        request.path,
+        exc_info=exception,
+        extra={"status_code": 500, "request": request},
+    )
+    got_request_exception.send(sender=ProblemDetailsMiddleware, request=request)
+    return ProblemException("internal-error", INTERNAL_ERROR_DETAIL)
+
+
+def _problem_for_status(request: HttpRequest, status: int) -> ProblemException:
+    if status == 404:
+        return not_found_problem(request)
+    if status == 405:
+        return ProblemException("method-not-allowed", f"{request.method} is not allowed on {request.path}.")
+    if status == 500:
+        return ProblemException("internal-error", INTERNAL_ERROR_DETAIL)
+    problem_type = problem_types.for_status(status)
+    return ProblemException(problem_type, problem_type.title, status=status)
+
+
+@receiver(got_request_exception)
+def _remember_exception(sender: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
+    # Django announces an uncaught exception before rendering its own error page; keeping it
+    # lets process_response pick the precise problem (a 503 for a lost database, say).
+    if request is not None:
+        setattr(request, _EXCEPTION_ATTRIBUTE, sys.exc_info()[1])
+

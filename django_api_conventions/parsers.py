@@ -1,0 +1,78 @@
+"""A JSON parser that answers every bad body with a 400, never a 500."""
+
+from __future__ import annotations
+
+import codecs
+import json
+from collections.abc import Mapping
+from typing import IO, Any
+
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+
+from .conf import api_settings
+
+
+class StrictJSONParser(JSONParser):
+    """DRF's ``JSONParser`` made strict and safe.
+
+    Rejects (400 ``malformed-request``, with the position of the fault): invalid UTF-8,
+    malformed or truncated JSON, ``NaN`` / ``Infinity``, duplicate object keys, integers
+    beyond Python's digit limit, and nesting deeper than ``JSON_MAX_DEPTH`` (the stock parser
+    lets a ``RecursionError`` escape as a 500 on 10,000 nested arrays).
+    """
+
+    def parse(
+        self, stream: IO[bytes], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> Any:
+        encoding = (parser_context or {}).get("encoding", "utf-8")
+        raw = stream.read()
+        try:
+            text = codecs.decode(raw, encoding)
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"The body is not valid {encoding}: byte {exc.start} is invalid.") from None
+        try:
+            data = json.loads(text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"Malformed JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.") from None
+        except RecursionError:
+            raise ParseError(_too_deep()) from None
+        except ValueError as exc:  # our hooks, and integers over sys.get_int_max_str_digits()
+            raise ParseError(f"Malformed JSON: {exc}") from None
+        if _depth_exceeds(data, api_settings.JSON_MAX_DEPTH):
+            raise ParseError(_too_deep())
+        return data
+
+
+def _too_deep() -> str:
+    return f"The JSON body is nested deeper than {api_settings.JSON_MAX_DEPTH} levels."
+
+
+def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate object key {key!r}.")
+        result[key] = value
+    return result
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number.")
+
+
+def _depth_exceeds(data: Any, limit: int) -> bool:
+    """Whether ``data`` nests containers deeper than ``limit``, without recursion."""
+    pending = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False

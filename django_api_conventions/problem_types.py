@@ -1,0 +1,170 @@
+"""The registry of problem types: what each error ``type`` URL names and documents."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from http import HTTPStatus
+
+from django.core.exceptions import ImproperlyConfigured
+
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class ProblemType:
+    """One kind of error: ``type`` is ``<PROBLEM_BASE_URL>/<slug>``.
+
+    ``description`` is the documentation served at that URL: what happened and what the
+    client can do about it.
+    """
+
+    slug: str
+    title: str
+    status: int
+    description: str
+
+    def __post_init__(self) -> None:
+        if not _SLUG.fullmatch(self.slug):
+            raise ImproperlyConfigured(
+                f"Problem type slug {self.slug!r} must be lower-case words joined by '-'."
+            )
+        if not 400 <= self.status <= 599:
+            raise ImproperlyConfigured(
+                f"Problem type {self.slug!r} has status {self.status}; it must be 400..599."
+            )
+
+
+class ProblemTypeRegistry:
+    """Problem types by slug; registering the same slug twice with other content fails."""
+
+    def __init__(self) -> None:
+        self._types: dict[str, ProblemType] = {}
+        self._default_for_status: dict[int, str] = {}
+
+    def register(self, problem_type: ProblemType, *, default_for_status: bool = False) -> ProblemType:
+        existing = self._types.get(problem_type.slug)
+        if existing is not None and existing != problem_type:
+            raise ImproperlyConfigured(
+                f"Problem type {problem_type.slug!r} is already registered with other content."
+            )
+        self._types[problem_type.slug] = problem_type
+        if default_for_status:
+            self._default_for_status[problem_type.status] = problem_type.slug
+        return problem_type
+
+    def get(self, slug: str) -> ProblemType | None:
+        return self._types.get(slug) or self._generic(slug)
+
+    def __getitem__(self, slug: str) -> ProblemType:
+        problem_type = self.get(slug)
+        if problem_type is None:
+            raise KeyError(f"No problem type {slug!r} is registered.")
+        return problem_type
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(sorted(self._types.values(), key=lambda t: (t.status, t.slug)))
+
+    def for_status(self, status: int) -> ProblemType:
+        """The registered default type of an HTTP status, else a generic ``http-<status>`` one."""
+        slug = self._default_for_status.get(status, f"http-{status}")
+        return self[slug]
+
+    @staticmethod
+    def _generic(slug: str) -> ProblemType | None:
+        # Any error status has a documented type, so ``type`` always resolves.
+        match = re.fullmatch(r"http-([45]\d\d)", slug)
+        if match is None:
+            return None
+        status = int(match.group(1))
+        try:
+            phrase = HTTPStatus(status).phrase
+        except ValueError:
+            phrase = "Client error" if status < 500 else "Server error"
+        return ProblemType(
+            slug,
+            phrase,
+            status,
+            f"The server answered HTTP {status} ({phrase}); no more specific type applies.",
+        )
+
+
+problem_types = ProblemTypeRegistry()
+
+
+def register_problem_type(
+    slug: str, title: str, status: int, description: str, *, default_for_status: bool = False
+) -> ProblemType:
+    """Register a problem type of your own; call it from your ``AppConfig.ready()``."""
+    return problem_types.register(
+        ProblemType(slug, title, status, description), default_for_status=default_for_status
+    )
+
+
+_BUILT_IN = [
+    ("bad-request", "Bad request", 400,
+     "The request could not be understood. `detail` says what was wrong."),
+    ("malformed-request", "Malformed request body", 400,
+     "The body is not valid for its Content-Type: malformed, truncated or too deeply nested "
+     "JSON, duplicate object keys, or text that is not UTF-8. Fix the body and send it again."),
+    ("invalid-parameters", "Invalid query parameters", 400,
+     "A query parameter is unknown, repeated or has an invalid value. `errors` names each "
+     "parameter."),
+    ("invalid-host", "Invalid Host header", 400,
+     "The Host header names a host this service does not serve."),
+    ("too-many-fields", "Too many fields", 400,
+     "The query string or form body has more fields than the service accepts "
+     "(DATA_UPLOAD_MAX_NUMBER_FIELDS)."),
+    ("unreadable-request", "Unreadable request body", 400,
+     "The connection failed while the request body was being read. Send the request again."),
+    ("authentication-required", "Authentication required", 401,
+     "The request carries no valid credentials. The WWW-Authenticate header says how to "
+     "authenticate."),
+    ("permission-denied", "Permission denied", 403,
+     "The authenticated client may not perform this operation."),
+    ("csrf-failed", "CSRF verification failed", 403,
+     "A browser session request arrived without a valid CSRF token. API clients that "
+     "authenticate with a token are not subject to this check."),
+    ("not-found", "Not found", 404,
+     "No resource exists at this URL, or it is not visible to this client."),
+    ("method-not-allowed", "Method not allowed", 405,
+     "The resource does not support this HTTP method. The Allow header lists those it does."),
+    ("not-acceptable", "Not acceptable", 406,
+     "The service cannot answer in any media type the Accept header allows. Accept "
+     "application/json."),
+    ("conflict", "Conflict", 409,
+     "The request conflicts with the current state of the resource."),
+    ("gone", "Gone", 410,
+     "The resource is no longer available and will not be again."),
+    ("request-too-large", "Request body too large", 413,
+     "The request body is larger than the service accepts. `limit_bytes` gives the limit."),
+    ("unsupported-media-type", "Unsupported media type", 415,
+     "The Content-Type of the body is not one the endpoint accepts. Send application/json."),
+    ("validation-error", "Validation failed", 422,
+     "The body is well-formed but breaks the rules of the resource. `errors` lists each "
+     "problem with a JSON Pointer to the offending member."),
+    ("rate-limited", "Too many requests", 429,
+     "The client sent more requests than its rate allows. Wait for the seconds given in the "
+     "Retry-After header."),
+    ("internal-error", "Internal server error", 500,
+     "The service failed to answer. Nothing about the failure is disclosed; quote the "
+     "`trace_id` when you contact support."),
+    ("service-unavailable", "Service unavailable", 503,
+     "The service is temporarily unavailable, for example for maintenance. Retry after the "
+     "seconds given in the Retry-After header."),
+    ("database-unavailable", "Database unavailable", 503,
+     "The service could not reach its database. Retry after the seconds given in the "
+     "Retry-After header."),
+]
+
+_STATUS_DEFAULTS = {
+    "bad-request", "authentication-required", "permission-denied", "not-found",
+    "method-not-allowed", "not-acceptable", "conflict", "gone", "request-too-large",
+    "unsupported-media-type", "validation-error", "rate-limited", "internal-error",
+    "service-unavailable",
+}
+
+for _slug, _title, _status, _description in _BUILT_IN:
+    register_problem_type(
+        _slug, _title, _status, _description, default_for_status=_slug in _STATUS_DEFAULTS
+    )

@@ -1,0 +1,114 @@
+"""Problem details (RFC 9457): the exception that carries one, and the response that renders it."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.urls import NoReverseMatch, reverse
+from rest_framework.exceptions import APIException
+from rest_framework.utils.encoders import JSONEncoder
+
+from .conf import api_settings
+from .problem_types import ProblemType, problem_types
+from .tracing import assign_trace_id
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+#: Members of every problem body; extensions can never overwrite them, and field errors live
+#: in ``errors`` so a field called ``title`` or ``status`` keeps its message.
+RESERVED_MEMBERS = frozenset({"type", "title", "status", "detail", "instance", "trace_id", "errors"})
+
+ErrorItem = dict[str, str]
+
+
+class ProblemException(APIException):
+    """Raise to answer with a problem of a registered type.
+
+    ``errors`` are items of the form ``{"pointer" | "parameter" | "header": ..., "detail":
+    ..., "code": ...}``; ``extensions`` are extra members (never one of
+    :data:`RESERVED_MEMBERS`); ``headers`` are added to the response.
+    """
+
+    def __init__(
+        self,
+        problem_type: str | ProblemType,
+        detail: str | None = None,
+        *,
+        status: int | None = None,
+        errors: Iterable[ErrorItem] = (),
+        headers: Mapping[str, str] | None = None,
+        extensions: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.problem_type = (
+            problem_type if isinstance(problem_type, ProblemType) else problem_types[problem_type]
+        )
+        self.status_code = status or self.problem_type.status
+        self.errors = list(errors)
+        self.headers = dict(headers or {})
+        self.extensions = dict(extensions or {})
+        clashing = RESERVED_MEMBERS.intersection(self.extensions)
+        if clashing:
+            raise ValueError(f"Problem extensions may not use reserved members: {sorted(clashing)}")
+        super().__init__(detail or self.problem_type.title)
+
+
+def retry_after_header(seconds: float) -> dict[str, str]:
+    """A ``Retry-After`` header of whole seconds, at least one."""
+    return {"Retry-After": str(max(1, math.ceil(seconds)))}
+
+
+def _origin(request: HttpRequest) -> str:
+    """Scheme and host of ``request``, without trusting a Host header Django rejects."""
+    try:
+        return request.build_absolute_uri("/").rstrip("/")
+    except Exception:  # DisallowedHost: fall back on a host the service does serve.
+        hosts = [h for h in settings.ALLOWED_HOSTS if h and h[0] not in ".*"]
+        return f"{request.scheme}://{hosts[0] if hosts else 'localhost'}"
+
+
+def problem_type_url(request: HttpRequest, slug: str) -> str:
+    """The absolute ``type`` URL of ``slug``: configured base, else the package's own view."""
+    base = api_settings.PROBLEM_BASE_URL
+    if base:
+        return f"{base.rstrip('/')}/{slug}"
+    try:
+        path = reverse("api_conventions:problem-type", kwargs={"slug": slug})
+    except NoReverseMatch:
+        return "about:blank"
+    return _origin(request) + path
+
+
+def render_problem(request: HttpRequest, problem: ProblemException) -> HttpResponse:
+    """The ``application/problem+json`` response of ``problem`` for ``request``."""
+    trace_id = assign_trace_id(request)
+    detail = problem.detail
+    body: dict[str, Any] = {
+        "type": problem_type_url(request, problem.problem_type.slug),
+        "title": problem.problem_type.title,
+        "status": problem.status_code,
+        "detail": str(detail),
+        "instance": f"urn:request:{trace_id}",
+        "trace_id": trace_id,
+    }
+    if problem.errors:
+        body["errors"] = problem.errors
+    body.update(problem.extensions)
+    response = HttpResponse(
+        json.dumps(body, cls=JSONEncoder, ensure_ascii=False),
+        status=problem.status_code,
+        content_type=PROBLEM_CONTENT_TYPE,
+    )
+    for name, value in problem.headers.items():
+        response[name] = value
+    response[api_settings.TRACE_ID_HEADER] = trace_id
+    response.is_problem = True  # type: ignore[attr-defined]
+    return response
+
+
+def is_problem_response(response: HttpResponse) -> bool:
+    return response.get("Content-Type", "").split(";")[0].strip() == PROBLEM_CONTENT_TYPE

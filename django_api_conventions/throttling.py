@@ -1,0 +1,26 @@
+"""Throttling by client id (see :mod:`django_api_conventions.clients`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.settings import api_settings as drf_settings
+from rest_framework.throttling import SimpleRateThrottle
+
+from .clients import get_client_id
+
+
+class ClientRateThrottle(SimpleRateThrottle):
+    """One rate per client id, from ``DEFAULT_THROTTLE_RATES["client"]``.
+
+    The rate is read on each request rather than bound at import time, unlike DRF's
+    ``SimpleRateThrottle.THROTTLE_RATES``, so settings changes take effect.
+    """
+
+    scope = "client"
+
+    def get_rate(self) -> str | None:
+        return drf_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request: Any, view: Any) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": get_client_id(request)}

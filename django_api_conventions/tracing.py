@@ -1,0 +1,64 @@
+"""Trace ids: one per request, honoured from the caller when valid, in every log record."""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from contextvars import ContextVar
+
+from django.http import HttpRequest
+
+from .conf import api_settings
+
+#: The trace id of the request being served by this thread or task.
+current_trace_id: ContextVar[str | None] = ContextVar("api_conventions_trace_id", default=None)
+
+# A request id is an opaque token: letters, digits and a few separators, never spaces or
+# control characters, so that it is safe to echo in a header and to write to a log line.
+_REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:\-]{0,127}")
+# W3C Trace Context, version 00: version-traceid-parentid-flags, lower-case hex.
+_TRACEPARENT = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}")
+_ALL_ZERO_TRACE = "0" * 32
+_ALL_ZERO_PARENT = "0" * 16
+
+
+def new_trace_id() -> str:
+    """A fresh id, 32 lower-case hex digits: also valid as a W3C trace-id."""
+    return uuid.uuid4().hex
+
+
+def incoming_trace_id(request: HttpRequest) -> str | None:
+    """The caller's valid trace id (request id header first, then ``traceparent``), if any."""
+    header = request.headers.get(api_settings.TRACE_ID_HEADER, "").strip()
+    if _REQUEST_ID.fullmatch(header):
+        return header
+    match = _TRACEPARENT.fullmatch(request.headers.get("traceparent", "").strip())
+    if match and match.group(1) != _ALL_ZERO_TRACE and match.group(2) != _ALL_ZERO_PARENT:
+        return match.group(1)
+    return None
+
+
+def assign_trace_id(request: HttpRequest) -> str:
+    """Give ``request`` its trace id once, and make it the current one for logging."""
+    trace_id = getattr(request, "trace_id", None)
+    if trace_id is None:
+        trace_id = incoming_trace_id(request) if api_settings.TRUST_INCOMING_TRACE_ID else None
+        trace_id = trace_id or new_trace_id()
+        request.trace_id = trace_id  # type: ignore[attr-defined]
+    current_trace_id.set(trace_id)
+    return trace_id
+
+
+class TraceIdFilter(logging.Filter):
+    """Adds ``record.trace_id`` (``"-"`` outside a request) for use in log formats.
+
+    Add it to the handlers in ``LOGGING``::
+
+        "filters": {"trace_id": {"()": "django_api_conventions.tracing.TraceIdFilter"}},
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "trace_id"):
+            record.trace_id = current_trace_id.get() or "-"
+        return True

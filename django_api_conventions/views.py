@@ -1,0 +1,66 @@
+"""The documentation pages of problem types: what a problem's ``type`` URL answers."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.html import format_html, format_html_join
+from django.views.decorators.http import require_safe
+
+from .handlers import not_found_problem
+from .problem_types import ProblemType, problem_types
+from .problems import render_problem
+
+
+@require_safe
+def problem_type_view(request: HttpRequest, slug: str) -> HttpResponse:
+    """``GET /problems/<slug>``: HTML for browsers, JSON for clients that ask for it."""
+    problem_type = problem_types.get(slug)
+    if problem_type is None:
+        return render_problem(request, not_found_problem(request))
+    if _prefers_json(request):
+        return _json(_as_dict(problem_type))
+    return _html(problem_type.title, [problem_type])
+
+
+@require_safe
+def problem_type_list_view(request: HttpRequest) -> HttpResponse:
+    """``GET /problems/``: every registered problem type."""
+    types = list(problem_types)
+    if _prefers_json(request):
+        return _json([_as_dict(t) for t in types])
+    return _html("Problem types", types)
+
+
+def _as_dict(problem_type: ProblemType) -> dict[str, object]:
+    return {
+        "slug": problem_type.slug,
+        "title": problem_type.title,
+        "status": problem_type.status,
+        "description": problem_type.description,
+    }
+
+
+def _json(payload: object) -> HttpResponse:
+    return HttpResponse(json.dumps(payload), content_type="application/json")
+
+
+def _html(title: str, types: list[ProblemType]) -> HttpResponse:
+    sections = format_html_join(
+        "\n",
+        '<section id="{}"><h2>{} <small>(HTTP {})</small></h2><p><code>{}</code></p><p>{}</p></section>',
+        ((t.slug, t.title, t.status, t.slug, t.description) for t in types),
+    )
+    page = format_html(
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{}</title></head>'
+        "<body><main><h1>{}</h1>{}</main></body></html>",
+        title,
+        title,
+        sections,
+    )
+    return HttpResponse(page, content_type="text/html; charset=utf-8")
+
+
+def _prefers_json(request: HttpRequest) -> bool:
+    return request.accepts("application/json") and not request.accepts("text/html")

@@ -1,0 +1,12 @@
+"""A fake payment gateway: it only takes time (``PAYMENT_GATEWAY_DELAY_MS``)."""
+
+import time
+
+from django.conf import settings
+
+
+def charge(amount: int, currency: str) -> str:
+    delay_ms = settings.PAYMENT_GATEWAY_DELAY_MS
+    if delay_ms:
+        time.sleep(delay_ms / 1000)
+    return "succeeded"

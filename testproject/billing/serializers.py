@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rest_framework import serializers
+
+from .models import Customer, Invoice, Order, Payment
+
+_CURRENCY = re.compile(r"[a-z]{3}")
+
+
+def validate_currency(value: str) -> str:
+    if not _CURRENCY.fullmatch(value):
+        raise serializers.ValidationError("Use a lower-case ISO 4217 code such as 'eur'.", code="invalid_currency")
+    return value
+
+
+class UserSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Customer
+        fields = ["id", "email", "name", "created_at"]
+
+
+class InvoiceSerializer(serializers.ModelSerializer):
+    user_id = serializers.PrimaryKeyRelatedField(source="user", queryset=Customer.objects.all())
+    status = serializers.ChoiceField(choices=["draft", "open"], default="open")
+    currency = serializers.CharField(validators=[validate_currency])
+
+    class Meta:
+        model = Invoice
+        fields = ["id", "user_id", "status", "amount_due", "currency", "created_at"]
+
+    def to_representation(self, instance: Invoice) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        # Clients must tolerate new statuses: the stored value is sent as it is.
+        data["status"] = instance.status
+        return data
+
+
+class PaymentSerializer(serializers.ModelSerializer):
+    invoice_id = serializers.CharField(source="invoice.id", read_only=True)
+    amount = serializers.IntegerField(min_value=1)
+    currency = serializers.CharField(validators=[validate_currency])
+
+    class Meta:
+        model = Payment
+        fields = ["payment_id", "invoice_id", "amount", "currency", "status", "created_at"]
+        read_only_fields = ["payment_id", "status", "created_at"]
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        invoice: Invoice = self.context["invoice"]
+        if attrs["currency"] != invoice.currency:
+            raise serializers.ValidationError(
+                {"currency": f"The invoice is billed in {invoice.currency!r}."}, code="currency_mismatch"
+            )
+        if invoice.status not in (Invoice.Status.OPEN, Invoice.Status.DRAFT):
+            raise serializers.ValidationError(f"The invoice is {invoice.status}; it takes no payment.", code="not_payable")
+        return attrs
+
+
+class OrderSerializer(serializers.ModelSerializer):
+    user_id = serializers.PrimaryKeyRelatedField(source="user", queryset=Customer.objects.all())
+
+    class Meta:
+        model = Order
+        fields = ["id", "user_id", "status", "created_at"]

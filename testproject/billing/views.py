@@ -1,0 +1,79 @@
+"""The example service's endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Sum
+from django.shortcuts import get_object_or_404
+from rest_framework import generics, mixins, viewsets
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from . import gateway
+from .models import Customer, Invoice, Order, Payment
+from .serializers import InvoiceSerializer, OrderSerializer, PaymentSerializer, UserSerializer
+
+
+class NewestFirst(CursorPagination):
+    ordering = ("-created_at", "-pk")
+    page_size = 20
+
+
+class CreateWithLocationMixin:
+    """POST answers 201 with the created resource and its ``Location``."""
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        response = super().create(request, *args, **kwargs)  # type: ignore[misc]
+        response["Location"] = request.build_absolute_uri(f"{request.path.rstrip('/')}/{response.data['id']}")
+        return response
+
+
+class UserViewSet(CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = Customer.objects.all()
+    serializer_class = UserSerializer
+    pagination_class = NewestFirst
+
+
+class InvoiceViewSet(CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = Invoice.objects.all()
+    serializer_class = InvoiceSerializer
+    pagination_class = NewestFirst
+
+
+class OrderViewSet(CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = Order.objects.all()
+    serializer_class = OrderSerializer
+    pagination_class = NewestFirst
+
+
+class InvoicePaymentList(generics.ListCreateAPIView):
+    """``/v2/invoices/{id}/payments``: a payment that covers ``amount_due`` marks the invoice paid."""
+
+    serializer_class = PaymentSerializer
+    pagination_class = NewestFirst
+
+    def get_invoice(self, *, for_update: bool = False) -> Invoice:
+        invoices = Invoice.objects.select_for_update() if for_update else Invoice.objects.all()
+        return get_object_or_404(invoices, pk=self.kwargs["invoice_id"])
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return Payment.objects.filter(invoice=self.get_invoice())
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        invoice = self.invoice = self.get_invoice(for_update=True)
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        status = gateway.charge(serializer.validated_data["amount"], invoice.currency)
+        payment = serializer.save(invoice=invoice, status=status)
+        paid = invoice.payments.aggregate(total=Sum("amount"))["total"] or 0
+        if paid >= invoice.amount_due:
+            invoice.status = Invoice.Status.PAID
+            invoice.save(update_fields=["status"])
+        response = Response(self.get_serializer(payment).data, status=201)
+        response["Location"] = request.build_absolute_uri(f"{request.path}/{payment.payment_id}")
+        return response
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        return {**super().get_serializer_context(), "invoice": getattr(self, "invoice", None)}

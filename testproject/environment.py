@@ -1,0 +1,46 @@
+"""The example service's configuration from environment variables."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+DEFAULT_SQLITE = REPOSITORY / "var" / "testproject.sqlite3"
+
+
+def database_from_url(url: str | None) -> dict[str, Any]:
+    """``sqlite:///path`` or ``postgres://user:password@host:port/name`` as a DATABASES entry."""
+    if not url:
+        DEFAULT_SQLITE.parent.mkdir(exist_ok=True)
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(DEFAULT_SQLITE)}
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": unquote(parts.path[1:]) or ":memory:"}
+    if parts.scheme in ("postgres", "postgresql"):
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parts.path.lstrip("/")),
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": str(parts.port or ""),
+        }
+    raise ValueError(f"DATABASE_URL scheme {parts.scheme!r} is not supported: use sqlite:// or postgres://.")
+
+
+def cache_from_url(url: str | None) -> dict[str, Any]:
+    if not url:
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    return {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": url}
+
+
+def flag(name: str, default: bool = False) -> bool:
+    return os.environ.get(name, "1" if default else "0").strip().lower() in ("1", "true", "yes", "on")
+
+
+def integer(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return default if value in (None, "") else int(value)

@@ -1,0 +1,85 @@
+"""Settings of the example service: a billing API built from the package's public pieces."""
+
+import os
+
+from .environment import cache_from_url, database_from_url, flag, integer
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "example-service-not-secret")
+DEBUG = flag("DEBUG")
+ALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_api_conventions",
+    "testproject.billing",
+]
+
+MIDDLEWARE = [
+    "django_api_conventions.middleware.TraceIdMiddleware",
+    "django_api_conventions.middleware.ProblemDetailsMiddleware",
+    "django_api_conventions.middleware.MaintenanceModeMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
+
+ROOT_URLCONF = "testproject.urls"
+WSGI_APPLICATION = "testproject.wsgi.application"
+CSRF_FAILURE_VIEW = "django_api_conventions.handlers.csrf_failure"
+APPEND_SLASH = False
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+DATABASES = {"default": {**database_from_url(os.environ.get("DATABASE_URL")), "ATOMIC_REQUESTS": True}}
+CACHES = {"default": cache_from_url(os.environ.get("REDIS_URL"))}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+USE_TZ = True
+TIME_ZONE = "UTC"
+STATIC_URL = "static/"
+
+REST_FRAMEWORK = {
+    "EXCEPTION_HANDLER": "django_api_conventions.exception_handler.problem_exception_handler",
+    "DEFAULT_PARSER_CLASSES": ["django_api_conventions.parsers.StrictJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"],
+    "DEFAULT_THROTTLE_CLASSES": ["django_api_conventions.throttling.ClientRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"client": os.environ.get("THROTTLE_RATE", "10000/min")},
+}
+
+API_CONVENTIONS = {
+    "MAINTENANCE_MODE": flag("MAINTENANCE_MODE"),
+    "MAINTENANCE_EXEMPT_PATHS": [r"^/problems/", r"^/admin/"],
+}
+
+# Example-service knobs.
+PAYMENT_GATEWAY_DELAY_MS = integer("PAYMENT_GATEWAY_DELAY_MS", 0)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"trace_id": {"()": "django_api_conventions.tracing.TraceIdFilter"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s trace_id=%(trace_id)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["trace_id"], "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}

@@ -1,0 +1,26 @@
+from django.contrib import admin
+from django.urls import include, path
+from rest_framework.routers import SimpleRouter
+
+from .billing.views import InvoicePaymentList, InvoiceViewSet, OrderViewSet, UserViewSet
+
+router = SimpleRouter(trailing_slash=False)
+router.register("users", UserViewSet, basename="user")
+router.register("invoices", InvoiceViewSet, basename="invoice")
+router.register("orders", OrderViewSet, basename="order")
+
+v2 = [
+    *router.urls,
+    path("invoices/<str:invoice_id>/payments", InvoicePaymentList.as_view(), name="invoice-payments"),
+]
+
+urlpatterns = [
+    path("v2/", include(v2)),
+    path("admin/", admin.site.urls),
+    path("", include("django_api_conventions.urls")),
+]
+
+handler400 = "django_api_conventions.handlers.bad_request"
+handler403 = "django_api_conventions.handlers.permission_denied"
+handler404 = "django_api_conventions.handlers.page_not_found"
+handler500 = "django_api_conventions.handlers.server_error"
