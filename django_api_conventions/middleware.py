@@ -78,7 +78,7 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
             return response
         exception = getattr(request, _EXCEPTION_ATTRIBUTE, None)
         problem = problem_for_exception(exception) if exception is not None else None
-        if problem is None or problem.status_code != response.status_code:
+        if problem is None:
             problem = _problem_for_status(request, response.status_code)
         problem_response = render_problem(request, problem)
         for name, value in response.headers.items():
@@ -129,7 +129,7 @@ def _internal_error(request: HttpRequest, exception: BaseException) -> ProblemEx
         request.method,
         request.path,
         exc_info=exception,
-        extra={"status_code": 500, "request": request},
+        extra={"status_code": 500, "request": request, "trace_id": assign_trace_id(request)},
     )
     got_request_exception.send(sender=ProblemDetailsMiddleware, request=request)
     return ProblemException("internal-error", INTERNAL_ERROR_DETAIL)

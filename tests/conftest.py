@@ -1,0 +1,70 @@
+"""Backends: SQLite always; PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set.
+
+``REQUIRE_BACKENDS=postgres,redis`` (set by ``./dev test`` for its services pass) turns a
+missing service into a failure of the whole run rather than skipped tests.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+from django.core.cache import caches
+
+from django_api_conventions.maintenance import _last_reading
+
+REQUIRED = {name.strip() for name in os.environ.get("REQUIRE_BACKENDS", "").split(",") if name.strip()}
+
+
+def _reachable(url: str, default_port: int) -> bool:
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or default_port), timeout=3):
+            return True
+    except OSError:
+        return False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    problems = []
+    database_url = os.environ.get("DATABASE_URL", "")
+    redis_url = os.environ.get("REDIS_URL", "")
+    if "postgres" in REQUIRED and not database_url.startswith(("postgres://", "postgresql://")):
+        problems.append("PostgreSQL is required but DATABASE_URL is not a postgres:// URL")
+    elif database_url.startswith("postgres") and not _reachable(database_url, 5432):
+        problems.append(f"PostgreSQL at {database_url} cannot be reached")
+    if "redis" in REQUIRED and not redis_url:
+        problems.append("Redis is required but REDIS_URL is unset")
+    elif redis_url and not _reachable(redis_url, 6379):
+        problems.append(f"Redis at {redis_url} cannot be reached")
+    if problems:
+        raise pytest.UsageError("; ".join(problems))
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    database = "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite"
+    redis = "redis" if os.environ.get("REDIS_URL") else "no redis (Redis tests skipped)"
+    return f"backends: {database}, {redis}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    skip_redis = pytest.mark.skip(reason="REDIS_URL is unset")
+    skip_postgres = pytest.mark.skip(reason="DATABASE_URL is not PostgreSQL")
+    for item in items:
+        if "redis" in item.keywords and not os.environ.get("REDIS_URL"):
+            item.add_marker(skip_redis)
+        if "postgres" in item.keywords and not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+            item.add_marker(skip_postgres)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> Iterator[None]:
+    # Throttle counters and the maintenance switch live in the cache: no test inherits them.
+    for cache in caches.all():
+        cache.clear()
+    _last_reading.clear()
+    yield
+    _last_reading.clear()

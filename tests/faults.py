@@ -1,0 +1,146 @@
+"""Views and middleware that fail on purpose, one per error source the package must cover."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, SuspiciousOperation
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import connections
+from django.db.utils import ConnectionHandler
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_protect
+from django.views.decorators.http import require_POST
+from rest_framework import serializers
+from rest_framework.authentication import BasicAuthentication
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from django_api_conventions.throttling import ClientRateThrottle
+
+SECRET = "secret-internal-detail-7f3a"
+
+
+def unreachable_database_query() -> None:
+    """Run a query on a database that cannot be reached: a real driver error, no mock."""
+    settings = dict(connections["default"].settings_dict)
+    if settings["ENGINE"].endswith("sqlite3"):
+        settings["NAME"] = "/nonexistent-directory/unreachable.sqlite3"
+    else:
+        settings.update(HOST="127.0.0.1", PORT="1", OPTIONS={"connect_timeout": 2})
+    handler = ConnectionHandler({"default": settings})
+    try:
+        with handler["default"].cursor() as cursor:
+            cursor.execute("SELECT 1")
+    finally:
+        handler.close_all()
+
+
+class FaultInjectionMiddleware:
+    """Raises before any view runs, for paths under ``/faults/middleware/``."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path == "/faults/middleware/crash":
+            raise RuntimeError(SECRET)
+        if request.path == "/faults/middleware/suspicious":
+            raise SuspiciousOperation(SECRET)
+        if request.path == "/faults/middleware/database":
+            unreachable_database_query()
+        return self.get_response(request)
+
+
+def crash(request: HttpRequest) -> HttpResponse:
+    raise RuntimeError(SECRET)
+
+
+def django_not_found(request: HttpRequest) -> HttpResponse:
+    raise Http404(SECRET)
+
+
+def django_permission_denied(request: HttpRequest) -> HttpResponse:
+    raise PermissionDenied(SECRET)
+
+
+def django_validation_error(request: HttpRequest) -> HttpResponse:
+    raise DjangoValidationError({"title": ["Titles must be short."], "status": ["Unknown status."]})
+
+
+def database_down(request: HttpRequest) -> HttpResponse:
+    unreachable_database_query()
+    return HttpResponse("unreachable")
+
+
+def own_json_error(request: HttpRequest) -> HttpResponse:
+    return JsonResponse({"message": "differently shaped"}, status=409)
+
+
+@require_POST
+def post_only(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok")
+
+
+@csrf_protect
+def csrf_protected(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok")
+
+
+class ProtectedView(APIView):
+    authentication_classes = [BasicAuthentication]
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request: Request) -> Response:
+        return Response({"ok": True})
+
+
+class OncePerHour(ClientRateThrottle):
+    scope = "tests-once"
+
+    def get_rate(self) -> str:
+        return "1/hour"
+
+
+class ThrottledView(APIView):
+    throttle_classes = [OncePerHour]
+
+    def get(self, request: Request) -> Response:
+        return Response({"ok": True})
+
+
+class LineSerializer(serializers.Serializer):
+    sku = serializers.CharField()
+    quantity = serializers.IntegerField(min_value=1)
+
+
+class ReservedNamesSerializer(serializers.Serializer):
+    """Fields named like problem members: their errors must stay intact."""
+
+    type = serializers.ChoiceField(choices=["a", "b"])
+    title = serializers.CharField(max_length=5)
+    status = serializers.IntegerField()
+    detail = serializers.CharField(required=False)
+    lines = LineSerializer(many=True)
+    tags = serializers.ListField(child=serializers.CharField(max_length=3), required=False)
+    address = serializers.DictField(child=serializers.IntegerField(), required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("detail") == "object-level":
+            raise serializers.ValidationError("The object as a whole is wrong.")
+        return attrs
+
+
+class ReservedNamesView(APIView):
+    def post(self, request: Request) -> Response:
+        serializer = ReservedNamesSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return Response(serializer.validated_data)
+
+
+class DatabaseDownView(APIView):
+    def get(self, request: Request) -> Response:
+        unreachable_database_query()
+        return Response({})

@@ -1,0 +1,53 @@
+"""Real HTTP against the live server: raw enough to send what browsers and attackers send."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+
+@dataclass
+class HTTPResult:
+    status: int
+    headers: http.client.HTTPMessage
+    body: bytes
+    _json: Any = field(default=None, repr=False)
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def header(self, name: str) -> str | None:
+        return self.headers.get(name)
+
+
+def send(
+    base_url: str,
+    method: str,
+    path: str,
+    *,
+    body: bytes | str | None = None,
+    headers: dict[str, str] | None = None,
+    json_body: Any = None,
+) -> HTTPResult:
+    parts = urlsplit(base_url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    all_headers = {"Accept": "application/json", **(headers or {})}
+    if json_body is not None:
+        body = json.dumps(json_body)
+        all_headers.setdefault("Content-Type", "application/json")
+    if isinstance(body, str):
+        body = body.encode()
+    try:
+        connection.putrequest(method, path, skip_host="Host" in all_headers, skip_accept_encoding=True)
+        for name, value in all_headers.items():
+            connection.putheader(name, value)
+        if body is not None and "Content-Length" not in all_headers:
+            connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        response = connection.getresponse()
+        return HTTPResult(response.status, response.headers, response.read())
+    finally:
+        connection.close()

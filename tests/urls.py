@@ -1,0 +1,23 @@
+from django.urls import path
+
+from testproject.urls import handler400, handler403, handler404, handler500, urlpatterns as example_urlpatterns
+
+from . import faults
+
+urlpatterns = [
+    *example_urlpatterns,
+    path("faults/crash", faults.crash),
+    path("faults/django-not-found", faults.django_not_found),
+    path("faults/django-permission-denied", faults.django_permission_denied),
+    path("faults/django-validation-error", faults.django_validation_error),
+    path("faults/database-down", faults.database_down),
+    path("faults/drf-database-down", faults.DatabaseDownView.as_view()),
+    path("faults/own-json-error", faults.own_json_error),
+    path("faults/post-only", faults.post_only),
+    path("faults/csrf", faults.csrf_protected),
+    path("faults/protected", faults.ProtectedView.as_view()),
+    path("faults/throttled", faults.ThrottledView.as_view()),
+    path("faults/reserved-names", faults.ReservedNamesView.as_view()),
+]
+
+__all__ = ["handler400", "handler403", "handler404", "handler500", "urlpatterns"]
