@@ -6,6 +6,7 @@ Every check id, message and hint lives in :data:`MESSAGES`, so no id is used twi
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -32,7 +33,8 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
              "Give the dotted path of a callable."),
     "E005": (checks.Error, f"{SETTINGS_NAME}['PROBLEM_BASE_URL'] = {{value!r}} is not an absolute http(s) URL.",
              "Use e.g. 'https://api.example.com/problems'."),
-    "E006": (checks.Error, f"{SETTINGS_NAME}['MAINTENANCE_EXEMPT_PATHS'] has an invalid pattern {{value!r}}: {{error}}.",
+    "E006": (checks.Error,
+             f"{SETTINGS_NAME}['MAINTENANCE_EXEMPT_PATHS'] has an invalid pattern {{value!r}}: {{error}}.",
              "Give regular expressions matched against request.path."),
     "E007": (checks.Error, f"{SETTINGS_NAME}['MAINTENANCE_SWITCH_CACHE'] = {{value!r}} is not in CACHES.",
              "Name an alias of settings.CACHES, shared by all workers (e.g. Redis)."),
@@ -40,7 +42,8 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
                            "the 'api_conventions:problem-type' URL is not routed.",
              "Add path('', include('django_api_conventions.urls')) to your root URLconf, "
              f"or set {SETTINGS_NAME}['PROBLEM_BASE_URL']."),
-    "W001": (checks.Warning, "REST_FRAMEWORK['EXCEPTION_HANDLER'] is {value!r}: DRF errors will not be problem details.",
+    "W001": (checks.Warning,
+             "REST_FRAMEWORK['EXCEPTION_HANDLER'] is {value!r}: DRF errors will not be problem details.",
              f"Set REST_FRAMEWORK['EXCEPTION_HANDLER'] = '{PACKAGE}.exception_handler.problem_exception_handler'."),
     "W002": (checks.Warning, "{middleware} is not in MIDDLEWARE.",
              "Add it near the top of MIDDLEWARE: TraceIdMiddleware, ProblemDetailsMiddleware, "
@@ -160,7 +163,7 @@ def check_middleware(**kwargs: Any) -> list[checks.CheckMessage]:
     if errors:
         return errors
     positions = [middleware.index(name) for name in MIDDLEWARE_ORDER]
-    for index, (earlier, later) in enumerate(zip(positions, positions[1:], strict=False)):
+    for index, (earlier, later) in enumerate(itertools.pairwise(positions)):
         if earlier > later:
             errors.append(message("W003", middleware=MIDDLEWARE_ORDER[index], other=MIDDLEWARE_ORDER[index + 1]))
     return errors
@@ -174,7 +177,7 @@ def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
         expected = f"{PACKAGE}.handlers.{view}"
         if value != expected and getattr(value, "__module__", None) != f"{PACKAGE}.handlers":
             errors.append(message("W004", handler=handler, view=view, value=value))
-    if settings.CSRF_FAILURE_VIEW != f"{PACKAGE}.handlers.csrf_failure":
+    if f"{PACKAGE}.handlers.csrf_failure" != settings.CSRF_FAILURE_VIEW:
         errors.append(message("W005", value=settings.CSRF_FAILURE_VIEW))
     user_settings = getattr(settings, SETTINGS_NAME, {})
     if isinstance(user_settings, dict) and not user_settings.get("PROBLEM_BASE_URL"):

@@ -85,7 +85,6 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
             if name.lower() not in _BODY_HEADERS and name not in problem_response.headers:
                 problem_response[name] = value
         problem_response.cookies = response.cookies
-        response.close()
         return problem_response
 
 

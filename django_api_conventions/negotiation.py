@@ -25,6 +25,4 @@ class FallbackContentNegotiation(DefaultContentNegotiation):
         try:
             return super().select_renderer(request, renderers, format_suffix)
         except NotAcceptable:
-            if format_suffix:  # an explicit ?format= the service does not offer stays a 406
-                raise
             return renderers[0], renderers[0].media_type

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
 from django.urls import NoReverseMatch, reverse
 from rest_framework.exceptions import APIException
@@ -66,7 +67,7 @@ def _origin(request: HttpRequest) -> str:
     """Scheme and host of ``request``, without trusting a Host header Django rejects."""
     try:
         return request.build_absolute_uri("/").rstrip("/")
-    except Exception:  # DisallowedHost: fall back on a host the service does serve.
+    except DisallowedHost:  # fall back on a host the service does serve
         hosts = [h for h in settings.ALLOWED_HOSTS if h and h[0] not in ".*"]
         return f"{request.scheme}://{hosts[0] if hosts else 'localhost'}"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_safe
@@ -13,6 +14,8 @@ from .problem_types import ProblemType, problem_types
 from .problems import render_problem
 
 
+# The pages touch no database: they answer even while it is down, even under ATOMIC_REQUESTS.
+@transaction.non_atomic_requests
 @require_safe
 def problem_type_view(request: HttpRequest, slug: str) -> HttpResponse:
     """``GET /problems/<slug>``: HTML for browsers, JSON for clients that ask for it."""
@@ -24,6 +27,7 @@ def problem_type_view(request: HttpRequest, slug: str) -> HttpResponse:
     return _html(problem_type.title, [problem_type])
 
 
+@transaction.non_atomic_requests
 @require_safe
 def problem_type_list_view(request: HttpRequest) -> HttpResponse:
     """``GET /problems/``: every registered problem type."""

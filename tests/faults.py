@@ -18,6 +18,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from django_api_conventions.problem_types import register_problem_type
+from django_api_conventions.problems import ProblemException
 from django_api_conventions.throttling import ClientRateThrottle
 
 SECRET = "secret-internal-detail-7f3a"
@@ -138,6 +140,16 @@ class ReservedNamesView(APIView):
         serializer = ReservedNamesSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         return Response(serializer.validated_data)
+
+
+register_problem_type(
+    "invoice-already-paid", "Invoice already paid", 409, "A paid invoice takes no more payments."
+)
+
+
+class OwnProblemView(APIView):
+    def post(self, request: Request) -> Response:
+        raise ProblemException("invoice-already-paid", "Invoice inv_1 is paid.", extensions={"invoice_id": "inv_1"})
 
 
 class DatabaseDownView(APIView):

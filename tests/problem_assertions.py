@@ -18,7 +18,7 @@ def assert_problem(result: HTTPResult, status: int, slug: str, *, secret: str | 
     if secret is not None:
         assert secret not in text
     body = result.json()
-    assert MEMBERS <= body.keys(), body
+    assert body.keys() >= MEMBERS, body
     assert body["status"] == status
     assert re.fullmatch(rf"https?://[^/]+/problems/{re.escape(slug)}", body["type"]), body["type"]
     assert body["trace_id"] and body["trace_id"] == result.header("X-Request-ID")

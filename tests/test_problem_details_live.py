@@ -61,6 +61,7 @@ CASES: list[tuple[str, str, str, dict[str, Any], int, str, tuple[str, ...]]] = [
      ("Retry-After",)),
     ("database-down-middleware", "GET", "/faults/middleware/database", {}, 503, "database-unavailable",
      ("Retry-After",)),
+    ("own-problem-type", "POST", "/faults/own-problem", {}, 409, "invoice-already-paid", ()),
     ("differently-shaped-json-error", "GET", "/faults/own-json-error", {}, 409, "conflict", ()),
 ]
 
@@ -199,3 +200,8 @@ def test_successful_responses_carry_the_trace_id_too(live_server: Any) -> None:
     result = send(live_server.url, "GET", "/v2/users", headers={"X-Request-ID": "abc-123"})
     assert result.status == 200
     assert result.header("X-Request-ID") == "abc-123"
+
+
+def test_own_problem_types_carry_their_extensions(live_server: Any) -> None:
+    body = send(live_server.url, "POST", "/faults/own-problem").json()
+    assert body["invoice_id"] == "inv_1" and body["title"] == "Invoice already paid"

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from testproject.urls import handler400, handler403, handler404, handler500, urlpatterns as example_urlpatterns
+from testproject.urls import handler400, handler403, handler404, handler500
+from testproject.urls import urlpatterns as example_urlpatterns
 
 from . import faults
 
@@ -18,6 +19,7 @@ urlpatterns = [
     path("faults/protected", faults.ProtectedView.as_view()),
     path("faults/throttled", faults.ThrottledView.as_view()),
     path("faults/reserved-names", faults.ReservedNamesView.as_view()),
+    path("faults/own-problem", faults.OwnProblemView.as_view()),
 ]
 
 __all__ = ["handler400", "handler403", "handler404", "handler500", "urlpatterns"]

@@ -39,6 +39,9 @@ class Customer(models.Model):
     class Meta:
         indexes = [models.Index(fields=["-created_at", "-id"], name="customer_newest_first")]
 
+    def __str__(self) -> str:
+        return self.email
+
 
 class Invoice(models.Model):
     class Status(models.TextChoices):
@@ -57,6 +60,9 @@ class Invoice(models.Model):
     class Meta:
         indexes = [models.Index(fields=["-created_at", "-id"], name="invoice_newest_first")]
 
+    def __str__(self) -> str:
+        return self.id
+
 
 class Payment(models.Model):
     payment_id = models.CharField(primary_key=True, max_length=32, default=new_payment_id, editable=False)
@@ -68,6 +74,9 @@ class Payment(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["invoice", "-created_at", "-payment_id"], name="payment_newest_first")]
+
+    def __str__(self) -> str:
+        return self.payment_id
 
 
 class Order(models.Model):
@@ -83,3 +92,6 @@ class Order(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["-created_at", "-id"], name="order_newest_first")]
+
+    def __str__(self) -> str:
+        return self.id

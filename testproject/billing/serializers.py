@@ -55,7 +55,9 @@ class PaymentSerializer(serializers.ModelSerializer):
                 {"currency": f"The invoice is billed in {invoice.currency!r}."}, code="currency_mismatch"
             )
         if invoice.status not in (Invoice.Status.OPEN, Invoice.Status.DRAFT):
-            raise serializers.ValidationError(f"The invoice is {invoice.status}; it takes no payment.", code="not_payable")
+            raise serializers.ValidationError(
+                f"The invoice is {invoice.status}; it takes no payment.", code="not_payable"
+            )
         return attrs
 
 

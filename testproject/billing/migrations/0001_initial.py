@@ -2,8 +2,9 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import testproject.billing.models
 from django.db import migrations, models
+
+import testproject.billing.models
 
 
 class Migration(migrations.Migration):

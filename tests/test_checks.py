@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.test import override_settings
+
+from django_api_conventions import checks
+from django_api_conventions.checks import MESSAGES, SETTING_TYPES
+from django_api_conventions.conf import DEFAULTS
+
+
+def ids(messages: list[Any]) -> list[str]:
+    return [m.id for m in messages]
+
+
+def test_the_example_service_passes_every_check() -> None:
+    call_command("check", "--fail-level", "WARNING")
+
+
+def test_checks_are_registered_by_the_app_config() -> None:
+    with override_settings(API_CONVENTIONS={"JSON_MAX_DEPTHH": 3}), pytest.raises(SystemCheckError) as raised:
+        call_command("check")
+    assert "django_api_conventions.E002" in str(raised.value)
+    assert "Did you mean 'JSON_MAX_DEPTH'?" in str(raised.value)
+
+
+def test_every_setting_has_a_declared_type() -> None:
+    assert set(SETTING_TYPES) == set(DEFAULTS)
+
+
+def test_every_message_formats() -> None:
+    names = ("type", "key", "suggestion", "expected", "value", "error", "middleware", "other", "handler", "view")
+    values = dict.fromkeys(names, "x")
+    for check_id in MESSAGES:
+        assert checks.message(check_id, **values).id == f"django_api_conventions.{check_id}"
+
+
+@pytest.mark.parametrize(
+    ("user_settings", "expected"),
+    [
+        ("not a dict", ["E001"]),
+        ({"NOPE": 1}, ["E002"]),
+        ({"JSON_MAX_DEPTH": "64"}, ["E003"]),
+        ({"JSON_MAX_DEPTH": True}, ["E003"]),
+        ({"JSON_MAX_DEPTH": 0}, ["E003"]),
+        ({"MAINTENANCE_SWITCH_STORE": "disk"}, ["E003"]),
+        ({"CLIENT_ID_RESOLVER": "no.such.module.resolver"}, ["E004"]),
+        ({"PROBLEM_BASE_URL": "/problems"}, ["E005"]),
+        ({"PROBLEM_BASE_URL": "https://api.example.com/problems"}, []),
+        ({"MAINTENANCE_EXEMPT_PATHS": ["("]}, ["E006"]),
+        ({"MAINTENANCE_EXEMPT_PATHS": [r"^/health$"]}, []),
+        ({"MAINTENANCE_SWITCH_CACHE": "missing"}, ["E007"]),
+        ({"MAINTENANCE_SWITCH_POLL_SECONDS": 0.5}, []),
+    ],
+)
+def test_settings_checks(user_settings: Any, expected: list[str]) -> None:
+    with override_settings(API_CONVENTIONS=user_settings):
+        assert ids(checks.check_settings()) == [f"django_api_conventions.{i}" for i in expected]
+
+
+def test_unknown_key_without_a_close_match_lists_the_known_keys() -> None:
+    with override_settings(API_CONVENTIONS={"ZZZZZZZZ": 1}):
+        (message,) = checks.check_settings()
+    assert "Known keys:" in message.hint and "JSON_MAX_DEPTH" in message.hint
+
+
+def test_drf_not_pointed_at_the_package() -> None:
+    with override_settings(REST_FRAMEWORK={}):
+        assert ids(checks.check_drf_settings()) == ["django_api_conventions.W001", "django_api_conventions.W006"]
+
+
+def test_missing_middleware(settings: Any) -> None:
+    settings.MIDDLEWARE = ["django.middleware.common.CommonMiddleware"]
+    assert ids(checks.check_middleware()) == ["django_api_conventions.W002"] * 3
+
+
+def test_middleware_out_of_order(settings: Any) -> None:
+    settings.MIDDLEWARE = list(reversed(checks.MIDDLEWARE_ORDER))
+    assert ids(checks.check_middleware()) == ["django_api_conventions.W003"] * 2
+
+
+@override_settings(ROOT_URLCONF="tests.urls_without_package", CSRF_FAILURE_VIEW="django.views.csrf.csrf_failure")
+def test_error_views_and_problem_urls_missing() -> None:
+    assert ids(checks.check_error_views()) == (
+        ["django_api_conventions.W004"] * 4 + ["django_api_conventions.W005", "django_api_conventions.E008"]
+    )
+
+
+@override_settings(
+    ROOT_URLCONF="tests.urls_without_package",
+    API_CONVENTIONS={"PROBLEM_BASE_URL": "https://api.example.com/problems"},
+    CSRF_FAILURE_VIEW="django_api_conventions.handlers.csrf_failure",
+)
+def test_a_base_url_replaces_the_problem_urls() -> None:
+    assert "django_api_conventions.E008" not in ids(checks.check_error_views())

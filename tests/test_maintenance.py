@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import os
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.test import Client, override_settings
+
+from django_api_conventions.maintenance import maintenance_retry_after, read_switch, write_switch
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(params=["cache", "database"])
+def store(request: pytest.FixtureRequest, settings: Any) -> str:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_STORE": request.param}
+    return str(request.param)
+
+
+def run(*args: str) -> str:
+    out = StringIO()
+    call_command("maintenance", *args, stdout=out)
+    return out.getvalue().strip()
+
+
+def test_switch_is_off_until_turned_on(store: str) -> None:
+    assert maintenance_retry_after() is None
+    assert run("status") == f"maintenance: off (store: {store})"
+
+
+def test_command_switches_every_worker(store: str) -> None:
+    assert run("on", "--retry-after", "90") == f"maintenance: on (store: {store}, Retry-After: 90s)"
+    assert maintenance_retry_after() == 90
+    response = Client().get("/v2/users")
+    assert response.status_code == 503 and response["Retry-After"] == "90"
+    assert run("off") == f"maintenance: off (store: {store})"
+    assert maintenance_retry_after() is None
+    assert Client().get("/v2/users").status_code == 200
+
+
+def test_default_retry_after(store: str) -> None:
+    write_switch(True)
+    assert read_switch().retry_after == 300
+
+
+def test_exempt_paths_keep_working(store: str) -> None:
+    write_switch(True)
+    assert Client().get("/problems/not-found").status_code == 200
+
+
+def test_static_setting_wins_and_says_so(settings: Any) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_MODE": True, "MAINTENANCE_RETRY_AFTER": 60}
+    assert maintenance_retry_after() == 60
+    assert run("status").endswith("the MAINTENANCE_MODE setting keeps it on regardless")
+
+
+def test_a_reading_is_trusted_for_the_poll_interval(settings: Any) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_POLL_SECONDS": 3600}
+    assert maintenance_retry_after() is None
+    # Another host flips the switch: this process sees it only after its poll interval.
+    from django.core.cache import cache
+
+    cache.set("api_conventions:maintenance", {"enabled": True, "retry_after": 5}, None)
+    assert maintenance_retry_after() is None
+
+
+@override_settings(CACHES={"default": {"BACKEND": "django_redis.cache.RedisCache",
+                                       "LOCATION": "redis://127.0.0.1:1/0",
+                                       "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5}}})
+def test_unreadable_store_counts_as_off(caplog: pytest.LogCaptureFixture) -> None:
+    assert maintenance_retry_after() is None
+    assert "Maintenance switch unreadable" in caplog.text
+
+
+@pytest.mark.redis
+def test_switch_is_shared_through_redis(settings: Any) -> None:
+    settings.CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": os.environ["REDIS_URL"]},
+                       "other-worker": {"BACKEND": "django_redis.cache.RedisCache",
+                                        "LOCATION": os.environ["REDIS_URL"]}}
+    write_switch(True, retry_after=30)
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_CACHE": "other-worker"}
+    assert read_switch().enabled and read_switch().retry_after == 30
+    write_switch(False)
+
+
+def test_switch_reads_in_the_admin(store: str) -> None:
+    from django_api_conventions.models import RuntimeSwitch
+
+    assert str(RuntimeSwitch(name="maintenance", enabled=True)) == "maintenance: on"

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+from django.test import override_settings
+from hypothesis import given
+from hypothesis import strategies as st
+from rest_framework.exceptions import ParseError
+
+from django_api_conventions.parsers import StrictJSONParser
+
+
+def parse(raw: bytes, encoding: str = "utf-8") -> object:
+    return StrictJSONParser().parse(io.BytesIO(raw), "application/json", {"encoding": encoding})
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b'{"a": 1', "Malformed JSON: Expecting ',' delimiter at line 1, column 8."),
+        (b"", "Malformed JSON: Expecting value at line 1, column 1."),
+        (b'{"a": "\xff"}', "The body is not valid utf-8: byte 7 is invalid."),
+        (b'{"a": 1, "a": 2}', "Malformed JSON: duplicate object key 'a'."),
+        (b'{"a": NaN}', "Malformed JSON: NaN is not a JSON number."),
+        (b"[Infinity]", "Malformed JSON: Infinity is not a JSON number."),
+        (b"[" * 100_000 + b"]" * 100_000, "The JSON body is nested deeper than 64 levels."),
+        (b"[" * 65 + b"]" * 65, "The JSON body is nested deeper than 64 levels."),
+        (b"1" * 5000, "Malformed JSON: Exceeds the limit (4300 digits) for integer string conversion: "
+                      "value has 5000 digits; use sys.set_int_max_str_digits() to increase the limit"),
+    ],
+)
+def test_bad_bodies_are_parse_errors(raw: bytes, message: str) -> None:
+    with pytest.raises(ParseError) as raised:
+        parse(raw)
+    assert str(raised.value.detail) == message
+
+
+def test_nesting_up_to_the_limit_is_accepted() -> None:
+    assert parse(b"[" * 64 + b"]" * 64) is not None
+    assert parse(b'{"a": {"b": [1, {"c": null}]}}') == {"a": {"b": [1, {"c": None}]}}
+
+
+def test_depth_limit_is_a_setting() -> None:
+    with override_settings(API_CONVENTIONS={"JSON_MAX_DEPTH": 2}):
+        assert parse(b'{"a": [1]}') == {"a": [1]}
+        with pytest.raises(ParseError, match="deeper than 2"):
+            parse(b'{"a": [[1]]}')
+
+
+def test_other_encodings_are_honoured() -> None:
+    assert parse('{"name": "Zoë"}'.encode("latin-1"), "latin-1") == {"name": "Zoë"}
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_values)
+def test_any_shallow_json_round_trips(value: object) -> None:
+    assert parse(json.dumps(value).encode()) == value
+
+
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes_never_escape_as_anything_but_a_parse_error(raw: bytes) -> None:
+    with contextlib.suppress(ParseError):
+        parse(raw)
