@@ -1,4 +1,7 @@
 from django.apps import AppConfig
+from django.core.signals import request_finished
+
+from .tracing import forget_trace_id
 
 
 class APIConventionsConfig(AppConfig):
@@ -11,3 +14,4 @@ class APIConventionsConfig(AppConfig):
         from . import checks, middleware  # noqa: F401 -- registers checks and signal receivers
 
         checks.register_all()
+        request_finished.connect(forget_trace_id, dispatch_uid="api_conventions_forget_trace_id")

@@ -13,13 +13,15 @@ from typing import Any
 
 from django.conf import settings
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 from django.urls import NoReverseMatch, get_resolver, reverse
 from django.utils.module_loading import import_string
 
-from .conf import DEFAULTS, IMPORT_STRINGS, SETTINGS_NAME
+from .conf import DEFAULTS, IMPORT_STRINGS, SETTINGS_NAME, api_settings
+from .idempotency.stores import load_store_class
 
 PACKAGE = "django_api_conventions"
-DOCS = "See the settings reference in the django-api-conventions docs."
+DOCS = "See the settings reference (docs/settings.md) of django-api-conventions."
 
 #: id -> (level, message, hint). Messages and hints are formatted with the check's values.
 MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
@@ -34,7 +36,7 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
     "E005": (checks.Error, f"{SETTINGS_NAME}['PROBLEM_BASE_URL'] = {{value!r}} is not an absolute http(s) URL.",
              "Use e.g. 'https://api.example.com/problems'."),
     "E006": (checks.Error,
-             f"{SETTINGS_NAME}['MAINTENANCE_EXEMPT_PATHS'] has an invalid pattern {{value!r}}: {{error}}.",
+             f"{SETTINGS_NAME}[{{key!r}}] has an invalid pattern {{value!r}}: {{error}}.",
              "Give regular expressions matched against request.path."),
     "E007": (checks.Error, f"{SETTINGS_NAME}['MAINTENANCE_SWITCH_CACHE'] = {{value!r}} is not in CACHES.",
              "Name an alias of settings.CACHES, shared by all workers (e.g. Redis)."),
@@ -42,6 +44,13 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
                            "the 'api_conventions:problem-type' URL is not routed.",
              "Add path('', include('django_api_conventions.urls')) to your root URLconf, "
              f"or set {SETTINGS_NAME}['PROBLEM_BASE_URL']."),
+    "E009": (checks.Error, f"{SETTINGS_NAME}['IDEMPOTENCY_STORE'] = {{value!r}} cannot be loaded: {{error}}.",
+             "Use 'database', 'redis' (pip install 'django-api-conventions[redis]') or the dotted path "
+             "of an IdempotencyStore subclass."),
+    "E010": (checks.Error, f"{SETTINGS_NAME}['IDEMPOTENCY_DATABASE'] = {{value!r}} is not in DATABASES.",
+             "Name the alias of your primary database."),
+    "E011": (checks.Error, f"{SETTINGS_NAME}['IDEMPOTENCY_CACHE'] = {{value!r}} is not a django-redis cache.",
+             "The Redis store needs a CACHES entry with BACKEND 'django_redis.cache.RedisCache'."),
     "W001": (checks.Warning,
              "REST_FRAMEWORK['EXCEPTION_HANDLER'] is {value!r}: DRF errors will not be problem details.",
              f"Set REST_FRAMEWORK['EXCEPTION_HANDLER'] = '{PACKAGE}.exception_handler.problem_exception_handler'."),
@@ -56,6 +65,12 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
              f"Set CSRF_FAILURE_VIEW = '{PACKAGE}.handlers.csrf_failure'."),
     "W006": (checks.Warning, "DRF's JSONParser is in DEFAULT_PARSER_CLASSES: deeply nested JSON raises a 500 there.",
              f"Use '{PACKAGE}.parsers.StrictJSONParser' instead."),
+    "W007": (checks.Warning, "The maintenance switch lives in the {backend} cache {value!r}, which other processes "
+                             "and hosts do not share: `manage.py maintenance on` would not reach them.",
+             f"Use a shared cache (Redis) or {SETTINGS_NAME}['MAINTENANCE_SWITCH_STORE'] = 'database'."),
+    "W008": (checks.Warning, f"{SETTINGS_NAME}['IDEMPOTENCY_RETENTION_SECONDS'] is shorter than the lease: a key "
+                             "could expire while its request still runs.",
+             "Keep the retention (default 24 h) well above IDEMPOTENCY_LEASE_SECONDS."),
 }
 
 #: Setting -> (accepted types, their description).
@@ -73,6 +88,17 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "MAINTENANCE_RETRY_AFTER": ((int,), "a positive number of seconds"),
     "MAINTENANCE_EXEMPT_PATHS": ((list, tuple), "a list of regular expressions"),
     "DATABASE_UNAVAILABLE_RETRY_AFTER": ((int,), "a positive number of seconds"),
+    "IDEMPOTENCY_STORE": ((str,), "'database', 'redis' or the dotted path of a store class"),
+    "IDEMPOTENCY_DATABASE": ((str,), "a database alias"),
+    "IDEMPOTENCY_CACHE": ((str,), "a cache alias"),
+    "IDEMPOTENCY_HEADER": ((str,), "a header name"),
+    "IDEMPOTENCY_LEASE_SECONDS": ((int, float), "a positive number of seconds"),
+    "IDEMPOTENCY_RETENTION_SECONDS": ((int,), "a positive number of seconds"),
+    "IDEMPOTENCY_REPLAYED_HEADERS": ((list, tuple), "a list of header names"),
+    "IDEMPOTENCY_SCOPE_RESOLVER": ((str,), "a dotted path"),
+    "IDEMPOTENCY_PATHS": ((list, tuple), "a list of regular expressions"),
+    "IDEMPOTENCY_REQUIRED": ((bool,), "True or False"),
+    "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": ((int,), "a positive number of seconds"),
 }
 
 #: Extra constraints on values that have the right type.
@@ -82,6 +108,10 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "MAINTENANCE_SWITCH_POLL_SECONDS": lambda v: v >= 0,
     "MAINTENANCE_RETRY_AFTER": lambda v: v > 0,
     "DATABASE_UNAVAILABLE_RETRY_AFTER": lambda v: v > 0,
+    "IDEMPOTENCY_LEASE_SECONDS": lambda v: v > 0,
+    "IDEMPOTENCY_RETENTION_SECONDS": lambda v: v > 0,
+    "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": lambda v: v > 0,
+    "IDEMPOTENCY_REPLAYED_HEADERS": lambda v: "set-cookie" not in {str(h).lower() for h in v},
 }
 
 MIDDLEWARE_ORDER = [
@@ -130,15 +160,46 @@ def _check_value(key: str, value: Any) -> list[checks.CheckMessage]:
             return [message("E004", key=key, value=value, error=exc)]
     if key == "PROBLEM_BASE_URL" and value is not None and not re.match(r"https?://[^/\s]+", value):
         return [message("E005", value=value)]
-    if key == "MAINTENANCE_EXEMPT_PATHS":
+    if key in ("MAINTENANCE_EXEMPT_PATHS", "IDEMPOTENCY_PATHS"):
         for pattern in value:
             try:
                 re.compile(pattern)
             except (re.error, TypeError) as exc:
-                return [message("E006", value=pattern, error=exc)]
+                return [message("E006", key=key, value=pattern, error=exc)]
     if key == "MAINTENANCE_SWITCH_CACHE" and value not in settings.CACHES:
         return [message("E007", value=value)]
+    if key == "IDEMPOTENCY_DATABASE" and value not in settings.DATABASES:
+        return [message("E010", value=value)]
     return []
+
+
+_LOCAL_CACHES = {
+    "django.core.cache.backends.locmem.LocMemCache": "local-memory",
+    "django.core.cache.backends.dummy.DummyCache": "dummy",
+}
+
+
+def check_shared_state(**kwargs: Any) -> list[checks.CheckMessage]:
+    """Run-time state that every worker must share really is shared."""
+    if check_settings():
+        return []  # the settings themselves are wrong: that is reported on its own
+    errors = []
+    if api_settings.MAINTENANCE_SWITCH_STORE == "cache":
+        alias = api_settings.MAINTENANCE_SWITCH_CACHE
+        backend = settings.CACHES[alias]["BACKEND"]
+        if backend in _LOCAL_CACHES:
+            errors.append(message("W007", backend=_LOCAL_CACHES[backend], value=alias))
+    try:
+        store = load_store_class()
+    except (ImportError, ImproperlyConfigured) as exc:
+        return [*errors, message("E009", value=api_settings.IDEMPOTENCY_STORE, error=exc)]
+    if getattr(store, "needs_redis_cache", False):
+        alias = api_settings.IDEMPOTENCY_CACHE
+        if settings.CACHES.get(alias, {}).get("BACKEND") != "django_redis.cache.RedisCache":
+            errors.append(message("E011", value=alias))
+    if api_settings.IDEMPOTENCY_RETENTION_SECONDS < api_settings.IDEMPOTENCY_LEASE_SECONDS:
+        errors.append(message("W008"))
+    return errors
 
 
 def _any(value: Any) -> bool:
@@ -147,6 +208,8 @@ def _any(value: Any) -> bool:
 
 def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     drf = getattr(settings, "REST_FRAMEWORK", {})
+    if not isinstance(drf, dict):
+        return []  # DRF reports that itself
     errors = []
     handler = drf.get("EXCEPTION_HANDLER", "rest_framework.views.exception_handler")
     if handler != f"{PACKAGE}.exception_handler.problem_exception_handler":
@@ -193,3 +256,4 @@ def register_all() -> None:
     checks.register(check_drf_settings, checks.Tags.compatibility)
     checks.register(check_middleware, checks.Tags.compatibility)
     checks.register(check_error_views, checks.Tags.urls)
+    checks.register(check_shared_state, checks.Tags.caches)

@@ -44,10 +44,32 @@ DEFAULTS: dict[str, Any] = {
     "MAINTENANCE_EXEMPT_PATHS": [r"^/problems/"],
     # Retry-After (seconds) sent when the database cannot be reached.
     "DATABASE_UNAVAILABLE_RETRY_AFTER": 5,
+    # Where idempotency records live: "database", "redis", or the dotted path of a store class.
+    "IDEMPOTENCY_STORE": "database",
+    # Database alias of the database store: always this one, whatever the database routers say.
+    "IDEMPOTENCY_DATABASE": "default",
+    # Cache alias (django-redis) of the Redis store.
+    "IDEMPOTENCY_CACHE": "default",
+    # Request header that carries the key.
+    "IDEMPOTENCY_HEADER": "Idempotency-Key",
+    # How long a started (in-flight) key is held before a retry may take it over.
+    "IDEMPOTENCY_LEASE_SECONDS": 60,
+    # How long a resolved key answers replays.
+    "IDEMPOTENCY_RETENTION_SECONDS": 24 * 60 * 60,
+    # Response headers stored and replayed with the body; no other header is ever stored.
+    "IDEMPOTENCY_REPLAYED_HEADERS": ["Content-Type", "Location", "ETag"],
+    # Callable(request) -> str: whose key it is. Default: the client id.
+    "IDEMPOTENCY_SCOPE_RESOLVER": "django_api_conventions.clients.get_client_id",
+    # Regular expressions of paths IdempotencyMiddleware protects (for views without the mixin).
+    "IDEMPOTENCY_PATHS": [],
+    # What the middleware asks of those paths: is the key required?
+    "IDEMPOTENCY_REQUIRED": False,
+    # Retry-After (seconds) sent when the idempotency store cannot be reached.
+    "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": 5,
 }
 
 #: Settings holding dotted paths, imported on first access.
-IMPORT_STRINGS = frozenset({"CLIENT_ID_RESOLVER"})
+IMPORT_STRINGS = frozenset({"CLIENT_ID_RESOLVER", "IDEMPOTENCY_SCOPE_RESOLVER"})
 
 
 class APIConventionsSettings:

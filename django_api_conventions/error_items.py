@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import NON_FIELD_ERRORS
 from rest_framework.settings import api_settings as drf_settings
 
 from .problems import ErrorItem
@@ -24,7 +25,7 @@ def pointer_items(detail: Any, pointer: str = "") -> list[ErrorItem]:
         items: list[ErrorItem] = []
         for key, value in detail.items():
             child = pointer
-            if key != drf_settings.NON_FIELD_ERRORS_KEY:
+            if key not in (drf_settings.NON_FIELD_ERRORS_KEY, NON_FIELD_ERRORS):
                 child = f"{pointer}/{escape_pointer_token(key)}"
             items.extend(pointer_items(value, child))
         return items

@@ -7,7 +7,7 @@ from typing import Any
 from django.http import HttpResponse
 from rest_framework.views import set_rollback
 
-from .exception_mapping import problem_for_exception
+from .exception_mapping import problem_for_exception, report_server_failure
 from .problems import render_problem
 
 
@@ -23,6 +23,8 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpRe
         return None
     set_rollback()
     request = context["request"]
+    if problem.status_code >= 500:
+        report_server_failure(getattr(request, "_request", request), exc, problem.status_code)
     # A plain HttpResponse, not DRF's Response: content negotiation must never pick an HTML
     # renderer for an error.
     return render_problem(getattr(request, "_request", request), problem)

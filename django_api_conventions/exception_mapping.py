@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.core.exceptions import (
+    BadRequest,
     DisallowedHost,
     PermissionDenied,
     RequestDataTooBig,
@@ -13,7 +16,8 @@ from django.core.exceptions import (
 )
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
-from django.http import Http404, UnreadablePostError
+from django.http import Http404, HttpRequest, UnreadablePostError
+from django.http.multipartparser import MultiPartParserError
 from rest_framework import exceptions as drf
 from rest_framework.fields import get_error_detail
 
@@ -21,10 +25,26 @@ from .conf import api_settings
 from .error_items import pointer_items
 from .problem_types import problem_types
 from .problems import ProblemException, retry_after_header
+from .tracing import assign_trace_id
 
+logger = logging.getLogger("django_api_conventions.problems")
+
+PERMISSION_DENIED_DETAIL = str(drf.PermissionDenied.default_detail)
 INTERNAL_ERROR_DETAIL = (
     "The service failed to answer this request. Quote the trace_id when you contact support."
 )
+
+
+def report_server_failure(request: HttpRequest, exc: BaseException, status: int) -> None:
+    """Log a failure answered with a 5xx, with its traceback and trace id (the body never has them)."""
+    logger.error(
+        "%s on %s %s",
+        "Internal Server Error" if status == 500 else f"Server failure answered {status}",
+        request.method,
+        request.path,
+        exc_info=exc,
+        extra={"status_code": status, "request": request, "trace_id": assign_trace_id(request)},
+    )
 
 
 def problem_for_exception(exc: BaseException) -> ProblemException | None:
@@ -36,15 +56,17 @@ def problem_for_exception(exc: BaseException) -> ProblemException | None:
     if isinstance(exc, Http404):
         return ProblemException("not-found", "Not found.")
     if isinstance(exc, PermissionDenied):
-        return ProblemException("permission-denied", str(drf.PermissionDenied.default_detail))
+        return ProblemException("permission-denied", PERMISSION_DENIED_DETAIL)
     if isinstance(exc, DjangoValidationError):
         return ProblemException(
             "validation-error",
             "The request breaks the rules of the resource.",
             errors=pointer_items(get_error_detail(exc)),
         )
-    if isinstance(exc, RecursionError):
-        return ProblemException("malformed-request", "The request is nested too deeply.")
+    if isinstance(exc, MultiPartParserError):
+        return ProblemException("malformed-request", "The multipart body is malformed.")
+    if isinstance(exc, BadRequest):
+        return ProblemException("bad-request", "The request was rejected as malformed.")
     if isinstance(exc, (OperationalError, InterfaceError)):
         return ProblemException(
             "database-unavailable",
@@ -75,17 +97,17 @@ def _from_api_exception(exc: drf.APIException) -> ProblemException:
             return ProblemException(
                 "authentication-required", str(exc.detail), headers={"WWW-Authenticate": auth_header}
             )
-        return ProblemException("permission-denied", str(exc.detail), status=exc.status_code)
+        # No challenge to send: a 401 without WWW-Authenticate would break RFC 9110.
+        return ProblemException("permission-denied", str(exc.detail), status=403)
     if isinstance(exc, drf.Throttled):
         if exc.wait is not None:
             headers.update(retry_after_header(exc.wait))
         return ProblemException("rate-limited", str(exc.detail), headers=headers)
     problem_type = problem_types.for_status(exc.status_code)
+    status = problem_type.status if problem_type.status == 500 else exc.status_code
     if isinstance(exc.detail, (dict, list)):
-        return ProblemException(
-            problem_type, problem_type.title, status=exc.status_code, errors=pointer_items(exc.detail)
-        )
-    return ProblemException(problem_type, str(exc.detail), status=exc.status_code)
+        return ProblemException(problem_type, problem_type.title, status=status, errors=pointer_items(exc.detail))
+    return ProblemException(problem_type, str(exc.detail), status=status)
 
 
 def _from_suspicious_operation(exc: SuspiciousOperation) -> ProblemException:

@@ -16,7 +16,7 @@ import sys
 
 from django.http import HttpRequest, HttpResponse
 
-from .exception_mapping import INTERNAL_ERROR_DETAIL, problem_for_exception
+from .exception_mapping import INTERNAL_ERROR_DETAIL, PERMISSION_DENIED_DETAIL, problem_for_exception
 from .problems import ProblemException, render_problem
 
 
@@ -26,7 +26,7 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return render_problem(request, ProblemException("permission-denied"))
+    return render_problem(request, ProblemException("permission-denied", PERMISSION_DENIED_DETAIL))
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

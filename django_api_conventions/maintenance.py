@@ -22,8 +22,8 @@ class MaintenanceState:
     retry_after: int
 
 
-def read_switch() -> MaintenanceState:
-    """The run-time switch as stored; off when the store itself cannot be read."""
+def read_switch(*, strict: bool = False) -> MaintenanceState:
+    """The run-time switch as stored; off when the store cannot be read, unless ``strict``."""
     try:
         if api_settings.MAINTENANCE_SWITCH_STORE == "database":
             from .models import RuntimeSwitch
@@ -33,7 +33,9 @@ def read_switch() -> MaintenanceState:
                 return MaintenanceState(False, api_settings.MAINTENANCE_RETRY_AFTER)
             return MaintenanceState(switch.enabled, switch.retry_after)
         stored = caches[api_settings.MAINTENANCE_SWITCH_CACHE].get(CACHE_KEY)
-    except Exception as exc:  # noqa: BLE001 -- any store failure: database, Redis, network
+    except Exception as exc:
+        if strict:
+            raise
         # An unreachable store must not take the whole API down with it: requests that need
         # the database answer 503 on their own.
         logger.warning("Maintenance switch unreadable, treated as off: %s", exc)
@@ -45,7 +47,11 @@ def read_switch() -> MaintenanceState:
 
 def write_switch(enabled: bool, retry_after: int | None = None) -> MaintenanceState:
     """Turn the run-time switch on or off for every worker sharing the store."""
-    state = MaintenanceState(enabled, retry_after or api_settings.MAINTENANCE_RETRY_AFTER)
+    if retry_after is None:
+        retry_after = api_settings.MAINTENANCE_RETRY_AFTER
+    if retry_after < 1:
+        raise ValueError(f"retry_after must be at least 1 second, not {retry_after}.")
+    state = MaintenanceState(enabled, retry_after)
     if api_settings.MAINTENANCE_SWITCH_STORE == "database":
         from .models import RuntimeSwitch
 

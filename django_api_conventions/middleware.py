@@ -9,7 +9,6 @@ Put them first in ``MIDDLEWARE``, in this order::
 
 from __future__ import annotations
 
-import logging
 import re
 import sys
 from typing import Any
@@ -22,14 +21,12 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.deprecation import MiddlewareMixin
 
 from .conf import api_settings
-from .exception_mapping import INTERNAL_ERROR_DETAIL, problem_for_exception
+from .exception_mapping import INTERNAL_ERROR_DETAIL, problem_for_exception, report_server_failure
 from .handlers import not_found_problem
 from .maintenance import maintenance_retry_after
 from .problem_types import problem_types
 from .problems import ProblemException, is_problem_response, render_problem, retry_after_header
 from .tracing import assign_trace_id
-
-logger = logging.getLogger("django_api_conventions.problems")
 
 _EXCEPTION_ATTRIBUTE = "_api_conventions_exception"
 # Headers of an error response that describe its body, which the problem replaces.
@@ -70,7 +67,11 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse:
         problem = problem_for_exception(exception)
         if problem is None:
-            problem = _internal_error(request, exception)
+            # Error trackers listen to this signal; Django sends it only for what reaches it.
+            got_request_exception.send(sender=ProblemDetailsMiddleware, request=request)
+            problem = ProblemException("internal-error", INTERNAL_ERROR_DETAIL)
+        if problem.status_code >= 500:
+            report_server_failure(request, exception, problem.status_code)
         return render_problem(request, problem)
 
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
@@ -120,18 +121,6 @@ def _check_content_length(request: HttpRequest) -> None:
         raise SuspiciousOperation("Content-Length is not an integer.") from None
     if length > limit:
         raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
-
-
-def _internal_error(request: HttpRequest, exception: BaseException) -> ProblemException:
-    logger.error(
-        "Internal Server Error: %s %s",
-        request.method,
-        request.path,
-        exc_info=exception,
-        extra={"status_code": 500, "request": request, "trace_id": assign_trace_id(request)},
-    )
-    got_request_exception.send(sender=ProblemDetailsMiddleware, request=request)
-    return ProblemException("internal-error", INTERNAL_ERROR_DETAIL)
 
 
 def _problem_for_status(request: HttpRequest, status: int) -> ProblemException:

@@ -21,3 +21,37 @@ class RuntimeSwitch(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}: {'on' if self.enabled else 'off'}"
+
+
+class IdempotencyRecord(models.Model):
+    """One idempotency key of one client: its claim, its lease, and once resolved its response.
+
+    Used by the database store. ``scope`` is whose key it is (see ``IDEMPOTENCY_SCOPE_RESOLVER``);
+    keys and fingerprints of one scope are never visible to another.
+    """
+
+    class State(models.TextChoices):
+        STARTED = "started"
+        RESOLVED = "resolved"
+        FAILED = "failed"
+
+    scope = models.CharField(max_length=255)
+    key = models.CharField(max_length=255)
+    state = models.CharField(max_length=8, choices=State.choices)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the request; never the request itself.")
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_headers = models.JSONField(default=dict, blank=True)
+    response_body = models.BinaryField(null=True, blank=True)
+    lease_owner = models.CharField(max_length=32, blank=True)
+    lease_expires_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "idempotency record"
+        constraints = [models.UniqueConstraint(fields=["scope", "key"], name="idempotency_scope_key_unique")]
+        indexes = [models.Index(fields=["expires_at"], name="idempotency_expires_at")]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.key[:12]}… {self.state}"

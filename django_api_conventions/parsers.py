@@ -25,12 +25,20 @@ class StrictJSONParser(JSONParser):
     def parse(
         self, stream: IO[bytes], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
     ) -> Any:
-        encoding = (parser_context or {}).get("encoding", "utf-8")
+        charset = (parser_context or {}).get("encoding", "utf-8")
+        try:
+            codec = codecs.lookup(charset).name
+        except LookupError:
+            codec = charset
+        if codec != "utf-8":
+            # RFC 8259: JSON exchanged between systems is UTF-8. Other codecs (zlib, hex...)
+            # would also let a compressed body slip past DATA_UPLOAD_MAX_MEMORY_SIZE.
+            raise ParseError(f"JSON must be encoded in UTF-8, not {charset!r}.")
         raw = stream.read()
         try:
-            text = codecs.decode(raw, encoding)
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ParseError(f"The body is not valid {encoding}: byte {exc.start} is invalid.") from None
+            raise ParseError(f"The body is not valid UTF-8: byte {exc.start} is invalid.") from None
         try:
             data = json.loads(text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
         except json.JSONDecodeError as exc:
@@ -39,8 +47,7 @@ class StrictJSONParser(JSONParser):
             raise ParseError(_too_deep()) from None
         except ValueError as exc:  # our hooks, and integers over sys.get_int_max_str_digits()
             raise ParseError(f"Malformed JSON: {exc}") from None
-        if _depth_exceeds(data, api_settings.JSON_MAX_DEPTH):
-            raise ParseError(_too_deep())
+        _check_structure(data, api_settings.JSON_MAX_DEPTH)
         return data
 
 
@@ -61,18 +68,33 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number.")
 
 
-def _depth_exceeds(data: Any, limit: int) -> bool:
-    """Whether ``data`` nests containers deeper than ``limit``, without recursion."""
+def _check_structure(data: Any, limit: int) -> None:
+    """Reject nesting deeper than ``limit`` and lone surrogates (``"\\ud800"``), without recursion.
+
+    A lone surrogate is valid JSON syntax but no Unicode text: echoed in a response it would
+    fail to encode and turn a 4xx into a 500.
+    """
     pending = [(data, 1)]
     while pending:
         value, depth = pending.pop()
+        if isinstance(value, str):
+            _check_text(value)
+            continue
         if isinstance(value, dict):
-            children = value.values()
+            for key in value:
+                _check_text(key)
+            children: Any = value.values()
         elif isinstance(value, list):
             children = value
         else:
             continue
         if depth > limit:
-            return True
-        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return False
+            raise ParseError(_too_deep())
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, str)))
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ParseError("Malformed JSON: a string holds a lone UTF-16 surrogate.") from None

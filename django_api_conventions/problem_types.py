@@ -67,6 +67,8 @@ class ProblemTypeRegistry:
 
     def for_status(self, status: int) -> ProblemType:
         """The registered default type of an HTTP status, else a generic ``http-<status>`` one."""
+        if not 400 <= status <= 599:  # an exception with a non-error status is still a failure
+            status = 500
         slug = self._default_for_status.get(status, f"http-{status}")
         return self[slug]
 
@@ -113,8 +115,8 @@ _BUILT_IN = [
     ("invalid-host", "Invalid Host header", 400,
      "The Host header names a host this service does not serve."),
     ("too-many-fields", "Too many fields", 400,
-     "The query string or form body has more fields than the service accepts "
-     "(DATA_UPLOAD_MAX_NUMBER_FIELDS)."),
+     "The query string or form body has more fields (DATA_UPLOAD_MAX_NUMBER_FIELDS) or more "
+     "files (DATA_UPLOAD_MAX_NUMBER_FILES) than the service accepts."),
     ("unreadable-request", "Unreadable request body", 400,
      "The connection failed while the request body was being read. Send the request again."),
     ("authentication-required", "Authentication required", 401,
@@ -146,6 +148,25 @@ _BUILT_IN = [
     ("rate-limited", "Too many requests", 429,
      "The client sent more requests than its rate allows. Wait for the seconds given in the "
      "Retry-After header."),
+    ("idempotency-key-missing", "Idempotency-Key required", 400,
+     "This endpoint changes state and requires an Idempotency-Key header: a unique string of 1 to "
+     "255 visible ASCII characters chosen by the client for each operation, sent again unchanged "
+     "on every retry of that operation."),
+    ("idempotency-key-invalid", "Invalid Idempotency-Key", 400,
+     "The Idempotency-Key header must appear once and hold 1 to 255 visible ASCII characters "
+     "without commas, or an RFC 8941 quoted string."),
+    ("idempotency-key-in-use", "Request with this Idempotency-Key in progress", 409,
+     "An earlier request with the same key is still being processed. Retry after the seconds "
+     "given in the Retry-After header: you will get its result."),
+    ("idempotency-lease-expired", "Idempotency-Key lease expired", 409,
+     "The request ran longer than its lease and another attempt with the same key took over; "
+     "this attempt was rolled back. Retry with the same key to get the result."),
+    ("idempotency-key-reused", "Idempotency-Key reused with another request", 422,
+     "The key was first used with another method, path or body. Use a new key for a new "
+     "operation; resend exactly the same request to retry."),
+    ("idempotency-store-unavailable", "Idempotency store unavailable", 503,
+     "The service cannot record idempotency keys right now, so it does not run keyed requests. "
+     "Retry after the seconds given in the Retry-After header."),
     ("internal-error", "Internal server error", 500,
      "The service failed to answer. Nothing about the failure is disclosed; quote the "
      "`trace_id` when you contact support."),

@@ -49,6 +49,8 @@ class ProblemException(APIException):
             problem_type if isinstance(problem_type, ProblemType) else problem_types[problem_type]
         )
         self.status_code = status or self.problem_type.status
+        if not 400 <= self.status_code <= 599:
+            raise ValueError(f"A problem's status must be 400..599, not {self.status_code}.")
         self.errors = list(errors)
         self.headers = dict(headers or {})
         self.extensions = dict(extensions or {})
@@ -100,14 +102,13 @@ def render_problem(request: HttpRequest, problem: ProblemException) -> HttpRespo
         body["errors"] = problem.errors
     body.update(problem.extensions)
     response = HttpResponse(
-        json.dumps(body, cls=JSONEncoder, ensure_ascii=False),
+        json.dumps(body, cls=JSONEncoder),
         status=problem.status_code,
         content_type=PROBLEM_CONTENT_TYPE,
     )
     for name, value in problem.headers.items():
         response[name] = value
     response[api_settings.TRACE_ID_HEADER] = trace_id
-    response.is_problem = True  # type: ignore[attr-defined]
     return response
 
 

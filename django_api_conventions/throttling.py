@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings as drf_settings
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -20,7 +21,13 @@ class ClientRateThrottle(SimpleRateThrottle):
     scope = "client"
 
     def get_rate(self) -> str | None:
-        return drf_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        try:
+            return drf_settings.DEFAULT_THROTTLE_RATES[self.scope]
+        except KeyError:
+            raise ImproperlyConfigured(
+                f"Set REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'][{self.scope!r}], e.g. '1000/min' "
+                "(None disables the throttle)."
+            ) from None
 
     def get_cache_key(self, request: Any, view: Any) -> str:
         return self.cache_format % {"scope": self.scope, "ident": get_client_id(request)}

@@ -50,6 +50,11 @@ def assign_trace_id(request: HttpRequest) -> str:
     return trace_id
 
 
+def forget_trace_id(**kwargs: object) -> None:
+    """Between requests, log records carry no stale trace id (connected to request_finished)."""
+    current_trace_id.set(None)
+
+
 class TraceIdFilter(logging.Filter):
     """Adds ``record.trace_id`` (``"-"`` outside a request) for use in log formats.
 

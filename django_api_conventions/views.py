@@ -67,4 +67,5 @@ def _html(title: str, types: list[ProblemType]) -> HttpResponse:
 
 
 def _prefers_json(request: HttpRequest) -> bool:
-    return request.accepts("application/json") and not request.accepts("text/html")
+    preferred = request.get_preferred_type(["text/html", "application/json", "application/problem+json"])
+    return preferred is not None and preferred != "text/html"

@@ -71,6 +71,10 @@ REST_FRAMEWORK = {
 API_CONVENTIONS = {
     "MAINTENANCE_MODE": flag("MAINTENANCE_MODE"),
     "MAINTENANCE_EXEMPT_PATHS": [r"^/problems/", r"^/admin/"],
+    # The run-time switch must reach every worker: Redis when there is one, else the database.
+    "MAINTENANCE_SWITCH_STORE": "cache" if os.environ.get("REDIS_URL") else "database",
+    "IDEMPOTENCY_STORE": os.environ.get("IDEMPOTENCY_STORE", "database"),
+    "IDEMPOTENCY_LEASE_SECONDS": integer("IDEMPOTENCY_LEASE_SECONDS", 60),
 }
 
 # Example-service knobs.

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
-from .billing.views import InvoicePaymentList, InvoiceViewSet, OrderViewSet, UserViewSet
+from .billing.views import InvoicePaymentDetail, InvoicePaymentList, InvoiceViewSet, OrderViewSet, UserViewSet
 
 router = SimpleRouter(trailing_slash=False)
 router.register("users", UserViewSet, basename="user")
@@ -12,6 +12,9 @@ router.register("orders", OrderViewSet, basename="order")
 v2 = [
     *router.urls,
     path("invoices/<str:invoice_id>/payments", InvoicePaymentList.as_view(), name="invoice-payments"),
+    path(
+        "invoices/<str:invoice_id>/payments/<str:payment_id>", InvoicePaymentDetail.as_view(), name="invoice-payment"
+    ),
 ]
 
 urlpatterns = [

@@ -32,7 +32,8 @@ def test_every_setting_has_a_declared_type() -> None:
 
 
 def test_every_message_formats() -> None:
-    names = ("type", "key", "suggestion", "expected", "value", "error", "middleware", "other", "handler", "view")
+    names = ("type", "key", "suggestion", "expected", "value", "error", "middleware", "other", "handler", "view",
+             "backend")
     values = dict.fromkeys(names, "x")
     for check_id in MESSAGES:
         assert checks.message(check_id, **values).id == f"django_api_conventions.{check_id}"

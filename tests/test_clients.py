@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
+from django.core.exceptions import ImproperlyConfigured
 from django.test import RequestFactory, override_settings
 from rest_framework.request import Request
 
@@ -66,6 +67,12 @@ def test_throttle_counts_per_client(settings: Any) -> None:
     assert ClientRateThrottle().allow_request(Request(request_with({"X-Client-ID": "b"})), None)
 
 
-def test_throttle_without_a_rate_allows_everything(settings: Any) -> None:
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}
+def test_a_rate_of_none_allows_everything(settings: Any) -> None:
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"client": None}}
     assert all(ClientRateThrottle().allow_request(Request(request_with()), None) for _ in range(5))
+
+
+def test_a_missing_rate_fails_loudly(settings: Any) -> None:
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}
+    with pytest.raises(ImproperlyConfigured, match="DEFAULT_THROTTLE_RATES"):
+        ClientRateThrottle()

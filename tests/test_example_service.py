@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ def client() -> APIClient:
 
 
 def create(client: APIClient, path: str, payload: dict[str, Any]) -> dict[str, Any]:
-    response = client.post(path, payload, format="json")
+    response = client.post(path, payload, format="json", headers={"Idempotency-Key": uuid.uuid4().hex})
     assert response.status_code == 201, response.content
     assert response["Location"].endswith(f"{path}/{response.json().get('id') or response.json()['payment_id']}")
     return dict(response.json())
@@ -49,15 +50,17 @@ def test_broken_rules_are_422(client: APIClient) -> None:
     assert bad_currency.json()["errors"][0]["code"] == "invalid_currency"
     invoice = create(client, "/v2/invoices", {"user_id": user["id"], "amount_due": 100, "currency": "eur"})
     mismatch = client.post(f"/v2/invoices/{invoice['id']}/payments", {"amount": 100, "currency": "usd"},
-                           format="json")
+                           format="json", headers={"Idempotency-Key": "k1"})
     assert mismatch.status_code == 422 and mismatch.json()["errors"][0]["pointer"] == "/currency"
     create(client, f"/v2/invoices/{invoice['id']}/payments", {"amount": 100, "currency": "eur"})
-    paid = client.post(f"/v2/invoices/{invoice['id']}/payments", {"amount": 1, "currency": "eur"}, format="json")
+    paid = client.post(f"/v2/invoices/{invoice['id']}/payments", {"amount": 1, "currency": "eur"}, format="json",
+                       headers={"Idempotency-Key": "k2"})
     assert paid.status_code == 422 and paid.json()["errors"][0]["code"] == "not_payable"
 
 
 def test_payment_on_a_missing_invoice_is_404(client: APIClient) -> None:
-    response = client.post("/v2/invoices/inv_nope/payments", {"amount": 1, "currency": "eur"}, format="json")
+    response = client.post("/v2/invoices/inv_nope/payments", {"amount": 1, "currency": "eur"}, format="json",
+                           headers={"Idempotency-Key": "k3"})
     assert response.status_code == 404
 
 

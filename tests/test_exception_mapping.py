@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 import pytest
-from django.core.exceptions import TooManyFilesSent
+from django.core.exceptions import BadRequest, TooManyFilesSent
+from django.http.multipartparser import MultiPartParserError
 from django.test import Client, RequestFactory
 from rest_framework import exceptions as drf
 from rest_framework.request import Request
@@ -17,7 +18,7 @@ from django_api_conventions import handlers
 from django_api_conventions.exception_handler import problem_exception_handler
 from django_api_conventions.exception_mapping import problem_for_exception
 from django_api_conventions.negotiation import FallbackContentNegotiation
-from django_api_conventions.problems import problem_type_url
+from django_api_conventions.problems import ProblemException, problem_type_url
 from testproject.billing.views import UserViewSet
 
 factory = RequestFactory()
@@ -31,11 +32,27 @@ def body(response: Any) -> dict[str, Any]:
 def test_not_authenticated_without_a_challenge_is_403() -> None:
     problem = problem_for_exception(drf.NotAuthenticated())
     assert problem is not None
-    assert (problem.status_code, problem.problem_type.slug) == (401, "permission-denied")
-    exc = drf.NotAuthenticated()
-    exc.status_code = 403
+    assert (problem.status_code, problem.problem_type.slug) == (403, "permission-denied")
+    assert "WWW-Authenticate" not in problem.headers
+
+
+def test_api_exception_with_a_non_error_status_is_a_500() -> None:
+    exc = drf.APIException("moved")
+    exc.status_code = 302
     problem = problem_for_exception(exc)
-    assert problem is not None and problem.status_code == 403 and "WWW-Authenticate" not in problem.headers
+    assert problem is not None and problem.status_code == 500
+
+
+@pytest.mark.parametrize(("exc", "slug"), [(BadRequest("x"), "bad-request"),
+                                           (MultiPartParserError("x"), "malformed-request")])
+def test_django_bad_request_errors(exc: Exception, slug: str) -> None:
+    problem = problem_for_exception(exc)
+    assert problem is not None and problem.status_code == 400 and problem.problem_type.slug == slug
+
+
+def test_problem_status_must_be_an_error() -> None:
+    with pytest.raises(ValueError, match="400..599"):
+        ProblemException("conflict", status=200)
 
 
 def test_throttled_without_a_wait_has_no_retry_after() -> None:
@@ -50,9 +67,8 @@ def test_api_exception_with_structured_detail_becomes_items() -> None:
     assert problem.errors == [{"pointer": "/field", "detail": "broken", "code": "error"}]
 
 
-def test_recursion_error_is_a_malformed_request() -> None:
-    problem = problem_for_exception(RecursionError())
-    assert problem is not None and problem.status_code == 400
+def test_a_recursion_error_in_code_is_a_logged_500_not_a_client_error() -> None:
+    assert problem_for_exception(RecursionError()) is None
 
 
 def test_too_many_files() -> None:

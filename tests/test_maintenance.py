@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.test import Client, override_settings
+from django.core.management.base import CommandError
+from django.test import Client
 
 from django_api_conventions.maintenance import maintenance_retry_after, read_switch, write_switch
 
@@ -57,7 +58,8 @@ def test_static_setting_wins_and_says_so(settings: Any) -> None:
 
 
 def test_a_reading_is_trusted_for_the_poll_interval(settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_POLL_SECONDS": 3600}
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_POLL_SECONDS": 3600,
+                                "MAINTENANCE_SWITCH_STORE": "cache"}
     assert maintenance_retry_after() is None
     # Another host flips the switch: this process sees it only after its poll interval.
     from django.core.cache import cache
@@ -66,12 +68,29 @@ def test_a_reading_is_trusted_for_the_poll_interval(settings: Any) -> None:
     assert maintenance_retry_after() is None
 
 
-@override_settings(CACHES={"default": {"BACKEND": "django_redis.cache.RedisCache",
-                                       "LOCATION": "redis://127.0.0.1:1/0",
-                                       "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5}}})
-def test_unreadable_store_counts_as_off(caplog: pytest.LogCaptureFixture) -> None:
+UNREACHABLE_REDIS = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0",
+                                 "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5}}}
+
+
+def test_unreadable_store_counts_as_off(settings: Any, caplog: pytest.LogCaptureFixture) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_STORE": "cache"}
+    settings.CACHES = UNREACHABLE_REDIS
     assert maintenance_retry_after() is None
     assert "Maintenance switch unreadable" in caplog.text
+
+
+def test_status_command_says_when_the_store_is_unreadable(settings: Any) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_STORE": "cache"}
+    settings.CACHES = UNREACHABLE_REDIS
+    with pytest.raises(CommandError, match="cannot be read"):
+        run("status")
+
+
+def test_retry_after_must_be_positive(store: str) -> None:
+    with pytest.raises(CommandError):
+        run("on", "--retry-after", "0")
+    with pytest.raises(ValueError, match="at least 1 second"):
+        write_switch(True, retry_after=0)
 
 
 @pytest.mark.redis

@@ -22,7 +22,9 @@ def parse(raw: bytes, encoding: str = "utf-8") -> object:
     [
         (b'{"a": 1', "Malformed JSON: Expecting ',' delimiter at line 1, column 8."),
         (b"", "Malformed JSON: Expecting value at line 1, column 1."),
-        (b'{"a": "\xff"}', "The body is not valid utf-8: byte 7 is invalid."),
+        (b'{"a": "\xff"}', "The body is not valid UTF-8: byte 7 is invalid."),
+        (b'{"a": "\\ud800"}', "Malformed JSON: a string holds a lone UTF-16 surrogate."),
+        (b'{"\\udfff": 1}', "Malformed JSON: a string holds a lone UTF-16 surrogate."),
         (b'{"a": 1, "a": 2}', "Malformed JSON: duplicate object key 'a'."),
         (b'{"a": NaN}', "Malformed JSON: NaN is not a JSON number."),
         (b"[Infinity]", "Malformed JSON: Infinity is not a JSON number."),
@@ -50,8 +52,14 @@ def test_depth_limit_is_a_setting() -> None:
             parse(b'{"a": [[1]]}')
 
 
-def test_other_encodings_are_honoured() -> None:
-    assert parse('{"name": "Zoë"}'.encode("latin-1"), "latin-1") == {"name": "Zoë"}
+@pytest.mark.parametrize("charset", ["latin-1", "zlib", "hex", "no-such-charset"])
+def test_only_utf8_is_accepted(charset: str) -> None:
+    with pytest.raises(ParseError, match="must be encoded in UTF-8"):
+        parse(b"{}", charset)
+
+
+def test_utf8_spellings_and_real_surrogate_pairs_are_accepted() -> None:
+    assert parse('{"name": "Zoë \\ud83d\\ude00"}'.encode(), "UTF8") == {"name": "Zoë \U0001f600"}
 
 
 json_values = st.recursive(

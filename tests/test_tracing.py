@@ -66,3 +66,10 @@ def test_log_filter_keeps_an_explicit_trace_id() -> None:
     record.trace_id = "explicit"
     TraceIdFilter().filter(record)
     assert record.trace_id == "explicit"
+
+
+def test_trace_id_is_forgotten_when_the_request_finishes() -> None:
+    from django.test import Client
+
+    Client().get("/problems/not-found", headers={"X-Request-ID": "finished-1"})
+    assert current_trace_id.get() is None

@@ -11,6 +11,8 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from django_api_conventions.idempotency import IdempotencyMixin
+
 from . import gateway
 from .models import Customer, Invoice, Order, Payment
 from .serializers import InvoiceSerializer, OrderSerializer, PaymentSerializer, UserSerializer
@@ -30,27 +32,31 @@ class CreateWithLocationMixin:
         return response
 
 
-class UserViewSet(CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class UserViewSet(IdempotencyMixin, CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Customer.objects.all()
     serializer_class = UserSerializer
     pagination_class = NewestFirst
 
 
-class InvoiceViewSet(CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class InvoiceViewSet(IdempotencyMixin, CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Invoice.objects.all()
     serializer_class = InvoiceSerializer
     pagination_class = NewestFirst
 
 
-class OrderViewSet(CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class OrderViewSet(IdempotencyMixin, CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Order.objects.all()
     serializer_class = OrderSerializer
     pagination_class = NewestFirst
 
 
-class InvoicePaymentList(generics.ListCreateAPIView):
-    """``/v2/invoices/{id}/payments``: a payment that covers ``amount_due`` marks the invoice paid."""
+class InvoicePaymentList(IdempotencyMixin, generics.ListCreateAPIView):
+    """``/v2/invoices/{id}/payments``: a payment that covers ``amount_due`` marks the invoice paid.
 
+    Creating a payment requires an ``Idempotency-Key``: a retried charge must never run twice.
+    """
+
+    idempotency_required = True
     serializer_class = PaymentSerializer
     pagination_class = NewestFirst
 
@@ -77,3 +83,11 @@ class InvoicePaymentList(generics.ListCreateAPIView):
 
     def get_serializer_context(self) -> dict[str, Any]:
         return {**super().get_serializer_context(), "invoice": getattr(self, "invoice", None)}
+
+
+class InvoicePaymentDetail(generics.RetrieveAPIView):
+    serializer_class = PaymentSerializer
+    lookup_field = "payment_id"
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        return Payment.objects.filter(invoice_id=self.kwargs["invoice_id"])

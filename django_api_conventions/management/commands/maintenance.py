@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from argparse import ArgumentTypeError
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ...conf import api_settings
 from ...maintenance import read_switch, write_switch
@@ -19,17 +20,27 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", choices=["on", "off", "status"])
         parser.add_argument(
-            "--retry-after", type=int, default=None, metavar="SECONDS",
+            "--retry-after", type=_positive_int, default=None, metavar="SECONDS",
             help="Retry-After sent while maintenance is on (default: MAINTENANCE_RETRY_AFTER).",
         )
 
     def handle(self, *args: Any, action: str, retry_after: int | None, **options: Any) -> None:
         if action != "status":
             write_switch(action == "on", retry_after)
-        state = read_switch()
+        try:
+            state = read_switch(strict=True)
+        except Exception as exc:
+            raise CommandError(f"The maintenance switch store cannot be read: {exc}") from exc
         store = api_settings.MAINTENANCE_SWITCH_STORE
         line = f"maintenance: {'on' if state.enabled else 'off'} (store: {store}"
         line += f", Retry-After: {state.retry_after}s)" if state.enabled else ")"
         if api_settings.MAINTENANCE_MODE:
             line += "; the MAINTENANCE_MODE setting keeps it on regardless"
         self.stdout.write(line)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ArgumentTypeError(f"must be at least 1, not {value}")
+    return value

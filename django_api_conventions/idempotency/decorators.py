@@ -1,0 +1,71 @@
+"""``@idempotent``: idempotency keys for plain Django function views, sync or async."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from inspect import iscoroutinefunction
+from typing import Any
+
+from asgiref.sync import async_to_sync, markcoroutinefunction, sync_to_async
+from django.http import HttpRequest, HttpResponseBase
+
+from ..problems import ProblemException, render_problem
+from .execution import (
+    DEFAULT_METHODS,
+    IdempotencyOptions,
+    exempt_from_atomic_requests,
+    keep_below_500,
+    request_transaction,
+    run_idempotently,
+)
+
+
+def idempotent(
+    view: Callable[..., Any] | None = None,
+    *,
+    required: bool = False,
+    methods: frozenset[str] | set[str] = DEFAULT_METHODS,
+    keep_status: Callable[[int], bool] = keep_below_500,
+    wait_seconds: float = 0.0,
+    lease_seconds: float | None = None,
+) -> Any:
+    """Protect a function view: ``@idempotent`` or ``@idempotent(required=True)``.
+
+    For DRF views use :class:`~django_api_conventions.idempotency.IdempotencyMixin`, which
+    claims the key after DRF authenticated the caller.
+    """
+    options = IdempotencyOptions(required, frozenset(methods), keep_status, wait_seconds, lease_seconds)
+
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        def handle(request: HttpRequest, call_view: Callable[[], HttpResponseBase]) -> HttpResponseBase:
+            if request.method not in options.methods:
+                with request_transaction(None):
+                    return call_view()
+            try:
+                return run_idempotently(request, options, call_view)
+            except ProblemException as problem:
+                return render_problem(request, problem)
+
+        if iscoroutinefunction(view):
+
+            async def async_wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+                # Transactions are per thread: the claim, the view and the stored response must
+                # share Django's one thread-sensitive database thread.
+                def call_view() -> HttpResponseBase:
+                    return async_to_sync(view)(request, *args, **kwargs)  # type: ignore[no-any-return]
+
+                return await sync_to_async(handle, thread_sensitive=True)(request, call_view)
+
+            wrapper = functools.wraps(view)(async_wrapper)
+            markcoroutinefunction(wrapper)
+        else:
+
+            def sync_wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+                return handle(request, lambda: view(request, *args, **kwargs))
+
+            wrapper = functools.wraps(view)(sync_wrapper)
+        wrapper.idempotency_options = options  # type: ignore[attr-defined]
+        return exempt_from_atomic_requests(wrapper)
+
+    return decorate(view) if view is not None else decorate

@@ -1,0 +1,270 @@
+"""Running one request at most once per idempotency key.
+
+The protocol, whichever way a view is protected (mixin, decorator, middleware):
+
+1. read the key (absent: run normally, or 400 where it is required; malformed: 400);
+2. claim it atomically in the store: a stored response is replayed, a live claim of another
+   request answers 409, a different request under the same key answers 422;
+3. run the view inside ``transaction.atomic()``; with the database store the resolved record is
+   written in that same transaction, so the business change and the stored response commit
+   together or not at all;
+4. an unhandled exception or a status the view does not keep (5xx by default) marks the key
+   failed, so that a retry runs the view again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+
+from ..conf import api_settings
+from ..problems import ProblemException, retry_after_header
+from ..tracing import assign_trace_id
+from . import signals
+from .fingerprint import request_fingerprint
+from .keys import read_idempotency_key
+from .stores import ClaimOutcome, IdempotencyStore, StoredResponse, get_store
+
+logger = logging.getLogger("django_api_conventions.idempotency")
+
+DEFAULT_METHODS = frozenset({"POST", "PATCH"})
+_WAIT_FIRST_SLEEP = 0.05
+_WAIT_LONGEST_SLEEP = 1.0
+
+
+def keep_below_500(status: int) -> bool:
+    """Default: store every answer the view gave except server errors."""
+    return status < 500
+
+
+@dataclass(frozen=True)
+class IdempotencyOptions:
+    """How one view uses idempotency keys."""
+
+    required: bool = False
+    methods: frozenset[str] = DEFAULT_METHODS
+    #: Which statuses are stored and replayed; the others release the key (4xx) or fail it (5xx).
+    keep_status: Callable[[int], bool] = keep_below_500
+    #: While the first request runs, wait up to this long for its result instead of a 409.
+    wait_seconds: float = 0.0
+    #: Lease of this view, in seconds; ``None``: ``IDEMPOTENCY_LEASE_SECONDS``.
+    lease_seconds: float | None = None
+
+
+class LeaseExpired(Exception):
+    """The lease passed to another request while the view ran: this attempt must roll back."""
+
+
+@dataclass
+class KeyedRequest:
+    """One claimed key: what the view needs to renew its lease or to be told it lost it."""
+
+    store: IdempotencyStore
+    scope: str
+    key: str
+    owner: str
+    lease_seconds: float
+    completed: bool = field(default=False)
+
+    def renew_lease(self, seconds: float | None = None) -> None:
+        """Call from a long view to keep its key; raises :class:`LeaseExpired` if it was lost."""
+        if not self.store.renew(self.scope, self.key, self.owner, seconds or self.lease_seconds):
+            raise LeaseExpired
+
+
+def key_hash(scope: str, key: str) -> str:
+    """What logs and signals name a key by: never the key itself."""
+    return hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()[:16]
+
+
+def run_idempotently(
+    http_request: HttpRequest,
+    options: IdempotencyOptions,
+    run_view: Callable[[], HttpResponseBase],
+    *,
+    scope_request: Any = None,
+) -> HttpResponseBase:
+    """Answer ``http_request`` by running ``run_view`` at most once per key.
+
+    ``scope_request`` is what the scope resolver sees (DRF's request, once it authenticated
+    the caller); by default ``http_request``. Raises :class:`ProblemException` for 400, 409,
+    422 and 503 answers.
+    """
+    key = read_idempotency_key(http_request)
+    if key is None:
+        if options.required:
+            header = api_settings.IDEMPOTENCY_HEADER
+            raise ProblemException(
+                "idempotency-key-missing",
+                f"This endpoint requires an {header} header.",
+                errors=[{"header": header, "detail": "This header is required.", "code": "required"}],
+            )
+        with request_transaction(None):
+            return run_view()
+    store = get_store()
+    try:
+        return _run_keyed(store, http_request, options, run_view, scope_request or http_request, key)
+    except store.unavailable_errors as exc:
+        logger.error("Idempotency store unavailable: %s", exc, extra={"trace_id": assign_trace_id(http_request)})
+        raise ProblemException(
+            "idempotency-store-unavailable",
+            "Keyed requests cannot run while the idempotency store is unreachable; retry later.",
+            headers=retry_after_header(api_settings.IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER),
+        ) from exc
+
+
+def _run_keyed(
+    store: IdempotencyStore,
+    http_request: HttpRequest,
+    options: IdempotencyOptions,
+    run_view: Callable[[], HttpResponseBase],
+    scope_request: Any,
+    key: str,
+) -> HttpResponseBase:
+    scope = str(api_settings.IDEMPOTENCY_SCOPE_RESOLVER(scope_request))
+    lease_seconds = options.lease_seconds or api_settings.IDEMPOTENCY_LEASE_SECONDS
+    retention = api_settings.IDEMPOTENCY_RETENTION_SECONDS
+    fingerprint = request_fingerprint(http_request)
+    log_context = {"key_hash": key_hash(scope, key), "trace_id": assign_trace_id(http_request)}
+    signal_context = {"request": http_request, "scope": scope, "key_hash": log_context["key_hash"]}
+
+    deadline = time.monotonic() + options.wait_seconds
+    sleep = _WAIT_FIRST_SLEEP
+    while True:
+        claim = store.claim(scope, key, fingerprint, lease_seconds, retention)
+        if claim.outcome is not ClaimOutcome.IN_FLIGHT or time.monotonic() + sleep > deadline:
+            break
+        time.sleep(sleep)
+        sleep = min(sleep * 2, _WAIT_LONGEST_SLEEP)
+
+    if claim.outcome is ClaimOutcome.MISMATCH:
+        logger.info("Idempotency key reused with another request", extra=log_context)
+        signals.mismatch.send(sender=store.__class__, **signal_context)
+        raise ProblemException(
+            "idempotency-key-reused",
+            "This Idempotency-Key was first used with another method, path or body.",
+        )
+    if claim.outcome is ClaimOutcome.IN_FLIGHT:
+        logger.info("Idempotency key in flight", extra=log_context)
+        signals.conflict.send(sender=store.__class__, **signal_context)
+        raise ProblemException(
+            "idempotency-key-in-use",
+            "A request with this Idempotency-Key is still being processed.",
+            headers=retry_after_header(claim.lease_remaining),
+        )
+    if claim.outcome is ClaimOutcome.RESOLVED:
+        assert claim.response is not None
+        logger.info("Idempotency key replayed", extra=log_context)
+        signals.replayed.send(sender=store.__class__, **signal_context)
+        return replay(claim.response)
+    if claim.taken_over_from == "started":
+        logger.warning("Idempotency key taken over after its lease passed", extra=log_context)
+        signals.lease_taken_over.send(sender=store.__class__, **signal_context)
+
+    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds)
+    http_request.idempotency = keyed  # type: ignore[attr-defined]
+    response = _execute(keyed, options, run_view, retention)
+    response["X-Cache-Lookup"] = "MISS"
+    response["Idempotent-Replayed"] = "false"
+    return response
+
+
+def _execute(
+    keyed: KeyedRequest, options: IdempotencyOptions, run_view: Callable[[], HttpResponseBase], retention: int
+) -> HttpResponseBase:
+    store = keyed.store
+    try:
+        with request_transaction(store) as rollback_pending:
+            response = run_view()
+            keep = _keepable(response) and options.keep_status(response.status_code)
+            if keep and store.transactional and not rollback_pending():
+                # In the view's transaction: the response commits with the business change.
+                if not store.complete(keyed.scope, keyed.key, keyed.owner, _stored(response), retention):
+                    raise LeaseExpired
+                keyed.completed = True
+    except LeaseExpired:
+        raise ProblemException(
+            "idempotency-lease-expired",
+            "This request outlived its lease and another request with the same key took over; "
+            "its changes were rolled back.",
+        ) from None
+    except BaseException:
+        _abandon(store.fail, keyed)
+        raise
+    if keep and not keyed.completed:
+        # The view's transaction rolled back (an error answer) or the store is not transactional.
+        if not store.complete(keyed.scope, keyed.key, keyed.owner, _stored(response), retention):
+            logger.error(
+                "Idempotency lease lost before the response could be stored", extra={"key_hash": key_hash(
+                    keyed.scope, keyed.key)}
+            )
+    elif not keep:
+        _abandon(store.fail if response.status_code >= 500 else store.release, keyed)
+    return response
+
+
+def _abandon(action: Callable[[str, str, str], bool], keyed: KeyedRequest) -> None:
+    try:
+        action(keyed.scope, keyed.key, keyed.owner)
+    except Exception:  # the view's own failure matters more; the lease expires on its own
+        logger.exception("Could not mark the idempotency key", extra={"key_hash": key_hash(keyed.scope, keyed.key)})
+
+
+def _keepable(response: HttpResponseBase) -> bool:
+    if getattr(response, "streaming", False):
+        return False  # a stream cannot be stored and replayed byte for byte
+    render = getattr(response, "render", None)
+    if render is not None and not getattr(response, "is_rendered", True):
+        render()
+    return True
+
+
+def _stored(response: HttpResponseBase) -> StoredResponse:
+    allowed = {name.lower() for name in api_settings.IDEMPOTENCY_REPLAYED_HEADERS} - {"set-cookie"}
+    headers = {name: value for name, value in response.items() if name.lower() in allowed}
+    return StoredResponse(status=response.status_code, headers=headers, body=bytes(response.content))
+
+
+def replay(stored: StoredResponse) -> HttpResponse:
+    response = HttpResponse(stored.body, status=stored.status)
+    if "Content-Type" not in stored.headers and "content-type" not in stored.headers:
+        del response["Content-Type"]
+    for name, value in stored.headers.items():
+        response[name] = value
+    response["X-Cache-Lookup"] = "HIT"
+    response["Idempotent-Replayed"] = "true"
+    return response
+
+
+@contextmanager
+def request_transaction(store: IdempotencyStore | None) -> Iterator[Callable[[], bool]]:
+    """``transaction.atomic()`` on every ``ATOMIC_REQUESTS`` database and on the store's.
+
+    Views protected here are exempt from Django's own ``ATOMIC_REQUESTS`` wrapping (the claim
+    must commit before the view's transaction starts); this restores it around the view.
+    Yields a function telling whether the store's transaction is already marked for rollback
+    (DRF's exception handler does that for error answers).
+    """
+    aliases = [alias for alias, config in settings.DATABASES.items() if config.get("ATOMIC_REQUESTS")]
+    store_alias = store.database_alias if store is not None and store.transactional else None
+    if store_alias and store_alias not in aliases:
+        aliases.append(store_alias)
+    with ExitStack() as stack:
+        for alias in aliases:
+            stack.enter_context(transaction.atomic(using=alias))
+        yield lambda: bool(store_alias) and transaction.get_rollback(using=store_alias)
+
+
+def exempt_from_atomic_requests(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark ``view`` so Django does not wrap it in ``ATOMIC_REQUESTS``' transaction itself."""
+    view._non_atomic_requests = set(settings.DATABASES)  # type: ignore[attr-defined]
+    return view

@@ -1,0 +1,52 @@
+"""Reading the ``Idempotency-Key`` header."""
+
+from __future__ import annotations
+
+import re
+
+from django.http import HttpRequest
+
+from ..conf import api_settings
+from ..problems import ProblemException
+
+MAX_KEY_LENGTH = 255
+
+# A bare key: visible ASCII without the comma, which is what joins repeated headers.
+_BARE_KEY = re.compile(r"[\x21-\x2b\x2d-\x7e]{1,255}")
+# An RFC 8941 sf-string: printable ASCII in quotes, with \" and \\ as the only escapes.
+_SF_STRING = re.compile(r'"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"')
+
+
+def read_idempotency_key(request: HttpRequest) -> str | None:
+    """The key of ``request``; ``None`` when absent. A malformed header is a 400 problem."""
+    header = api_settings.IDEMPOTENCY_HEADER
+    meta_name = "HTTP_" + header.upper().replace("-", "_")
+    raw = request.META.get(meta_name)
+    if raw is None:
+        return None
+    value = raw.strip(" \t")
+    match = _SF_STRING.fullmatch(value)
+    if match:
+        key = re.sub(r"\\(.)", r"\1", match.group(1))
+        if 1 <= len(key) <= MAX_KEY_LENGTH and key.isprintable():
+            return key
+    elif _BARE_KEY.fullmatch(value):
+        return value
+    raise invalid_key_problem(header, value)
+
+
+def invalid_key_problem(header: str, value: str) -> ProblemException:
+    if "," in value and not value.startswith('"'):
+        reason = "it appears more than once or holds a comma"
+    elif not value or value == '""':
+        reason = "it is empty"
+    elif len(value) > MAX_KEY_LENGTH:
+        reason = f"it is longer than {MAX_KEY_LENGTH} characters"
+    else:
+        reason = "it holds characters other than visible ASCII"
+    detail = f"The {header} header is invalid: {reason}."
+    return ProblemException(
+        "idempotency-key-invalid",
+        detail,
+        errors=[{"header": header, "detail": detail, "code": "invalid"}],
+    )

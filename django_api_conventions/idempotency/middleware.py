@@ -1,0 +1,47 @@
+"""``IdempotencyMiddleware``: idempotency keys for chosen URL patterns, for views you cannot edit."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from inspect import iscoroutinefunction
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from django.http import HttpRequest, HttpResponseBase
+from django.utils.deprecation import MiddlewareMixin
+
+from ..conf import api_settings
+from ..problems import ProblemException, render_problem
+from .execution import DEFAULT_METHODS, IdempotencyOptions, run_idempotently
+from .mixins import IdempotencyMixin
+
+
+class IdempotencyMiddleware(MiddlewareMixin):
+    """Protects the paths matching ``IDEMPOTENCY_PATHS`` (regular expressions).
+
+    Views with :class:`IdempotencyMixin` or ``@idempotent`` are left to those. The scope comes
+    from ``request.user`` (Django's authentication middleware) or ``X-Client-ID``: for DRF token
+    authentication prefer the mixin, which sees the caller DRF authenticated.
+    """
+
+    def process_view(
+        self, request: HttpRequest, view_func: Callable[..., Any], view_args: tuple[Any, ...], view_kwargs: dict[str, Any]
+    ) -> HttpResponseBase | None:
+        if request.method not in DEFAULT_METHODS or _protected_elsewhere(view_func):
+            return None
+        if not any(re.search(pattern, request.path) for pattern in api_settings.IDEMPOTENCY_PATHS):
+            return None
+        call = async_to_sync(view_func) if iscoroutinefunction(view_func) else view_func
+        options = IdempotencyOptions(required=api_settings.IDEMPOTENCY_REQUIRED)
+        try:
+            return run_idempotently(request, options, lambda: call(request, *view_args, **view_kwargs))
+        except ProblemException as problem:
+            return render_problem(request, problem)
+
+
+def _protected_elsewhere(view_func: Callable[..., Any]) -> bool:
+    view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
+    return hasattr(view_func, "idempotency_options") or (
+        isinstance(view_class, type) and issubclass(view_class, IdempotencyMixin)
+    )

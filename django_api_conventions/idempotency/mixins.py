@@ -1,0 +1,83 @@
+"""``IdempotencyMixin``: idempotency keys for DRF views and viewsets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponseBase
+from rest_framework.request import Request
+
+from .execution import (
+    DEFAULT_METHODS,
+    IdempotencyOptions,
+    exempt_from_atomic_requests,
+    keep_below_500,
+    request_transaction,
+    run_idempotently,
+)
+
+
+class IdempotencyMixin:
+    """Runs each keyed request at most once and replays its stored response to retries.
+
+    Put it before the DRF view class: ``class PaymentList(IdempotencyMixin, ListCreateAPIView)``.
+    The key is claimed after DRF authenticated, permitted and throttled the request, so those
+    4xx answers store nothing and the key belongs to the authenticated client.
+    """
+
+    idempotency_required: bool = False
+    idempotency_methods: frozenset[str] = DEFAULT_METHODS
+    idempotency_keep_status: Callable[[int], bool] = staticmethod(keep_below_500)
+    idempotency_wait_seconds: float = 0.0
+    idempotency_lease_seconds: float | None = None
+
+    @classmethod
+    def as_view(cls, *args: Any, **initkwargs: Any) -> Callable[..., HttpResponseBase]:
+        # The claim must commit before the view's transaction opens: dispatch() opens that
+        # transaction itself, ATOMIC_REQUESTS included.
+        return exempt_from_atomic_requests(super().as_view(*args, **initkwargs))  # type: ignore[misc]
+
+    def get_idempotency_options(self) -> IdempotencyOptions:
+        return IdempotencyOptions(
+            required=self.idempotency_required,
+            methods=frozenset(self.idempotency_methods),
+            keep_status=self.idempotency_keep_status,
+            wait_seconds=self.idempotency_wait_seconds,
+            lease_seconds=self.idempotency_lease_seconds,
+        )
+
+    # DRF's APIView.dispatch, with the idempotency check between initial() and the handler.
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        view: Any = self
+        view.args = args
+        view.kwargs = kwargs
+        drf_request = view.initialize_request(request, *args, **kwargs)
+        view.request = drf_request
+        view.headers = view.default_response_headers
+        options = self.get_idempotency_options()
+        try:
+            view.initial(drf_request, *args, **kwargs)
+            if drf_request.method in options.methods:
+                response = run_idempotently(
+                    request, options, lambda: self._handle(drf_request, *args, **kwargs), scope_request=drf_request
+                )
+            else:
+                with request_transaction(None):
+                    response = self._handle(drf_request, *args, **kwargs)
+        except Exception as exc:
+            response = view.handle_exception(exc)
+        view.response = view.finalize_response(drf_request, response, *args, **kwargs)
+        return view.response
+
+    def _handle(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        view: Any = self
+        try:
+            method = request.method.lower()
+            handler = getattr(view, method, view.http_method_not_allowed)
+            if method not in view.http_method_names:
+                handler = view.http_method_not_allowed
+            response = handler(request, *args, **kwargs)
+        except Exception as exc:
+            response = view.handle_exception(exc)
+        return view.finalize_response(request, response, *args, **kwargs)

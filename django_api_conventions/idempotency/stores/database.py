@@ -1,0 +1,148 @@
+"""The database store: the resolved record commits in the same transaction as the view."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import ClassVar
+
+from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
+from django.utils import timezone
+
+from ...conf import api_settings
+from ...models import IdempotencyRecord
+from .base import Claim, ClaimOutcome, IdempotencyStore, RecordSummary, StoredResponse, new_owner_token
+
+State = IdempotencyRecord.State
+
+
+class DatabaseStore(IdempotencyStore):
+    """Records in :class:`~django_api_conventions.models.IdempotencyRecord`, on one database.
+
+    The claim is an INSERT that the unique constraint on (scope, key) makes atomic. On
+    PostgreSQL it commits without waiting for its WAL flush (``synchronous_commit = off`` for
+    that transaction alone): the later commit of the business change flushes it too, and a
+    claim lost in a server crash only lets a retry run, which is safe because the business
+    change was lost with it.
+    """
+
+    transactional: ClassVar[bool] = True
+    unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (OperationalError, InterfaceError)
+
+    def __init__(self, alias: str | None = None) -> None:
+        self.database_alias = alias or api_settings.IDEMPOTENCY_DATABASE
+
+    @property
+    def records(self):  # type: ignore[no-untyped-def]
+        # Always this alias: a read replica must never answer "no such key".
+        return IdempotencyRecord.objects.using(self.database_alias)
+
+    def claim(self, scope: str, key: str, fingerprint: str, lease_seconds: float, retention_seconds: int) -> Claim:
+        owner = new_owner_token()
+        for _attempt in range(5):  # the record may vanish between our INSERT and our SELECT
+            now = timezone.now()
+            lease = {
+                "state": State.STARTED,
+                "lease_owner": owner,
+                "lease_expires_at": now + timedelta(seconds=lease_seconds),
+                "expires_at": now + timedelta(seconds=max(retention_seconds, lease_seconds)),
+            }
+            outermost = not connections[self.database_alias].in_atomic_block
+            try:
+                with transaction.atomic(using=self.database_alias):
+                    self._relax_durability_if_outermost(outermost)
+                    self.records.create(scope=scope, key=key, fingerprint=fingerprint, **lease)
+                return Claim(ClaimOutcome.CLAIMED, owner=owner)
+            except IntegrityError:
+                pass
+            record = self.records.filter(scope=scope, key=key).first()
+            if record is None:
+                continue
+            expired = record.expires_at <= now and record.lease_expires_at <= now
+            if not expired and record.fingerprint != fingerprint:
+                return Claim(ClaimOutcome.MISMATCH)
+            if not expired and record.state == State.RESOLVED:
+                return Claim(ClaimOutcome.RESOLVED, response=_stored_response(record))
+            if not expired and record.state == State.STARTED and record.lease_expires_at > now:
+                remaining = (record.lease_expires_at - now).total_seconds()
+                return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=remaining)
+            # A failed key, a dead worker's key, or a record past its retention: take it over,
+            # provided nobody else did since we read it.
+            taken = self.records.filter(pk=record.pk, state=record.state, lease_owner=record.lease_owner).update(
+                fingerprint=fingerprint, response_status=None, response_headers={}, response_body=None,
+                updated_at=now, **lease,
+            )
+            if taken:
+                return Claim(ClaimOutcome.CLAIMED, owner=owner, taken_over_from=record.state)
+        return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=1.0)
+
+    def _relax_durability_if_outermost(self, outermost: bool) -> None:
+        # Only for a transaction of our own: inside the caller's transaction, SET LOCAL would
+        # relax the commit of the caller's work too.
+        connection = connections[self.database_alias]
+        if outermost and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL synchronous_commit TO OFF")
+
+    def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
+        now = timezone.now()
+        return bool(
+            self._owned(scope, key, owner).update(
+                state=State.RESOLVED,
+                response_status=response.status,
+                response_headers=response.headers,
+                response_body=response.body,
+                lease_expires_at=now,
+                expires_at=now + timedelta(seconds=retention_seconds),
+                updated_at=now,
+            )
+        )
+
+    def fail(self, scope: str, key: str, owner: str) -> bool:
+        now = timezone.now()
+        return bool(self._owned(scope, key, owner).update(state=State.FAILED, lease_expires_at=now, updated_at=now))
+
+    def release(self, scope: str, key: str, owner: str) -> bool:
+        deleted, _ = self._owned(scope, key, owner).delete()
+        return bool(deleted)
+
+    def renew(self, scope: str, key: str, owner: str, lease_seconds: float) -> bool:
+        now = timezone.now()
+        until = now + timedelta(seconds=lease_seconds)
+        return bool(self._owned(scope, key, owner).update(lease_expires_at=until, updated_at=now))
+
+    def _owned(self, scope: str, key: str, owner: str):  # type: ignore[no-untyped-def]
+        return self.records.filter(scope=scope, key=key, lease_owner=owner, state=State.STARTED)
+
+    def inspect(self, scope: str, key: str) -> RecordSummary | None:
+        record = self.records.filter(scope=scope, key=key).first()
+        if record is None:
+            return None
+        return RecordSummary(
+            state=record.state,
+            fingerprint=record.fingerprint,
+            response_status=record.response_status,
+            lease_expires_at=record.lease_expires_at,
+            expires_at=record.expires_at,
+            extra={"created_at": record.created_at, "updated_at": record.updated_at},
+        )
+
+    def purge(self, *, batch_size: int, dry_run: bool) -> int:
+        now = timezone.now()
+        expired = self.records.filter(expires_at__lt=now, lease_expires_at__lt=now)
+        if dry_run:
+            return expired.count()
+        total = 0
+        while True:
+            batch = list(expired.values_list("pk", flat=True)[:batch_size])
+            if not batch:
+                return total
+            deleted, _ = self.records.filter(pk__in=batch, expires_at__lt=now, lease_expires_at__lt=now).delete()
+            total += deleted
+
+
+def _stored_response(record: IdempotencyRecord) -> StoredResponse:
+    return StoredResponse(
+        status=int(record.response_status or 200),
+        headers=dict(record.response_headers or {}),
+        body=bytes(record.response_body or b""),
+    )
