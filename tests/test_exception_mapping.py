@@ -51,7 +51,7 @@ def test_django_bad_request_errors(exc: Exception, slug: str) -> None:
 
 
 def test_problem_status_must_be_an_error() -> None:
-    with pytest.raises(ValueError, match="400..599"):
+    with pytest.raises(ValueError, match=r"400\.\.599"):
         ProblemException("conflict", status=200)
 
 

@@ -30,7 +30,7 @@ def read_idempotency_key(request: HttpRequest) -> str | None:
         key = re.sub(r"\\(.)", r"\1", match.group(1))
         if 1 <= len(key) <= MAX_KEY_LENGTH and key.isprintable():
             return key
-    elif _BARE_KEY.fullmatch(value):
+    elif _BARE_KEY.fullmatch(value) and not value.startswith('"'):
         return value
     raise invalid_key_problem(header, value)
 
@@ -40,6 +40,8 @@ def invalid_key_problem(header: str, value: str) -> ProblemException:
         reason = "it appears more than once or holds a comma"
     elif not value or value == '""':
         reason = "it is empty"
+    elif value.startswith('"'):
+        reason = "it is not a valid RFC 8941 quoted string"
     elif len(value) > MAX_KEY_LENGTH:
         reason = f"it is longer than {MAX_KEY_LENGTH} characters"
     else:

@@ -26,7 +26,11 @@ class IdempotencyMiddleware(MiddlewareMixin):
     """
 
     def process_view(
-        self, request: HttpRequest, view_func: Callable[..., Any], view_args: tuple[Any, ...], view_kwargs: dict[str, Any]
+        self,
+        request: HttpRequest,
+        view_func: Callable[..., Any],
+        view_args: tuple[Any, ...],
+        view_kwargs: dict[str, Any],
     ) -> HttpResponseBase | None:
         if request.method not in DEFAULT_METHODS or _protected_elsewhere(view_func):
             return None

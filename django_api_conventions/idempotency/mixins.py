@@ -65,7 +65,7 @@ class IdempotencyMixin:
             else:
                 with request_transaction(None):
                     response = self._handle(drf_request, *args, **kwargs)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- DRF's own contract: handle_exception decides
             response = view.handle_exception(exc)
         view.response = view.finalize_response(drf_request, response, *args, **kwargs)
         return view.response
@@ -78,6 +78,6 @@ class IdempotencyMixin:
             if method not in view.http_method_names:
                 handler = view.http_method_not_allowed
             response = handler(request, *args, **kwargs)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 -- as in DRF's dispatch
             response = view.handle_exception(exc)
         return view.finalize_response(request, response, *args, **kwargs)

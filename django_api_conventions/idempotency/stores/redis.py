@@ -16,13 +16,27 @@ from .base import Claim, ClaimOutcome, IdempotencyStore, RecordSummary, StoredRe
 try:
     from django_redis import get_redis_connection
     from django_redis.exceptions import ConnectionInterrupted
-    from redis.commands.core import Script
     from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import NoScriptError
     from redis.exceptions import TimeoutError as RedisTimeoutError
 except ImportError as exc:  # pragma: no cover - the redis extra is not installed
     raise ImportError("The Redis idempotency store needs: pip install 'django-api-conventions[redis]'") from exc
 
 KEY_PREFIX = "api-conventions:idempotency:"
+
+
+class Script:
+    """A Lua script run by its SHA-1 (``EVALSHA``), loaded on first use on each server."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()  # noqa: S324 -- Redis names scripts by SHA-1
+
+    def __call__(self, keys: list[str], args: list[Any], *, client: Any) -> Any:
+        try:
+            return client.evalsha(self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return client.eval(self.source, len(keys), *keys, *args)
 
 _NOW_MS = """
 local t = redis.call('TIME')
@@ -30,7 +44,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 """
 
 # KEYS[1] record; ARGV fingerprint, owner, lease ms, ttl ms
-_CLAIM = Script(None, _NOW_MS + """
+_CLAIM = Script(_NOW_MS + """
 local r = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'lease_until', 'status', 'headers', 'body')
 local lease_until = now + tonumber(ARGV[3])
 if not r[1] then
@@ -54,15 +68,15 @@ end
 """
 
 # ARGV owner, status, headers json, body, ttl ms
-_COMPLETE = Script(None, _OWNED + """
+_COMPLETE = Script(_OWNED + """
 redis.call('HSET', KEYS[1], 'state', 'resolved', 'status', ARGV[2], 'headers', ARGV[3], 'body', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
 """)
-_FAIL = Script(None, _OWNED + "redis.call('HSET', KEYS[1], 'state', 'failed') return 1")
-_RELEASE = Script(None, _OWNED + "redis.call('DEL', KEYS[1]) return 1")
+_FAIL = Script(_OWNED + "redis.call('HSET', KEYS[1], 'state', 'failed') return 1")
+_RELEASE = Script(_OWNED + "redis.call('DEL', KEYS[1]) return 1")
 # ARGV owner, lease ms
-_RENEW = Script(None, _OWNED + _NOW_MS + "redis.call('HSET', KEYS[1], 'lease_until', now + tonumber(ARGV[2])) return 1")
+_RENEW = Script(_OWNED + _NOW_MS + "redis.call('HSET', KEYS[1], 'lease_until', now + tonumber(ARGV[2])) return 1")
 
 
 def _ms(seconds: float) -> int:

@@ -1,0 +1,149 @@
+"""One conformance suite for every idempotency store (database on SQLite and PostgreSQL, Redis)."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.cache import caches
+
+from django_api_conventions.idempotency.stores import ClaimOutcome, IdempotencyStore, StoredResponse
+from django_api_conventions.idempotency.stores.database import DatabaseStore
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RESPONSE = StoredResponse(201, {"Content-Type": "application/json", "Location": "/v2/x/1"}, b'{"id": "x\\u00e9"}\x00')
+LONG = 60
+SHORT = 0.3
+
+
+@pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])
+def store(request: pytest.FixtureRequest, settings: Any) -> Iterator[IdempotencyStore]:
+    if request.param == "database":
+        yield DatabaseStore()
+        return
+    from django_api_conventions.idempotency.stores.redis import RedisStore
+
+    settings.CACHES = {**settings.CACHES, "idempotency": {"BACKEND": "django_redis.cache.RedisCache",
+                                                          "LOCATION": os.environ["REDIS_URL"]}}
+    yield RedisStore("idempotency")
+    caches["idempotency"].clear()
+
+
+@pytest.fixture
+def key() -> str:
+    return f"key-{uuid.uuid4().hex}"
+
+
+def claim(store: IdempotencyStore, key: str, fingerprint: str = "f1", lease: float = LONG, scope: str = "client:a"):
+    return store.claim(scope, key, fingerprint, lease, 3600)
+
+
+def test_first_claim_wins_and_the_next_is_in_flight(store: IdempotencyStore, key: str) -> None:
+    first = claim(store, key)
+    assert first.outcome is ClaimOutcome.CLAIMED and first.owner and not first.taken_over_from
+    second = claim(store, key)
+    assert second.outcome is ClaimOutcome.IN_FLIGHT
+    assert 50 < second.lease_remaining <= LONG
+
+
+def test_another_request_under_the_same_key_is_a_mismatch(store: IdempotencyStore, key: str) -> None:
+    claim(store, key)
+    assert claim(store, key, fingerprint="f2").outcome is ClaimOutcome.MISMATCH
+
+
+def test_resolved_key_replays_exact_bytes(store: IdempotencyStore, key: str) -> None:
+    owner = claim(store, key).owner
+    assert store.complete("client:a", key, owner, RESPONSE, 3600)
+    replay = claim(store, key)
+    assert replay.outcome is ClaimOutcome.RESOLVED and replay.response == RESPONSE
+    assert claim(store, key, fingerprint="f2").outcome is ClaimOutcome.MISMATCH
+
+
+def test_scopes_never_see_each_other(store: IdempotencyStore, key: str) -> None:
+    owner = claim(store, key, scope="client:a").owner
+    store.complete("client:a", key, owner, RESPONSE, 3600)
+    other = claim(store, key, fingerprint="f2", scope="client:b")
+    assert other.outcome is ClaimOutcome.CLAIMED
+    assert store.inspect("client:b", key).state == "started"  # type: ignore[union-attr]
+    assert store.inspect("client:c", key) is None
+
+
+def test_only_the_owner_writes(store: IdempotencyStore, key: str) -> None:
+    owner = claim(store, key).owner
+    stranger = "0" * 32
+    assert not store.complete("client:a", key, stranger, RESPONSE, 3600)
+    assert not store.fail("client:a", key, stranger)
+    assert not store.release("client:a", key, stranger)
+    assert not store.renew("client:a", key, stranger, LONG)
+    assert store.inspect("client:a", key).state == "started"  # type: ignore[union-attr]
+    assert store.complete("client:a", key, owner, RESPONSE, 3600)
+    assert not store.complete("client:a", key, owner, RESPONSE, 3600), "a resolved key is final"
+
+
+def test_a_dead_workers_lease_is_taken_over_and_the_late_worker_cannot_overwrite(
+    store: IdempotencyStore, key: str
+) -> None:
+    late = claim(store, key, lease=SHORT).owner
+    time.sleep(SHORT + 0.1)
+    newer = claim(store, key)
+    assert newer.outcome is ClaimOutcome.CLAIMED and newer.taken_over_from == "started"
+    newer_response = StoredResponse(201, {}, b"newer")
+    assert not store.complete("client:a", key, late, RESPONSE, 3600)
+    assert not store.fail("client:a", key, late)
+    assert not store.release("client:a", key, late)
+    assert store.complete("client:a", key, newer.owner, newer_response, 3600)
+    assert not store.complete("client:a", key, late, RESPONSE, 3600)
+    assert claim(store, key).response == newer_response
+
+
+def test_a_failed_key_runs_again(store: IdempotencyStore, key: str) -> None:
+    owner = claim(store, key).owner
+    assert store.fail("client:a", key, owner)
+    assert store.inspect("client:a", key).state == "failed"  # type: ignore[union-attr]
+    retry = claim(store, key)
+    assert retry.outcome is ClaimOutcome.CLAIMED and retry.taken_over_from == "failed"
+    assert claim(store, key, fingerprint="f2").outcome is ClaimOutcome.MISMATCH
+
+
+def test_a_released_key_is_forgotten(store: IdempotencyStore, key: str) -> None:
+    owner = claim(store, key).owner
+    assert store.release("client:a", key, owner)
+    assert store.inspect("client:a", key) is None
+    fresh = claim(store, key, fingerprint="f2")
+    assert fresh.outcome is ClaimOutcome.CLAIMED and not fresh.taken_over_from
+
+
+def test_a_renewed_lease_is_not_taken_over(store: IdempotencyStore, key: str) -> None:
+    owner = claim(store, key, lease=SHORT).owner
+    assert store.renew("client:a", key, owner, LONG)
+    time.sleep(SHORT + 0.1)
+    assert claim(store, key).outcome is ClaimOutcome.IN_FLIGHT
+
+
+def test_inspect_shows_state_never_the_body(store: IdempotencyStore, key: str) -> None:
+    owner = claim(store, key).owner
+    store.complete("client:a", key, owner, RESPONSE, 3600)
+    record = store.inspect("client:a", key)
+    assert record is not None and record.state == "resolved" and record.response_status == 201
+    assert record.fingerprint == "f1"
+
+
+def test_purge_deletes_only_expired_records(store: IdempotencyStore, key: str) -> None:
+    owner = claim(store, key).owner
+    store.complete("client:a", key, owner, RESPONSE, 1)
+    kept = f"{key}-kept"
+    store.complete("client:a", kept, claim(store, kept).owner, RESPONSE, 3600)
+    time.sleep(1.1)
+    if store.transactional:
+        assert store.purge(batch_size=1, dry_run=True) == 1
+        assert store.purge(batch_size=1, dry_run=False) == 1
+    else:
+        assert store.purge(batch_size=1, dry_run=False) == 0  # Redis expires records itself
+    assert store.inspect("client:a", key) is None
+    assert store.inspect("client:a", kept) is not None
+    assert claim(store, key, fingerprint="f2").outcome is ClaimOutcome.CLAIMED
