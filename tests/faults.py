@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import time
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
@@ -18,9 +20,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from django_api_conventions.idempotency import IdempotencyMixin, idempotent
 from django_api_conventions.problem_types import register_problem_type
 from django_api_conventions.problems import ProblemException
 from django_api_conventions.throttling import ClientRateThrottle
+from testproject.billing.models import Customer
 
 SECRET = "secret-internal-detail-7f3a"
 
@@ -156,3 +160,114 @@ class DatabaseDownView(APIView):
     def get(self, request: Request) -> Response:
         unreachable_database_query()
         return Response({})
+
+
+# Idempotency: views that count their executions as Customer rows, some failing on purpose.
+CRASHED_KEYS: set[str] = set()
+
+
+def _create_customer(data: Any) -> Customer:
+    return Customer.objects.create(email=data["email"], name=data.get("name", "x"))
+
+
+def _crash_once(request: Any) -> None:
+    key = request.headers.get("Idempotency-Key", "")
+    if key not in CRASHED_KEYS:
+        CRASHED_KEYS.add(key)
+        raise RuntimeError(SECRET)
+
+
+class CrashOnceView(IdempotencyMixin, APIView):
+    """Creates a customer, then crashes on the first attempt of each key (after its write)."""
+
+    def post(self, request: Request) -> Response:
+        customer = _create_customer(request.data)
+        _crash_once(request)
+        return Response({"id": customer.pk}, status=201)
+
+
+class ServerErrorOnceView(IdempotencyMixin, APIView):
+    """Answers 503 (without raising) on the first attempt of each key."""
+
+    def post(self, request: Request) -> Response:
+        key = request.headers.get("Idempotency-Key", "")
+        if key not in CRASHED_KEYS:
+            CRASHED_KEYS.add(key)
+            return Response({"detail": "try again"}, status=503)
+        customer = _create_customer(request.data)
+        return Response({"id": customer.pk}, status=201)
+
+
+class ConflictNotKeptView(IdempotencyMixin, APIView):
+    """A 409 this view chooses not to keep: the key is released."""
+
+    idempotency_keep_status = staticmethod(lambda status: status < 400)
+
+    def post(self, request: Request) -> Response:
+        if request.data.get("conflict"):
+            return Response({"detail": "conflict"}, status=409)
+        return Response({"id": _create_customer(request.data).pk}, status=201)
+
+
+class SetCookieView(IdempotencyMixin, APIView):
+    def post(self, request: Request) -> Response:
+        response = Response({"id": _create_customer(request.data).pk}, status=201, headers={"ETag": '"v1"'})
+        response.set_cookie("session-ish", "secret")
+        return response
+
+
+class ProtectedIdempotentView(IdempotencyMixin, APIView):
+    authentication_classes = [BasicAuthentication]
+    permission_classes = [IsAuthenticated]
+
+    def post(self, request: Request) -> Response:
+        return Response({"id": _create_customer(request.data).pk}, status=201)
+
+
+class SlowCreateView(IdempotencyMixin, APIView):
+    """Sleeps ``delay`` seconds before creating, and can wait for an in-flight twin."""
+
+    idempotency_wait_seconds = 3.0
+
+    def post(self, request: Request) -> Response:
+        time.sleep(float(request.data.get("delay", 0)))
+        return Response({"id": _create_customer(request.data).pk}, status=201)
+
+
+class LongRunningView(IdempotencyMixin, APIView):
+    """Renews its lease while it works."""
+
+    idempotency_lease_seconds = 0.5
+
+    def post(self, request: Request) -> Response:
+        for _ in range(4):
+            time.sleep(0.25)
+            request._request.idempotency.renew_lease()
+        return Response({"id": _create_customer(request.data).pk}, status=201)
+
+
+@idempotent(required=True)
+def sync_function_view(request: HttpRequest) -> HttpResponse:
+    customer = _create_customer(json.loads(request.body))
+    return JsonResponse({"id": customer.pk}, status=201)
+
+
+@idempotent
+async def async_function_view(request: HttpRequest) -> HttpResponse:
+    customer = await Customer.objects.acreate(email=json.loads(request.body)["email"], name="async")
+    return JsonResponse({"id": customer.pk}, status=201)
+
+
+@idempotent
+def crash_function_view(request: HttpRequest) -> HttpResponse:
+    _create_customer(json.loads(request.body))
+    _crash_once(request)
+    return JsonResponse({}, status=201)
+
+
+def plain_create_view(request: HttpRequest) -> HttpResponse:
+    """No decorator: protected by IdempotencyMiddleware through IDEMPOTENCY_PATHS."""
+    if request.method != "POST":
+        return JsonResponse({"customers": Customer.objects.count()})
+    customer = _create_customer(json.loads(request.body))
+    return JsonResponse({"id": customer.pk}, status=201)

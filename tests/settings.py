@@ -6,7 +6,15 @@ from testproject.settings import API_CONVENTIONS, MIDDLEWARE
 ROOT_URLCONF = "tests.urls"
 # The fault-injection middleware sits where third-party middleware usually does: inside the
 # package's middleware, outside the views.
-MIDDLEWARE = [*MIDDLEWARE, "tests.faults.FaultInjectionMiddleware"]
-API_CONVENTIONS = {**API_CONVENTIONS, "MAINTENANCE_SWITCH_POLL_SECONDS": 0}
+MIDDLEWARE = [
+    *MIDDLEWARE,
+    "django_api_conventions.idempotency.IdempotencyMiddleware",
+    "tests.faults.FaultInjectionMiddleware",
+]
+API_CONVENTIONS = {
+    **API_CONVENTIONS,
+    "MAINTENANCE_SWITCH_POLL_SECONDS": 0,
+    "IDEMPOTENCY_PATHS": [r"^/idempotency/plain$"],
+}
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGGING = {"version": 1, "disable_existing_loggers": False}

@@ -20,6 +20,17 @@ urlpatterns = [
     path("faults/throttled", faults.ThrottledView.as_view()),
     path("faults/reserved-names", faults.ReservedNamesView.as_view()),
     path("faults/own-problem", faults.OwnProblemView.as_view()),
+    path("idempotency/crash-once", faults.CrashOnceView.as_view()),
+    path("idempotency/server-error-once", faults.ServerErrorOnceView.as_view()),
+    path("idempotency/conflict-not-kept", faults.ConflictNotKeptView.as_view()),
+    path("idempotency/set-cookie", faults.SetCookieView.as_view()),
+    path("idempotency/slow", faults.SlowCreateView.as_view()),
+    path("idempotency/protected", faults.ProtectedIdempotentView.as_view()),
+    path("idempotency/long-running", faults.LongRunningView.as_view()),
+    path("idempotency/sync-function", faults.sync_function_view),
+    path("idempotency/async-function", faults.async_function_view),
+    path("idempotency/crash-function", faults.crash_function_view),
+    path("idempotency/plain", faults.plain_create_view),
 ]
 
 __all__ = ["handler400", "handler403", "handler404", "handler500", "urlpatterns"]
