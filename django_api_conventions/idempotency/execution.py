@@ -191,6 +191,10 @@ def _execute(
                 if not store.complete(keyed.scope, keyed.key, keyed.owner, _stored(response), retention):
                     raise LeaseExpired
                 keyed.completed = True
+            elif keep and not rollback_pending():
+                # A store outside the transaction: prove the lease is still ours (and extend it
+                # over the commit) before the business change commits, or roll it back.
+                keyed.renew_lease()
     except LeaseExpired:
         raise ProblemException(
             "idempotency-lease-expired",
