@@ -245,3 +245,46 @@ def _wait_until_claimed(key: str) -> None:
     while get_store().inspect("client:acme", key) is None:
         assert time.monotonic() < deadline, "the first request never claimed its key"
         time.sleep(0.01)
+
+
+def test_signals_name_the_key_by_hash_only(client: APIClient, invoice: Invoice) -> None:
+    received: dict[str, list[dict[str, Any]]] = {"mismatch": []}
+    signals.mismatch.connect(lambda **kw: received["mismatch"].append(kw), weak=False, dispatch_uid="t-mismatch")
+    try:
+        key = new_key()
+        post(client, pay_path(invoice), {"amount": 100, "currency": "eur"}, key)
+        post(client, pay_path(invoice), {"amount": 200, "currency": "eur"}, key)
+    finally:
+        signals.mismatch.disconnect(dispatch_uid="t-mismatch")
+    (event,) = received["mismatch"]
+    assert len(event["key_hash"]) == 16 and key not in event["key_hash"] and event["scope"] == "client:acme"
+
+
+def test_purge_command(client: APIClient, settings: Any, store_name: str) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_RETENTION_SECONDS": 1,
+                                "IDEMPOTENCY_LEASE_SECONDS": 1}
+    post(client, "/v2/users", {"email": "purge@example.com", "name": "P"}, new_key())
+    import time
+
+    time.sleep(1.1)
+    out = StringIO()
+    call_command("idempotency_purge", "--dry-run", stdout=out)
+    call_command("idempotency_purge", "--batch-size", "10", stdout=out)
+    if store_name == "database":
+        assert out.getvalue().splitlines() == ["database store: 1 expired record(s) would be deleted.",
+                                               "database store: 1 expired record(s) deleted."]
+    else:
+        assert "expire on their own" in out.getvalue()
+
+
+def test_admin_lists_records_read_only(client: APIClient, store_name: str) -> None:
+    from django.contrib.auth.models import User
+
+    post(client, "/v2/users", {"email": "adm@example.com", "name": "A"}, new_key())
+    admin = User.objects.create_superuser("admin", "admin@example.com", "pw")
+    browser = APIClient()
+    browser.force_login(admin)
+    page = browser.get("/admin/django_api_conventions/idempotencyrecord/")
+    assert page.status_code == 200
+    assert browser.get("/admin/django_api_conventions/idempotencyrecord/add/").status_code == 403
+    assert browser.get("/admin/django_api_conventions/runtimeswitch/").status_code == 200
