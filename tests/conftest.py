@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -63,6 +64,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip_redis)
         if "postgres" in item.keywords and not os.environ.get("DATABASE_URL", "").startswith("postgres"):
             item.add_marker(skip_postgres)
+
+
+REDIS_CACHE = "idempotency"
+
+
+@pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])
+def store_name(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
+    overrides: dict[str, Any] = {"IDEMPOTENCY_STORE": request.param}
+    if request.param == "redis":
+        settings.CACHES = {**settings.CACHES, REDIS_CACHE: {"BACKEND": "django_redis.cache.RedisCache",
+                                                           "LOCATION": os.environ["REDIS_URL"]}}
+        overrides["IDEMPOTENCY_CACHE"] = REDIS_CACHE
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, **overrides}
+    yield str(request.param)
+    if request.param == "redis":
+        caches[REDIS_CACHE].clear()
 
 
 @pytest.fixture(autouse=True)

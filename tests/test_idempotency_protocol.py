@@ -16,8 +16,6 @@ from rest_framework.test import APIClient
 from django_api_conventions.idempotency import signals
 from testproject.billing.models import Customer, Invoice, Payment
 
-from .idempotency_fixtures import store_name  # noqa: F401 -- fixture
-
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("store_name")]
 
 
