@@ -51,6 +51,9 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
              "Name the alias of your primary database."),
     "E011": (checks.Error, f"{SETTINGS_NAME}['IDEMPOTENCY_CACHE'] = {{value!r}} is not a django-redis cache.",
              "The Redis store needs a CACHES entry with BACKEND 'django_redis.cache.RedisCache'."),
+    "E012": (checks.Error, "ClientRateThrottle is a default throttle class but DEFAULT_THROTTLE_RATES has no "
+                           "'client' rate: every request would fail.",
+             "Set REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['client'], e.g. '1000/min' (None disables it)."),
     "W001": (checks.Warning,
              "REST_FRAMEWORK['EXCEPTION_HANDLER'] is {value!r}: DRF errors will not be problem details.",
              f"Set REST_FRAMEWORK['EXCEPTION_HANDLER'] = '{PACKAGE}.exception_handler.problem_exception_handler'."),
@@ -68,6 +71,9 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
     "W007": (checks.Warning, "The maintenance switch lives in the {backend} cache {value!r}, which other processes "
                              "and hosts do not share: `manage.py maintenance on` would not reach them.",
              f"Use a shared cache (Redis) or {SETTINGS_NAME}['MAINTENANCE_SWITCH_STORE'] = 'database'."),
+    "W009": (checks.Warning, "IdempotencyMiddleware is not the last entry of MIDDLEWARE: it runs the view itself, "
+                             "so the process_view of the middleware after it would be skipped.",
+             "Move 'django_api_conventions.idempotency.IdempotencyMiddleware' to the end of MIDDLEWARE."),
     "W008": (checks.Warning, f"{SETTINGS_NAME}['IDEMPOTENCY_RETENTION_SECONDS'] is shorter than the lease: a key "
                              "could expire while its request still runs.",
              "Keep the retention (default 24 h) well above IDEMPOTENCY_LEASE_SECONDS."),
@@ -214,6 +220,11 @@ def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     handler = drf.get("EXCEPTION_HANDLER", "rest_framework.views.exception_handler")
     if handler != f"{PACKAGE}.exception_handler.problem_exception_handler":
         errors.append(message("W001", value=handler))
+    throttles = drf.get("DEFAULT_THROTTLE_CLASSES", [])
+    if f"{PACKAGE}.throttling.ClientRateThrottle" in throttles and "client" not in drf.get(
+        "DEFAULT_THROTTLE_RATES", {}
+    ):
+        errors.append(message("E012"))
     parsers = drf.get("DEFAULT_PARSER_CLASSES", ["rest_framework.parsers.JSONParser"])
     if "rest_framework.parsers.JSONParser" in parsers:
         errors.append(message("W006"))
@@ -223,6 +234,9 @@ def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
 def check_middleware(**kwargs: Any) -> list[checks.CheckMessage]:
     middleware = list(settings.MIDDLEWARE)
     errors = [message("W002", middleware=name) for name in MIDDLEWARE_ORDER if name not in middleware]
+    idempotency = f"{PACKAGE}.idempotency.IdempotencyMiddleware"
+    if idempotency in middleware and middleware[-1] != idempotency:
+        errors.append(message("W009"))
     if errors:
         return errors
     positions = [middleware.index(name) for name in MIDDLEWARE_ORDER]

@@ -104,7 +104,10 @@ def _from_api_exception(exc: drf.APIException) -> ProblemException:
             headers.update(retry_after_header(exc.wait))
         return ProblemException("rate-limited", str(exc.detail), headers=headers)
     problem_type = problem_types.for_status(exc.status_code)
-    status = problem_type.status if problem_type.status == 500 else exc.status_code
+    if problem_type.status == 500 and exc.status_code != 500:
+        # An exception with a non-error status is a bug; its text is not for the client.
+        return ProblemException(problem_type, INTERNAL_ERROR_DETAIL)
+    status = exc.status_code
     if isinstance(exc.detail, (dict, list)):
         return ProblemException(problem_type, problem_type.title, status=status, errors=pointer_items(exc.detail))
     return ProblemException(problem_type, str(exc.detail), status=status)

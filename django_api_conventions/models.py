@@ -18,6 +18,7 @@ class RuntimeSwitch(models.Model):
 
     class Meta:
         verbose_name = "runtime switch"
+        verbose_name_plural = "runtime switches"
 
     def __str__(self) -> str:
         return f"{self.name}: {'on' if self.enabled else 'off'}"

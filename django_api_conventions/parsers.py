@@ -25,7 +25,7 @@ class StrictJSONParser(JSONParser):
     def parse(
         self, stream: IO[bytes], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
     ) -> Any:
-        charset = (parser_context or {}).get("encoding", "utf-8")
+        charset = _declared_charset(parser_context) or "utf-8"
         try:
             codec = codecs.lookup(charset).name
         except LookupError:
@@ -49,6 +49,17 @@ class StrictJSONParser(JSONParser):
             raise ParseError(f"Malformed JSON: {exc}") from None
         _check_structure(data, api_settings.JSON_MAX_DEPTH)
         return data
+
+
+def _declared_charset(parser_context: Mapping[str, Any] | None) -> str | None:
+    """The charset the Content-Type names, if any: DEFAULT_CHARSET says nothing about a client's JSON."""
+    request = (parser_context or {}).get("request")
+    content_type = getattr(getattr(request, "_request", request), "META", {}).get("CONTENT_TYPE", "")
+    for parameter in content_type.split(";")[1:]:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip('"') or None
+    return None
 
 
 def _too_deep() -> str:

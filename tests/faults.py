@@ -191,10 +191,10 @@ class ServerErrorOnceView(IdempotencyMixin, APIView):
 
     def post(self, request: Request) -> Response:
         key = request.headers.get("Idempotency-Key", "")
+        customer = _create_customer(request.data)
         if key not in CRASHED_KEYS:
             CRASHED_KEYS.add(key)
             return Response({"detail": "try again"}, status=503)
-        customer = _create_customer(request.data)
         return Response({"id": customer.pk}, status=201)
 
 
@@ -271,3 +271,9 @@ def plain_create_view(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"customers": Customer.objects.count()})
     customer = _create_customer(json.loads(request.body))
     return JsonResponse({"id": customer.pk}, status=201)
+
+
+@idempotent
+def database_down_function_view(request: HttpRequest) -> HttpResponse:
+    unreachable_database_query()
+    return JsonResponse({}, status=201)

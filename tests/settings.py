@@ -8,8 +8,8 @@ ROOT_URLCONF = "tests.urls"
 # package's middleware, outside the views.
 MIDDLEWARE = [
     *MIDDLEWARE,
-    "django_api_conventions.idempotency.IdempotencyMiddleware",
     "tests.faults.FaultInjectionMiddleware",
+    "django_api_conventions.idempotency.IdempotencyMiddleware",
 ]
 API_CONVENTIONS = {
     **API_CONVENTIONS,

@@ -16,10 +16,12 @@ def ids(messages: list[Any]) -> list[str]:
     return [m.id for m in messages]
 
 
+@pytest.mark.django_db
 def test_the_example_service_passes_every_check() -> None:
     call_command("check", "--fail-level", "WARNING")
 
 
+@pytest.mark.django_db
 def test_checks_are_registered_by_the_app_config() -> None:
     with override_settings(API_CONVENTIONS={"JSON_MAX_DEPTHH": 3}), pytest.raises(SystemCheckError) as raised:
         call_command("check")
@@ -71,6 +73,43 @@ def test_unknown_key_without_a_close_match_lists_the_known_keys() -> None:
 def test_drf_not_pointed_at_the_package() -> None:
     with override_settings(REST_FRAMEWORK={}):
         assert ids(checks.check_drf_settings()) == ["django_api_conventions.W001", "django_api_conventions.W006"]
+
+
+def test_throttle_without_its_rate(settings: Any) -> None:
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}
+    assert "django_api_conventions.E012" in ids(checks.check_drf_settings())
+
+
+def test_idempotency_middleware_must_be_last(settings: Any) -> None:
+    settings.MIDDLEWARE = [*checks.MIDDLEWARE_ORDER, "django_api_conventions.idempotency.IdempotencyMiddleware",
+                           "django.middleware.csrf.CsrfViewMiddleware"]
+    assert ids(checks.check_middleware()) == ["django_api_conventions.W009"]
+
+
+def test_non_dict_rest_framework_is_left_to_drf(settings: Any) -> None:
+    settings.REST_FRAMEWORK = "oops"
+    assert checks.check_drf_settings() == []
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        ({"MAINTENANCE_SWITCH_STORE": "cache"}, ["W007"]),
+        ({"IDEMPOTENCY_STORE": "no.such.Store"}, ["E009"]),
+        ({"IDEMPOTENCY_STORE": "django_api_conventions.conf.APIConventionsSettings"}, ["E009"]),
+        ({"IDEMPOTENCY_STORE": "redis", "IDEMPOTENCY_CACHE": "default"}, ["E011"]),
+        ({"IDEMPOTENCY_RETENTION_SECONDS": 10, "IDEMPOTENCY_LEASE_SECONDS": 60}, ["W008"]),
+        ({"IDEMPOTENCY_DATABASE": "replica"}, None),
+    ],
+)
+def test_shared_state_checks(settings: Any, overrides: dict[str, Any], expected: list[str] | None) -> None:
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    settings.API_CONVENTIONS = {"MAINTENANCE_SWITCH_STORE": "database", **overrides}
+    if expected is None:  # a settings error is reported by check_settings, not twice
+        assert ids(checks.check_settings()) == ["django_api_conventions.E010"]
+        assert checks.check_shared_state() == []
+        return
+    assert ids(checks.check_shared_state()) == [f"django_api_conventions.{i}" for i in expected]
 
 
 def test_missing_middleware(settings: Any) -> None:

@@ -125,10 +125,11 @@ def test_a_crash_rolls_back_and_a_retry_runs_again(client: APIClient) -> None:
     assert Customer.objects.filter(email=body["email"]).count() == 1
 
 
-def test_a_5xx_answer_fails_the_key(client: APIClient) -> None:
+def test_a_5xx_answer_fails_the_key_and_leaves_no_write(client: APIClient) -> None:
     key = new_key()
     body = {"email": f"{key}@example.com"}
     assert post(client, "/idempotency/server-error-once", body, key).status_code == 503
+    assert not Customer.objects.filter(email=body["email"]).exists()
     retry = post(client, "/idempotency/server-error-once", body, key)
     assert retry.status_code == 201 and retry["X-Cache-Lookup"] == "MISS"
 
@@ -286,3 +287,33 @@ def test_admin_lists_records_read_only(client: APIClient, store_name: str) -> No
     assert page.status_code == 200
     assert browser.get("/admin/django_api_conventions/idempotencyrecord/add/").status_code == 403
     assert browser.get("/admin/django_api_conventions/runtimeswitch/").status_code == 200
+
+
+def test_the_views_own_database_errors_are_not_a_store_outage(client: APIClient) -> None:
+    response = post(client, "/idempotency/database-down", {}, new_key())
+    assert response.status_code == 503
+    assert response.json()["type"].endswith("/problems/database-unavailable")
+
+
+def test_the_query_string_is_part_of_the_request(client: APIClient) -> None:
+    key = new_key()
+    body = {"email": f"{key}@example.com", "name": "Q"}
+    assert post(client, "/v2/users?b=2&a=1", body, key).status_code in (201, 400)
+    same = post(client, "/v2/users?a=1&b=2", body, key)
+    assert same["X-Cache-Lookup"] == "HIT"
+    assert post(client, "/v2/users?a=1&b=3", body, key).status_code == 422
+
+
+def test_an_unreachable_store_fails_closed(client: APIClient, settings: Any, store_name: str) -> None:
+    if store_name == "database":
+        pytest.skip("the database store's outage is the database's: covered by the database-down tests")
+    settings.CACHES = {**settings.CACHES, "unreachable": {
+        "BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0",
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5}}}
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_CACHE": "unreachable"}
+    keyed = post(client, "/v2/users", {"email": "down@example.com", "name": "D"}, new_key())
+    assert keyed.status_code == 503 and keyed.json()["type"].endswith("/idempotency-store-unavailable")
+    assert keyed["Retry-After"] == "5"
+    assert not Customer.objects.filter(email="down@example.com").exists()
+    assert client.get("/v2/users").status_code == 200
+    assert post(client, "/v2/users", {"email": "down@example.com", "name": "D"}, None).status_code == 201

@@ -5,7 +5,7 @@ import io
 import json
 
 import pytest
-from django.test import override_settings
+from django.test import RequestFactory, override_settings
 from hypothesis import given
 from hypothesis import strategies as st
 from rest_framework.exceptions import ParseError
@@ -13,8 +13,11 @@ from rest_framework.exceptions import ParseError
 from django_api_conventions.parsers import StrictJSONParser
 
 
-def parse(raw: bytes, encoding: str = "utf-8") -> object:
-    return StrictJSONParser().parse(io.BytesIO(raw), "application/json", {"encoding": encoding})
+def parse(raw: bytes, charset: str | None = None) -> object:
+    content_type = "application/json" + (f"; charset={charset}" if charset else "")
+    request = RequestFactory().post("/", raw, content_type="application/json")
+    request.META["CONTENT_TYPE"] = content_type
+    return StrictJSONParser().parse(io.BytesIO(raw), content_type, {"request": request, "encoding": "latin-1"})
 
 
 @pytest.mark.parametrize(
@@ -78,3 +81,9 @@ def test_any_shallow_json_round_trips(value: object) -> None:
 def test_arbitrary_bytes_never_escape_as_anything_but_a_parse_error(raw: bytes) -> None:
     with contextlib.suppress(ParseError):
         parse(raw)
+
+
+def test_default_charset_does_not_apply_to_json() -> None:
+    # The context's encoding comes from DEFAULT_CHARSET (latin-1 above); a client that declares
+    # nothing sends UTF-8.
+    assert parse("{\"name\": \"Zoë\"}".encode()) == {"name": "Zoë"}

@@ -77,8 +77,14 @@ class KeyedRequest:
 
     def renew_lease(self, seconds: float | None = None) -> None:
         """Call from a long view to keep its key; raises :class:`LeaseExpired` if it was lost."""
-        if not self.store.renew(self.scope, self.key, self.owner, seconds or self.lease_seconds):
+        with store_errors(self.store):
+            renewed = self.store.renew(self.scope, self.key, self.owner, seconds or self.lease_seconds)
+        if not renewed:
             raise LeaseExpired
+
+    def complete(self, response: HttpResponseBase, retention: int) -> bool:
+        with store_errors(self.store):
+            return self.store.complete(self.scope, self.key, self.owner, _stored(response), retention)
 
 
 def key_hash(scope: str, key: str) -> str:
@@ -110,11 +116,16 @@ def run_idempotently(
             )
         with request_transaction(None):
             return run_view()
-    store = get_store()
+    return _run_keyed(get_store(), http_request, options, run_view, scope_request or http_request, key)
+
+
+@contextmanager
+def store_errors(store: IdempotencyStore) -> Iterator[None]:
+    """A store that cannot be reached answers 503 (fail closed); the view's own errors pass."""
     try:
-        return _run_keyed(store, http_request, options, run_view, scope_request or http_request, key)
+        yield
     except store.unavailable_errors as exc:
-        logger.error("Idempotency store unavailable: %s", exc, extra={"trace_id": assign_trace_id(http_request)})
+        logger.error("Idempotency store unavailable: %s", exc)
         raise ProblemException(
             "idempotency-store-unavailable",
             "Keyed requests cannot run while the idempotency store is unreachable; retry later.",
@@ -140,7 +151,8 @@ def _run_keyed(
     deadline = time.monotonic() + options.wait_seconds
     sleep = _WAIT_FIRST_SLEEP
     while True:
-        claim = store.claim(scope, key, fingerprint, lease_seconds, retention)
+        with store_errors(store):
+            claim = store.claim(scope, key, fingerprint, lease_seconds, retention)
         if claim.outcome is not ClaimOutcome.IN_FLIGHT or time.monotonic() + sleep > deadline:
             break
         time.sleep(sleep)
@@ -151,14 +163,14 @@ def _run_keyed(
         signals.mismatch.send(sender=store.__class__, **signal_context)
         raise ProblemException(
             "idempotency-key-reused",
-            "This Idempotency-Key was first used with another method, path or body.",
+            f"This {api_settings.IDEMPOTENCY_HEADER} was first used with another method, path, query or body.",
         )
     if claim.outcome is ClaimOutcome.IN_FLIGHT:
         logger.info("Idempotency key in flight", extra=log_context)
         signals.conflict.send(sender=store.__class__, **signal_context)
         raise ProblemException(
             "idempotency-key-in-use",
-            "A request with this Idempotency-Key is still being processed.",
+            f"A request with this {api_settings.IDEMPOTENCY_HEADER} is still being processed.",
             headers=retry_after_header(claim.lease_remaining),
         )
     if claim.outcome is ClaimOutcome.RESOLVED:
@@ -183,12 +195,16 @@ def _execute(
 ) -> HttpResponseBase:
     store = keyed.store
     try:
-        with request_transaction(store) as rollback_pending:
+        with request_transaction(store) as (rollback_pending, rollback):
             response = run_view()
             keep = _keepable(response) and options.keep_status(response.status_code)
-            if keep and store.transactional and not rollback_pending():
+            if not keep:
+                # A status the view does not keep leaves no trace: the key is failed or
+                # released, so the view's writes must not stay either.
+                rollback()
+            elif store.transactional and not rollback_pending():
                 # In the view's transaction: the response commits with the business change.
-                if not store.complete(keyed.scope, keyed.key, keyed.owner, _stored(response), retention):
+                if not keyed.complete(response, retention):
                     raise LeaseExpired
                 keyed.completed = True
             elif keep and not rollback_pending():
@@ -206,7 +222,7 @@ def _execute(
         raise
     if keep and not keyed.completed:
         # The view's transaction rolled back (an error answer) or the store is not transactional.
-        if not store.complete(keyed.scope, keyed.key, keyed.owner, _stored(response), retention):
+        if not keyed.complete(response, retention):
             logger.error(
                 "Idempotency lease lost before the response could be stored", extra={"key_hash": key_hash(
                     keyed.scope, keyed.key)}
@@ -250,13 +266,13 @@ def replay(stored: StoredResponse) -> HttpResponse:
 
 
 @contextmanager
-def request_transaction(store: IdempotencyStore | None) -> Iterator[Callable[[], bool]]:
+def request_transaction(store: IdempotencyStore | None) -> Iterator[tuple[Callable[[], bool], Callable[[], None]]]:
     """``transaction.atomic()`` on every ``ATOMIC_REQUESTS`` database and on the store's.
 
     Views protected here are exempt from Django's own ``ATOMIC_REQUESTS`` wrapping (the claim
     must commit before the view's transaction starts); this restores it around the view.
-    Yields a function telling whether the store's transaction is already marked for rollback
-    (DRF's exception handler does that for error answers).
+    Yields two functions: whether the store's transaction is already marked for rollback (DRF's
+    exception handler does that for error answers), and one that marks every one for rollback.
     """
     aliases = [alias for alias, config in settings.DATABASES.items() if config.get("ATOMIC_REQUESTS")]
     store_alias = store.database_alias if store is not None and store.transactional else None
@@ -265,7 +281,14 @@ def request_transaction(store: IdempotencyStore | None) -> Iterator[Callable[[],
     with ExitStack() as stack:
         for alias in aliases:
             stack.enter_context(transaction.atomic(using=alias))
-        yield lambda: bool(store_alias) and transaction.get_rollback(using=store_alias)
+        def rollback_pending() -> bool:
+            return bool(store_alias) and transaction.get_rollback(using=store_alias)
+
+        def rollback() -> None:
+            for alias in aliases:
+                transaction.set_rollback(True, using=alias)
+
+        yield rollback_pending, rollback
 
 
 def exempt_from_atomic_requests(view: Callable[..., Any]) -> Callable[..., Any]:

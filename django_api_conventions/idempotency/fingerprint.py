@@ -1,9 +1,9 @@
 """The fingerprint of a request: what a retry must repeat exactly to be a retry.
 
-Covers the method, the resolved route, the path and the body. JSON bodies are canonicalised
-(object key order, white space and the spelling of numbers do not matter); form and multipart
-bodies are hashed field by field in a stable order; any other body byte for byte. Only the
-SHA-256 digest is ever stored.
+Covers the method, the resolved route, the path, the query string (in any order) and the body.
+JSON bodies are canonicalised (object key order, white space and the spelling of numbers do not
+matter); form and multipart bodies are hashed field by field in a stable order; any other body
+byte for byte. Only the SHA-256 digest is ever stored.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import hashlib
 import json
 from decimal import Decimal
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from django.http import HttpRequest
 
@@ -23,7 +24,8 @@ def request_fingerprint(request: HttpRequest) -> str:
     digest = hashlib.sha256()
     match = getattr(request, "resolver_match", None)
     route = match.route if match is not None else ""
-    for part in (request.method or "", route, request.path):
+    query = urlencode(sorted(parse_qsl(request.META.get("QUERY_STRING", ""), keep_blank_values=True)))
+    for part in (request.method or "", route, request.path, query):
         digest.update(part.encode())
         digest.update(_SEPARATOR)
     digest.update(_canonical_body(request))

@@ -16,6 +16,6 @@ class Migration(migrations.Migration):
                 ("retry_after", models.PositiveIntegerField(default=300)),
                 ("updated_at", models.DateTimeField(auto_now=True)),
             ],
-            options={"verbose_name": "runtime switch"},
+            options={"verbose_name": "runtime switch", "verbose_name_plural": "runtime switches"},
         ),
     ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from ...conf import api_settings
@@ -16,8 +17,8 @@ from .base import Claim, ClaimOutcome, IdempotencyStore, RecordSummary, StoredRe
 try:
     from django_redis import get_redis_connection
     from django_redis.exceptions import ConnectionInterrupted
+    from redis.exceptions import BusyLoadingError, NoScriptError, OutOfMemoryError, ReadOnlyError
     from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import NoScriptError
     from redis.exceptions import TimeoutError as RedisTimeoutError
 except ImportError as exc:  # pragma: no cover - the redis extra is not installed
     raise ImportError("The Redis idempotency store needs: pip install 'django-api-conventions[redis]'") from exc
@@ -76,7 +77,11 @@ return 1
 _FAIL = Script(_OWNED + "redis.call('HSET', KEYS[1], 'state', 'failed') return 1")
 _RELEASE = Script(_OWNED + "redis.call('DEL', KEYS[1]) return 1")
 # ARGV owner, lease ms
-_RENEW = Script(_OWNED + _NOW_MS + "redis.call('HSET', KEYS[1], 'lease_until', now + tonumber(ARGV[2])) return 1")
+_RENEW = Script(_OWNED + _NOW_MS + """
+redis.call('HSET', KEYS[1], 'lease_until', now + tonumber(ARGV[2]))
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1
+""")
 
 
 def _ms(seconds: float) -> int:
@@ -94,7 +99,10 @@ class RedisStore(IdempotencyStore):
     transactional: ClassVar[bool] = False
     needs_redis_cache: ClassVar[bool] = True
     unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (
-        ConnectionInterrupted, RedisConnectionError, RedisTimeoutError, OSError,
+        # OutOfMemoryError under maxmemory noeviction, ReadOnlyError on a replica after a
+        # failover, BusyLoadingError while a restarted server loads its data: all transient.
+        ConnectionInterrupted, RedisConnectionError, RedisTimeoutError, OutOfMemoryError, ReadOnlyError,
+        BusyLoadingError, OSError,
     )
 
     def __init__(self, alias: str | None = None) -> None:
@@ -146,8 +154,8 @@ class RedisStore(IdempotencyStore):
             state=fields["state"].decode(),
             fingerprint=fields["fingerprint"].decode(),
             response_status=int(status) if status else None,
-            lease_expires_at=int(fields["lease_until"]) / 1000,
-            expires_at=f"in {self.client.pttl(name) / 1000:.0f} s",
+            lease_expires_at=datetime.fromtimestamp(int(fields["lease_until"]) / 1000, tz=UTC),
+            expires_at=datetime.now(tz=UTC) + timedelta(milliseconds=max(0, self.client.pttl(name))),
         )
 
     def purge(self, *, batch_size: int, dry_run: bool) -> int:

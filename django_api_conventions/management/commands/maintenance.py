@@ -25,12 +25,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, action: str, retry_after: int | None, **options: Any) -> None:
-        if action != "status":
-            write_switch(action == "on", retry_after)
         try:
+            if action != "status":
+                write_switch(action == "on", retry_after)
             state = read_switch(strict=True)
         except Exception as exc:
-            raise CommandError(f"The maintenance switch store cannot be read: {exc}") from exc
+            raise CommandError(f"The maintenance switch store cannot be used: {exc}") from exc
         store = api_settings.MAINTENANCE_SWITCH_STORE
         line = f"maintenance: {'on' if state.enabled else 'off'} (store: {store}"
         line += f", Retry-After: {state.retry_after}s)" if state.enabled else ")"
