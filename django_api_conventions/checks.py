@@ -105,6 +105,9 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "IDEMPOTENCY_PATHS": ((list, tuple), "a list of regular expressions"),
     "IDEMPOTENCY_REQUIRED": ((bool,), "True or False"),
     "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": ((int,), "a positive number of seconds"),
+    "PAGINATION_DEFAULT_LIMIT": ((int,), "a positive integer"),
+    "PAGINATION_MAX_LIMIT": ((int,), "a positive integer"),
+    "CURSOR_SALT": ((str,), "a non-empty string"),
 }
 
 #: Extra constraints on values that have the right type.
@@ -117,6 +120,9 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "IDEMPOTENCY_LEASE_SECONDS": lambda v: v > 0,
     "IDEMPOTENCY_RETENTION_SECONDS": lambda v: v > 0,
     "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": lambda v: v > 0,
+    "PAGINATION_DEFAULT_LIMIT": lambda v: v > 0,
+    "PAGINATION_MAX_LIMIT": lambda v: v > 0,
+    "CURSOR_SALT": lambda v: bool(v),
     "IDEMPOTENCY_REPLAYED_HEADERS": lambda v: "set-cookie" not in {str(h).lower() for h in v},
 }
 

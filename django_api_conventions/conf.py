@@ -66,6 +66,12 @@ DEFAULTS: dict[str, Any] = {
     "IDEMPOTENCY_REQUIRED": False,
     # Retry-After (seconds) sent when the idempotency store cannot be reached.
     "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": 5,
+    # Page size when the client sends no `limit`.
+    "PAGINATION_DEFAULT_LIMIT": 20,
+    # Largest `limit` a client may ask for.
+    "PAGINATION_MAX_LIMIT": 100,
+    # Salt of the cursor signatures (with SECRET_KEY): change it to invalidate every cursor.
+    "CURSOR_SALT": "django_api_conventions.cursor",
 }
 
 #: Settings holding dotted paths, imported on first access.

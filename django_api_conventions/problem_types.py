@@ -119,6 +119,10 @@ _BUILT_IN = [
      "files (DATA_UPLOAD_MAX_NUMBER_FILES) than the service accepts."),
     ("unreadable-request", "Unreadable request body", 400,
      "The connection failed while the request body was being read. Send the request again."),
+    ("invalid-cursor", "Invalid cursor", 400,
+     "The cursor was not issued by this service for this list, was altered, or was issued for "
+     "other filters or another ordering. Start again from the first page (no cursor), or reuse "
+     "the next_cursor of the page before with the same filters."),
     ("authentication-required", "Authentication required", 401,
      "The request carries no valid credentials. The WWW-Authenticate header says how to "
      "authenticate."),

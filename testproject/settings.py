@@ -65,6 +65,7 @@ REST_FRAMEWORK = {
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "django_api_conventions.negotiation.FallbackContentNegotiation",
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"],
     "DEFAULT_THROTTLE_CLASSES": ["django_api_conventions.throttling.ClientRateThrottle"],
+    "DEFAULT_FILTER_BACKENDS": ["django_api_conventions.pagination.StrictFilterBackend"],
     "DEFAULT_THROTTLE_RATES": {"client": os.environ.get("THROTTLE_RATE", "10000/min")},
 }
 

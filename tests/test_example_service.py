@@ -36,7 +36,7 @@ def test_users_invoices_orders_and_payments(client: APIClient) -> None:
     assert client.get(f"/v2/invoices/{invoice['id']}").json()["status"] == "open"
     create(client, f"/v2/invoices/{invoice['id']}/payments", {"amount": 300, "currency": "eur"})
     assert client.get(f"/v2/invoices/{invoice['id']}").json()["status"] == "paid"
-    assert len(client.get(f"/v2/invoices/{invoice['id']}/payments").json()["results"]) == 2
+    assert len(client.get(f"/v2/invoices/{invoice['id']}/payments").json()["data"]) == 2
 
 
 def test_broken_rules_are_422(client: APIClient) -> None:

@@ -7,6 +7,8 @@ import secrets
 from django.db import models
 from django.utils import timezone
 
+from django_api_conventions.soft_delete import SoftDeleteModel
+
 
 def _opaque_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(10)}"
@@ -43,7 +45,7 @@ class Customer(models.Model):
         return self.email
 
 
-class Invoice(models.Model):
+class Invoice(SoftDeleteModel):
     class Status(models.TextChoices):
         DRAFT = "draft"
         OPEN = "open"
@@ -58,6 +60,7 @@ class Invoice(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
+        base_manager_name = "all_objects"
         indexes = [models.Index(fields=["-created_at", "-id"], name="invoice_newest_first")]
 
     def __str__(self) -> str:

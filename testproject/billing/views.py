@@ -7,20 +7,39 @@ from typing import Any
 from django.db.models import Sum
 from django.shortcuts import get_object_or_404
 from rest_framework import generics, mixins, viewsets
-from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from django_api_conventions.idempotency import IdempotencyMixin
+from django_api_conventions.pagination import Filter, FilterSet, KeysetPagination, SearchMixin, parse_timestamp
+from django_api_conventions.soft_delete import SoftDeleteDestroyMixin
 
 from . import gateway
 from .models import Customer, Invoice, Order, Payment
 from .serializers import InvoiceSerializer, OrderSerializer, PaymentSerializer, UserSerializer
 
 
-class NewestFirst(CursorPagination):
+class NewestFirst(KeysetPagination):
     ordering = ("-created_at", "-pk")
-    page_size = 20
+
+
+class CreatedRange(FilterSet):
+    created_after = Filter("created_at", lookup="gt", parse=parse_timestamp)
+    created_before = Filter("created_at", lookup="lt", parse=parse_timestamp)
+
+
+class UserFilters(CreatedRange):
+    pass
+
+
+class InvoiceFilters(CreatedRange):
+    status = Filter("status", lookup="in", choices=Invoice.Status.values, description="Comma-separated statuses.")
+    user_id = Filter("user_id")
+
+
+class OrderFilters(CreatedRange):
+    status = Filter("status", lookup="in", choices=Order.Status.values, description="Comma-separated statuses.")
+    user_id = Filter("user_id")
 
 
 class CreateWithLocationMixin:
@@ -36,18 +55,31 @@ class UserViewSet(IdempotencyMixin, CreateWithLocationMixin, mixins.CreateModelM
     queryset = Customer.objects.all()
     serializer_class = UserSerializer
     pagination_class = NewestFirst
+    filterset_class = UserFilters
 
 
-class InvoiceViewSet(IdempotencyMixin, CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class InvoiceViewSet(
+    IdempotencyMixin,
+    SearchMixin,
+    SoftDeleteDestroyMixin,
+    CreateWithLocationMixin,
+    mixins.CreateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.ReadOnlyModelViewSet,
+):
+    """Invoices: DELETE is a soft delete; ``POST /v2/invoices/search`` ORs filter objects."""
+
     queryset = Invoice.objects.all()
     serializer_class = InvoiceSerializer
     pagination_class = NewestFirst
+    filterset_class = InvoiceFilters
 
 
 class OrderViewSet(IdempotencyMixin, CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     queryset = Order.objects.all()
     serializer_class = OrderSerializer
     pagination_class = NewestFirst
+    filterset_class = OrderFilters
 
 
 class InvoicePaymentList(IdempotencyMixin, generics.ListCreateAPIView):

@@ -1,0 +1,167 @@
+"""``KeysetPagination``: newest first, an opaque signed cursor, one query per page, no COUNT."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
+from django.db.models import Model, QuerySet
+from django.utils.encoding import force_str
+from rest_framework.pagination import BasePagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
+
+from ..conf import api_settings
+from ..problems import ProblemException
+from .cursors import Cursor, decode_cursor, encode_cursor, filters_signature
+from .keyset import keyset_predicate, position_of
+
+
+class KeysetPagination(BasePagination):
+    """Subclass it and set ``ordering``; the primary key is appended when the ordering needs a
+    unique tie-breaker. The envelope::
+
+        {"data": [...], "pagination": {"next_cursor": "...", "has_next": true, "limit": 20}}
+    """
+
+    ordering: Sequence[str] = ("-created_at", "-pk")
+    cursor_query_param = "cursor"
+    limit_query_param = "limit"
+
+    def __init__(self) -> None:
+        self.limit = 0
+        self.next_cursor: str | None = None
+        self.request: Request | None = None
+
+    # --- the page ---------------------------------------------------------------------------
+
+    def paginate_queryset(
+        self,
+        queryset: QuerySet[Any],
+        request: Request,
+        view: Any = None,
+        *,
+        limit: Any = None,
+        cursor: str | None = None,
+        filters: Any = None,
+    ) -> list[Any]:
+        """One page of ``queryset``: ``limit + 1`` rows fetched, no COUNT.
+
+        ``limit``, ``cursor`` and ``filters`` (what the cursor is bound to) default to the query
+        string and the filters a :class:`StrictFilterBackend` validated for this request.
+        """
+        self.request = request
+        ordering = self.get_ordering(queryset.model)
+        self.limit = self.parse_limit(request.query_params.get(self.limit_query_param) if limit is None else limit)
+        if cursor is None:
+            cursor = request.query_params.get(self.cursor_query_param)
+        if filters is None:
+            filters = getattr(request, "active_filters", {})
+        endpoint = endpoint_of(request)
+        signature = filters_signature(filters)
+        queryset = queryset.order_by(*ordering)
+        if cursor is not None:
+            position = decode_cursor(cursor, ordering=ordering, endpoint=endpoint, filters=signature).position
+            queryset = queryset.filter(keyset_predicate(ordering, position))
+        rows = list(queryset[: self.limit + 1])
+        page, has_next = rows[: self.limit], len(rows) > self.limit
+        self.next_cursor = None
+        if has_next:
+            self.next_cursor = encode_cursor(Cursor(position_of(page[-1], ordering), ordering, endpoint, signature))
+        return page
+
+    def get_paginated_response(self, data: Any) -> Response:
+        response = Response({"data": data, "pagination": {
+            "next_cursor": self.next_cursor, "has_next": self.next_cursor is not None, "limit": self.limit,
+        }})
+        next_link = self.get_next_link()
+        if next_link:
+            response["Link"] = f'<{next_link}>; rel="next"'
+        return response
+
+    def get_next_link(self) -> str | None:
+        if self.next_cursor is None or self.request is None or self.request.method != "GET":
+            return None
+        return replace_query_param(self.request.build_absolute_uri(), self.cursor_query_param, self.next_cursor)
+
+    # --- rules ------------------------------------------------------------------------------
+
+    def parse_limit(self, raw: Any) -> int:
+        maximum = api_settings.PAGINATION_MAX_LIMIT
+        if raw is None:
+            return min(api_settings.PAGINATION_DEFAULT_LIMIT, maximum)
+        text = force_str(raw).strip() if not isinstance(raw, int) or isinstance(raw, bool) else str(raw)
+        if isinstance(raw, bool) or not text.isdigit() or not 1 <= int(text) <= maximum:
+            detail = f"limit must be an integer from 1 to {maximum}."
+            raise ProblemException(
+                "invalid-parameters", detail, errors=[{"parameter": "limit", "detail": detail, "code": "invalid"}]
+            )
+        return int(text)
+
+    def get_ordering(self, model: type[Model]) -> tuple[str, ...]:
+        """The configured ordering, with ``pk`` appended unless it already ends on a unique field."""
+        ordering = tuple(self.ordering)
+        if not ordering:
+            raise ImproperlyConfigured(f"{type(self).__name__}.ordering must name at least one field.")
+        for name in ordering:
+            field = _field(model, name.lstrip("-"))
+            if field.null:
+                raise ImproperlyConfigured(
+                    f"{type(self).__name__} cannot order by the nullable field {name.lstrip('-')!r}: "
+                    "keyset pagination needs a value in every row."
+                )
+        last = _field(model, ordering[-1].lstrip("-"))
+        if not (last.primary_key or last.unique):
+            direction = "-" if ordering[-1].startswith("-") else ""
+            ordering = (*ordering, f"{direction}pk")
+        return ordering
+
+    # --- OpenAPI (drf-spectacular and DRF's schema generators call these) --------------------
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        return [
+            {"name": self.cursor_query_param, "in": "query", "required": False,
+             "description": "The next_cursor of the previous page, as it was received.",
+             "schema": {"type": "string"}},
+            {"name": self.limit_query_param, "in": "query", "required": False,
+             "description": f"Page size, 1 to {api_settings.PAGINATION_MAX_LIMIT}.",
+             "schema": {"type": "integer", "minimum": 1, "maximum": api_settings.PAGINATION_MAX_LIMIT,
+                        "default": api_settings.PAGINATION_DEFAULT_LIMIT}},
+        ]
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "required": ["data", "pagination"],
+            "properties": {
+                "data": schema,
+                "pagination": {
+                    "type": "object",
+                    "required": ["next_cursor", "has_next", "limit"],
+                    "properties": {
+                        "next_cursor": {"type": "string", "nullable": True},
+                        "has_next": {"type": "boolean"},
+                        "limit": {"type": "integer"},
+                    },
+                },
+            },
+        }
+
+
+def endpoint_of(request: Request) -> str:
+    """What a cursor is bound to: the route of the list (not its concrete path values too)."""
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return request.path
+    return f"{match.view_name}:{request.path}"
+
+
+def _field(model: type[Model], path: str) -> Any:
+    if path == "pk":
+        return model._meta.pk
+    try:
+        return model._meta.get_field(path)
+    except FieldDoesNotExist:
+        raise ImproperlyConfigured(f"{model.__name__} has no field {path!r} to order by.") from None

@@ -1,0 +1,127 @@
+"""Wiring into DRF: the strict filter backend and the ``POST .../search`` mixin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from rest_framework.decorators import action
+from rest_framework.filters import BaseFilterBackend
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from ..problems import ErrorItem, ProblemException
+from .filters import PAGINATION_PARAMETERS, FilterSet
+
+SEARCH_MEMBERS = ("any", "limit", "cursor")
+
+
+class StrictFilterBackend(BaseFilterBackend):
+    """Applies the view's ``filterset_class`` to list requests; any other query parameter is a 400.
+
+    Detail requests are left alone: a filter must never hide one resource behind a 404.
+    """
+
+    def filter_queryset(self, request: Request, queryset: QuerySet[Any], view: Any) -> QuerySet[Any]:
+        if _is_detail(view) or getattr(view, "action", None) == "search":
+            return queryset
+        filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
+        query = {name: request.query_params.getlist(name) for name in request.query_params}
+        filterset = filterset_class.from_query(query, allowed_extra=PAGINATION_PARAMETERS)
+        request.active_filters = filterset.signature_data()  # type: ignore[attr-defined]
+        return queryset.filter(filterset.q())
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
+        parameters = []
+        for name, declared in filterset_class.filters.items():
+            schema: dict[str, Any] = {"type": "string"}
+            if declared.choices is not None and declared.lookup != "in":
+                schema["enum"] = list(declared.choices)
+            parameters.append({
+                "name": name, "in": "query", "required": False, "schema": schema,
+                "description": declared.description or f"{declared.field} ({declared.lookup})"
+                + (", comma-separated" if declared.lookup == "in" else ""),
+            })
+        return parameters
+
+
+def _is_detail(view: Any) -> bool:
+    lookup = getattr(view, "lookup_url_kwarg", None) or getattr(view, "lookup_field", None)
+    return bool(lookup) and lookup in getattr(view, "kwargs", {})
+
+
+class SearchMixin:
+    """``POST <list>/search`` with ``{"any": [filters, ...], "limit": n, "cursor": c}``.
+
+    Each object of ``any`` uses the list's filter names (ANDed inside the object); the objects
+    are ORed. Answers the list envelope; body errors are 422 problems with JSON Pointers.
+    """
+
+    search_max_alternatives = 20
+
+    @action(detail=False, methods=["post"], url_path="search")
+    def search(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        view: Any = self
+        filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
+        alternatives, limit, cursor = self._read_search_body(request.data, filterset_class)
+        condition = Q()
+        for alternative in alternatives:
+            condition |= alternative.q()
+        queryset = view.get_queryset().filter(condition)
+        paginator = view.paginator
+        try:
+            page = paginator.paginate_queryset(
+                queryset, request, view, limit=limit, cursor=cursor,
+                filters={"any": [alternative.signature_data() for alternative in alternatives]},
+            )
+        except ProblemException as problem:
+            if problem.problem_type.slug != "invalid-parameters":
+                raise
+            raise _body_problem([{"pointer": "/limit", "detail": str(problem.detail), "code": "invalid"}]) from None
+        return paginator.get_paginated_response(view.get_serializer(page, many=True).data)
+
+    def _read_search_body(self, body: Any, filterset_class: type[FilterSet]) -> tuple[list[FilterSet], Any, Any]:
+        if not isinstance(body, dict):
+            raise _body_problem([{"pointer": "", "detail": "The body must be a JSON object.", "code": "invalid"}])
+        errors: list[ErrorItem] = [
+            {"pointer": f"/{name}", "detail": f"Unknown member. Accepted: {', '.join(SEARCH_MEMBERS)}.",
+             "code": "unknown"}
+            for name in body if name not in SEARCH_MEMBERS
+        ]
+        alternatives = body.get("any")
+        if not isinstance(alternatives, list) or not 1 <= len(alternatives) <= self.search_max_alternatives:
+            errors.append({"pointer": "/any", "detail": "any must be a list of 1 to "
+                           f"{self.search_max_alternatives} filter objects.", "code": "invalid"})
+            alternatives = []
+        cursor = body.get("cursor")
+        if cursor is not None and not isinstance(cursor, str):
+            errors.append({"pointer": "/cursor", "detail": "cursor must be a string.", "code": "invalid"})
+        cleaned = []
+        for index, alternative in enumerate(alternatives):
+            pointer = f"/any/{index}"
+            if not isinstance(alternative, dict):
+                errors.append({"pointer": pointer, "detail": "Each alternative must be an object.", "code": "invalid"})
+                continue
+            raw = {}
+            for name, value in alternative.items():
+                if name not in filterset_class.filters:
+                    accepted = ", ".join(filterset_class.filters)
+                    errors.append({"pointer": f"{pointer}/{name}", "detail": f"Unknown filter. Accepted: {accepted}.",
+                                   "code": "unknown"})
+                elif isinstance(value, (dict, list)) or value is None:
+                    errors.append({"pointer": f"{pointer}/{name}", "detail": f"{name} must be a string.",
+                                   "code": "invalid"})
+                else:
+                    raw[name] = str(value).lower() if isinstance(value, bool) else str(value)
+            try:
+                cleaned.append(filterset_class(filterset_class._clean(raw, pointer=pointer)))
+            except ProblemException as problem:
+                errors.extend(problem.errors)
+        if errors:
+            raise _body_problem(errors)
+        return cleaned, body.get("limit"), cursor
+
+
+def _body_problem(errors: list[ErrorItem]) -> ProblemException:
+    return ProblemException("validation-error", "The search body breaks the rules of the filters.", errors=errors)

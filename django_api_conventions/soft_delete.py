@@ -1,0 +1,100 @@
+"""Soft delete: rows marked ``deleted_at`` vanish from lists and details but stay in the table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db import models
+from django.http import HttpRequest
+from django.utils import timezone
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+
+class SoftDeleteQuerySet(models.QuerySet):
+    def delete(self) -> tuple[int, dict[str, int]]:  # type: ignore[override]
+        """Mark every row deleted (one UPDATE); rows already deleted keep their first date."""
+        count = self.filter(deleted_at__isnull=True).update(deleted_at=timezone.now())
+        return count, {self.model._meta.label: count}
+
+    def hard_delete(self) -> tuple[int, dict[str, int]]:
+        return super().delete()
+
+    def live(self) -> SoftDeleteQuerySet:
+        return self.filter(deleted_at__isnull=True)
+
+    def deleted(self) -> SoftDeleteQuerySet:
+        return self.filter(deleted_at__isnull=False)
+
+
+class LiveManager(models.Manager.from_queryset(SoftDeleteQuerySet)):  # type: ignore[misc]
+    """The default manager: deleted rows never appear."""
+
+    def get_queryset(self) -> SoftDeleteQuerySet:
+        return super().get_queryset().filter(deleted_at__isnull=True)
+
+
+class SoftDeleteModel(models.Model):
+    """Abstract model: ``objects`` sees live rows, ``all_objects`` every row."""
+
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    objects = LiveManager()
+    all_objects = models.Manager.from_queryset(SoftDeleteQuerySet)()
+
+    class Meta:
+        abstract = True
+        base_manager_name = "all_objects"
+
+    def delete(self, using: Any = None, keep_parents: bool = False) -> tuple[int, dict[str, int]]:  # type: ignore[override]
+        if self.deleted_at is not None:
+            return 0, {self._meta.label: 0}
+        self.deleted_at = timezone.now()
+        self.save(update_fields=["deleted_at"], using=using)
+        return 1, {self._meta.label: 1}
+
+    def hard_delete(self, using: Any = None) -> tuple[int, dict[str, int]]:
+        return super().delete(using=using)
+
+
+class SoftDeleteDestroyMixin:
+    """``DELETE`` soft-deletes and answers 204, also when repeated; an id that never existed is 404."""
+
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        view: Any = self
+        lookup = view.lookup_url_kwarg or view.lookup_field
+        model = view.get_queryset().model
+        instance = model.all_objects.filter(**{view.lookup_field: view.kwargs[lookup]}).first()
+        if instance is None:
+            view.get_object()  # the usual 404 (and permission checks)
+        else:
+            view.check_object_permissions(request, instance)
+            instance.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class DeletedListFilter(admin.SimpleListFilter):
+    title = "deleted"
+    parameter_name = "deleted"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("no", "Live"), ("yes", "Deleted"), ("all", "All")]
+
+    def queryset(self, request: HttpRequest, queryset: Any) -> Any:
+        if self.value() == "yes":
+            return queryset.filter(deleted_at__isnull=False)
+        if self.value() == "all":
+            return queryset
+        return queryset.filter(deleted_at__isnull=True)
+
+
+class SoftDeleteAdmin(admin.ModelAdmin):
+    """Admin pages that can show deleted rows (filter "deleted")."""
+
+    list_filter = [DeletedListFilter]
+    readonly_fields = ["deleted_at"]
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return self.model.all_objects.all()
