@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, date, datetime, timedelta, timezone
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from django_api_conventions.pagination.cursors import Cursor, decode_cursor, encode_cursor
+from django_api_conventions.problems import ProblemException
+
+ORDERING = ("-created_at", "-pk")
+
+positions = st.tuples(
+    st.datetimes(timezones=st.sampled_from([UTC, timezone(timedelta(hours=5, minutes=30))])),
+    st.one_of(st.text(), st.integers(), st.uuids(), st.decimals(allow_nan=False, allow_infinity=False),
+              st.dates(), st.none(), st.booleans(), st.floats(allow_nan=False)),
+)
+
+
+def decode(token: str, **overrides: str) -> Cursor:
+    options = {"endpoint": "invoice-list:/v2/invoices", "filters": "f" * 16, **overrides}
+    return decode_cursor(token, ordering=ORDERING, **options)
+
+
+def make(position: tuple[object, ...]) -> str:
+    return encode_cursor(Cursor(position, ORDERING, "invoice-list:/v2/invoices", "f" * 16))
+
+
+@given(positions)
+def test_positions_round_trip_with_their_types(position: tuple[object, ...]) -> None:
+    decoded = decode(make(position)).position
+    assert decoded == position
+    assert [type(v) for v in decoded] == [type(v) for v in position]
+    assert decoded[0].utcoffset() == position[0].utcoffset()  # type: ignore[union-attr]
+
+
+def test_microseconds_survive() -> None:
+    moment = datetime(2026, 11, 22, 4, 21, 27, 123456, tzinfo=UTC)
+    assert decode(make((moment, "inv_1"))).position[0].microsecond == 123456
+
+
+@given(st.integers(min_value=0), st.integers(min_value=1, max_value=255))
+def test_any_altered_byte_is_rejected(index_seed: int, delta: int) -> None:
+    token = make((datetime(2026, 1, 1, tzinfo=UTC), "inv_1"))
+    index = index_seed % len(token)
+    altered = token[:index] + chr((ord(token[index]) + delta) % 128 or 1) + token[index + 1:]
+    if altered == token:
+        return
+    with pytest.raises(ProblemException) as raised:
+        decode(altered)
+    assert raised.value.status_code == 400 and raised.value.problem_type.slug == "invalid-cursor"
+
+
+@pytest.mark.parametrize("junk", ["", "abc", "a" * 5000, "null", "e30", "\x00\x01", "éé"])
+def test_junk_is_rejected(junk: str) -> None:
+    with pytest.raises(ProblemException, match="not issued by this service"):
+        decode(junk)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"endpoint": "order-list:/v2/orders"}, "another list"),
+        ({"filters": "0" * 16}, "other filters"),
+    ],
+)
+def test_cursors_are_bound_to_their_list_and_filters(overrides: dict[str, str], message: str) -> None:
+    with pytest.raises(ProblemException, match=message):
+        decode(make((date(2026, 1, 1), 1)), **overrides)
+
+
+def test_cursors_are_bound_to_their_ordering() -> None:
+    token = make((Decimal("1.5"), uuid.uuid4()))
+    with pytest.raises(ProblemException, match="another ordering"):
+        decode_cursor(token, ordering=("created_at", "pk"), endpoint="invoice-list:/v2/invoices", filters="f" * 16)
+
+
+def test_a_cursor_signed_with_another_salt_is_rejected(settings: object) -> None:
+    token = make((1, 2))
+    settings.API_CONVENTIONS = {"CURSOR_SALT": "rotated"}  # type: ignore[attr-defined]
+    with pytest.raises(ProblemException, match="not issued"):
+        decode(token)
+
+
+def test_a_cursor_of_another_version_is_rejected() -> None:
+    from django.core import signing
+
+    from django_api_conventions.conf import api_settings
+
+    token = signing.dumps({"v": 0, "p": []}, salt=api_settings.CURSOR_SALT, compress=True)
+    with pytest.raises(ProblemException, match="another version"):
+        decode(token)
+
+
+def test_unsupported_values_are_a_programming_error() -> None:
+    with pytest.raises(TypeError, match="Cannot put a object"):
+        make((object(), 1))

@@ -1,0 +1,221 @@
+"""Lists of the example service: envelope, limit, strict filters, cursors, search, soft delete."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from testproject.billing.models import Customer, Invoice
+
+pytestmark = pytest.mark.django_db
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def client() -> APIClient:
+    return APIClient(headers={"X-Client-ID": "lists"})
+
+
+@pytest.fixture
+def invoices() -> list[Invoice]:
+    users = [Customer.objects.create(email=f"u{i}@example.com", name=f"U{i}") for i in range(2)]
+    rows = []
+    for index in range(45):
+        # Groups of three share one created_at: the id breaks the ties.
+        rows.append(Invoice.objects.create(
+            user=users[index % 2], amount_due=100 + index, currency="eur",
+            status=["draft", "open", "paid"][index % 3], created_at=START + timedelta(minutes=index // 3),
+        ))
+    return rows
+
+
+def newest_first(rows: list[Invoice]) -> list[str]:
+    return [r.pk for r in sorted(rows, key=lambda r: (r.created_at, r.pk), reverse=True)]
+
+
+def walk(client: APIClient, path: str, **params: Any) -> tuple[list[str], list[dict[str, Any]]]:
+    ids, pages, cursor = [], [], None
+    while True:
+        query = {**params, **({"cursor": cursor} if cursor else {})}
+        response = client.get(path, query)
+        assert response.status_code == 200, response.content
+        body = response.json()
+        pages.append(body)
+        ids.extend(item["id"] for item in body["data"])
+        cursor = body["pagination"]["next_cursor"]
+        assert body["pagination"]["has_next"] is (cursor is not None)
+        if cursor is None:
+            return ids, pages
+
+
+def test_envelope_and_default_limit(client: APIClient, invoices: list[Invoice]) -> None:
+    body = client.get("/v2/invoices").json()
+    assert set(body) == {"data", "pagination"}
+    assert body["pagination"]["limit"] == 20 and body["pagination"]["has_next"] is True
+    assert [item["id"] for item in body["data"]] == newest_first(invoices)[:20]
+
+
+@pytest.mark.parametrize("limit", [1, 7, 20, 45, 100])
+def test_walking_every_page_returns_every_row_once_in_order(client: APIClient, invoices: list[Invoice],
+                                                            limit: int) -> None:
+    ids, pages = walk(client, "/v2/invoices", limit=limit)
+    assert ids == newest_first(invoices)
+    assert all(page["pagination"]["limit"] == limit for page in pages)
+
+
+def test_one_query_per_page_and_no_count(client: APIClient, invoices: list[Invoice]) -> None:
+    from django.db import connection
+
+    cursor = client.get("/v2/invoices", {"limit": 5}).json()["pagination"]["next_cursor"]
+    with CaptureQueriesContext(connection) as queries:
+        client.get("/v2/invoices", {"limit": 5, "cursor": cursor})
+    selects = [q["sql"] for q in queries.captured_queries if "billing_invoice" in q["sql"]]
+    assert len(selects) == 1 and "COUNT" not in selects[0].upper() and "LIMIT 6" in selects[0]
+
+
+def test_next_link_header(client: APIClient, invoices: list[Invoice]) -> None:
+    response = client.get("/v2/invoices", {"limit": 10, "status": "open"})
+    assert response["Link"].startswith("<http://testserver/v2/invoices?") and 'rel="next"' in response["Link"]
+    assert "status=open" in response["Link"]
+
+
+@pytest.mark.parametrize("limit", ["0", "101", "abc", "-1", "1.5", " "])
+def test_invalid_limits_are_400_naming_limit(client: APIClient, limit: str) -> None:
+    response = client.get("/v2/invoices", {"limit": limit})
+    assert response.status_code == 400
+    body = response.json()
+    assert body["type"].endswith("/invalid-parameters")
+    assert body["errors"] == [{"parameter": "limit", "detail": "limit must be an integer from 1 to 100.",
+                               "code": "invalid"}]
+
+
+def test_unknown_parameters_are_400_listing_the_accepted_ones(client: APIClient) -> None:
+    response = client.get("/v2/invoices", {"page": "2", "per_page": "10"})
+    assert response.status_code == 400
+    errors = {item["parameter"]: item for item in response.json()["errors"]}
+    assert set(errors) == {"page", "per_page"}
+    assert errors["page"]["detail"] == (
+        "Unknown parameter. Accepted: created_after, created_before, status, user_id, cursor, limit."
+    )
+
+
+def test_repeated_parameters_are_400(client: APIClient) -> None:
+    response = client.get("/v2/invoices?status=open&status=paid")
+    assert response.status_code == 400 and response.json()["errors"][0]["code"] == "repeated"
+
+
+def test_filters_and_together(client: APIClient, invoices: list[Invoice]) -> None:
+    user = invoices[0].user
+    ids, _ = walk(client, "/v2/invoices", status="draft,paid", user_id=user.pk,
+                  created_after="2026-01-01T00:03:00Z", limit=4)
+    expected = [r for r in invoices if r.status in ("draft", "paid") and r.user_id == user.pk
+                and r.created_at > START + timedelta(minutes=3)]
+    assert ids == newest_first(expected) and expected
+
+
+@pytest.mark.parametrize(
+    ("params", "parameter"),
+    [({"status": "lost"}, "status"), ({"created_after": "yesterday"}, "created_after"),
+     ({"created_before": ""}, "created_before"), ({"user_id": ""}, "user_id")],
+)
+def test_invalid_filter_values_are_400(client: APIClient, params: dict[str, str], parameter: str) -> None:
+    response = client.get("/v2/invoices", params)
+    assert response.status_code == 400 and response.json()["errors"][0]["parameter"] == parameter
+
+
+def test_a_cursor_is_bound_to_its_filters_and_list(client: APIClient, invoices: list[Invoice]) -> None:
+    cursor = client.get("/v2/invoices", {"limit": 5, "status": "open"}).json()["pagination"]["next_cursor"]
+    other_filters = client.get("/v2/invoices", {"limit": 5, "status": "paid", "cursor": cursor})
+    assert other_filters.status_code == 400 and other_filters.json()["type"].endswith("/invalid-cursor")
+    other_list = client.get("/v2/orders", {"limit": 5, "status": "pending", "cursor": cursor})
+    assert other_list.status_code == 400 and "another list" in other_list.json()["detail"]
+    forged = client.get("/v2/invoices", {"limit": 5, "status": "open", "cursor": cursor[:-2] + "xx"})
+    assert forged.status_code == 400 and forged.json()["errors"][0]["parameter"] == "cursor"
+
+
+def test_detail_requests_ignore_list_filters(client: APIClient, invoices: list[Invoice]) -> None:
+    assert client.get(f"/v2/invoices/{invoices[0].pk}").status_code == 200
+
+
+def test_search_ors_filter_objects(client: APIClient, invoices: list[Invoice]) -> None:
+    users = sorted({r.user_id for r in invoices})
+    body = {"any": [{"status": "draft", "user_id": users[0]}, {"status": "paid"}], "limit": 4}
+    expected = newest_first([r for r in invoices if (r.status == "draft" and r.user_id == users[0])
+                             or r.status == "paid"])
+    ids, cursor = [], None
+    while True:
+        response = client.post("/v2/invoices/search", {**body, **({"cursor": cursor} if cursor else {})},
+                               format="json")
+        assert response.status_code == 200, response.content
+        page = response.json()
+        ids.extend(item["id"] for item in page["data"])
+        cursor = page["pagination"]["next_cursor"]
+        if cursor is None:
+            break
+    assert ids == expected
+    # A cursor of the search is bound to its body's filters, and to the search endpoint.
+    first = client.post("/v2/invoices/search", body, format="json").json()["pagination"]["next_cursor"]
+    changed = client.post("/v2/invoices/search", {"any": [{"status": "open"}], "limit": 4, "cursor": first},
+                          format="json")
+    assert changed.status_code == 400
+    assert client.get("/v2/invoices", {"limit": 4, "cursor": first}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("body", "pointers"),
+    [
+        ([], [""]),
+        ({}, ["/any"]),
+        ({"any": []}, ["/any"]),
+        ({"any": [{"status": "lost"}], "sort": "x"}, ["/sort", "/any/0/status"]),
+        ({"any": ["open"]}, ["/any/0"]),
+        ({"any": [{"colour": "red"}, {"status": ["open"]}]}, ["/any/0/colour", "/any/1/status"]),
+        ({"any": [{"status": "open"}], "limit": 0}, ["/limit"]),
+        ({"any": [{"status": "open"}], "cursor": 5}, ["/cursor"]),
+    ],
+)
+def test_search_body_errors_are_422_with_pointers(client: APIClient, body: Any, pointers: list[str]) -> None:
+    response = client.post("/v2/invoices/search", body, format="json")
+    assert response.status_code == 422, response.content
+    assert [item["pointer"] for item in response.json()["errors"]] == pointers
+
+
+def test_soft_delete(client: APIClient, invoices: list[Invoice]) -> None:
+    target = invoices[-1]
+    assert client.delete(f"/v2/invoices/{target.pk}").status_code == 204
+    assert client.delete(f"/v2/invoices/{target.pk}").status_code == 204, "repeated DELETE is 204 too"
+    assert client.delete("/v2/invoices/inv_never").status_code == 404
+    assert client.get(f"/v2/invoices/{target.pk}").status_code == 404
+    ids, _ = walk(client, "/v2/invoices", limit=50)
+    assert target.pk not in ids and len(ids) == 44
+    assert Invoice.all_objects.get(pk=target.pk).deleted_at is not None
+    assert client.post(f"/v2/invoices/{target.pk}/payments", {"amount": 1, "currency": "eur"}, format="json",
+                       headers={"Idempotency-Key": "pay-deleted"}).status_code == 404
+
+
+def test_soft_delete_queryset_and_hard_delete(invoices: list[Invoice]) -> None:
+    assert Invoice.objects.filter(status="draft").delete()[0] == 15
+    assert Invoice.objects.count() == 30 and Invoice.all_objects.deleted().count() == 15
+    assert Invoice.all_objects.filter(status="draft").delete()[0] == 0, "deleted rows keep their first date"
+    assert Invoice.all_objects.live().count() == 30
+    invoices[0].refresh_from_db()
+    assert invoices[0].delete() == (0, {"billing.Invoice": 0})
+    assert invoices[1].hard_delete()[0] >= 1
+    assert Invoice.all_objects.filter(status="draft").hard_delete()[0] == 15
+
+
+def test_admin_shows_deleted_rows_on_request(invoices: list[Invoice]) -> None:
+    from django.contrib.auth.models import User
+
+    invoices[0].delete()
+    browser = APIClient()
+    browser.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
+    live = browser.get("/admin/billing/invoice/").content.decode()
+    deleted = browser.get("/admin/billing/invoice/?deleted=yes").content.decode()
+    everything = browser.get("/admin/billing/invoice/?deleted=all").content.decode()
+    assert invoices[0].pk not in live and invoices[0].pk in deleted and invoices[0].pk in everything
