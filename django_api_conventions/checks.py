@@ -74,6 +74,9 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
     "W009": (checks.Warning, "IdempotencyMiddleware is not the last entry of MIDDLEWARE: it runs the view itself, "
                              "so the process_view of the middleware after it would be skipped.",
              "Move 'django_api_conventions.idempotency.IdempotencyMiddleware' to the end of MIDDLEWARE."),
+    "W010": (checks.Warning, "{view} pages {model} by {ordering} but no index of {model} matches that ordering: "
+                             "deep pages will scan.",
+             "Add to {model}.Meta.indexes: models.Index(fields={fields!r}, name=...)."),
     "W008": (checks.Warning, f"{SETTINGS_NAME}['IDEMPOTENCY_RETENTION_SECONDS'] is shorter than the lease: a key "
                              "could expire while its request still runs.",
              "Keep the retention (default 24 h) well above IDEMPOTENCY_LEASE_SECONDS."),
@@ -271,9 +274,60 @@ def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
     return errors
 
 
+def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
+    """Every keyset-paginated view of the URLconf has an index matching its ordering."""
+    from .pagination import KeysetPagination
+
+    warnings = []
+    for view_class in _view_classes(get_resolver().url_patterns):
+        pagination_class = getattr(view_class, "pagination_class", None)
+        queryset = getattr(view_class, "queryset", None)
+        if not (isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination)):
+            continue
+        if queryset is None:
+            continue
+        model = queryset.model
+        try:
+            ordering = pagination_class().get_ordering(model)
+        except ImproperlyConfigured:
+            continue  # reported at the first request, with its own message
+        if not _has_matching_index(model, ordering):
+            fields = [_column_name(model, name) for name in ordering]
+            warnings.append(message("W010", view=view_class.__name__, model=model.__name__,
+                                    ordering=", ".join(ordering), fields=fields))
+    return warnings
+
+
+def _view_classes(patterns: Any) -> Any:
+    seen = set()
+    for pattern in patterns:
+        if hasattr(pattern, "url_patterns"):
+            yield from _view_classes(pattern.url_patterns)
+            continue
+        view_class = getattr(pattern.callback, "cls", None) or getattr(pattern.callback, "view_class", None)
+        if view_class is not None and view_class not in seen:
+            seen.add(view_class)
+            yield view_class
+
+
+def _column_name(model: Any, name: str) -> str:
+    bare = name.lstrip("-")
+    field = model._meta.pk if bare == "pk" else model._meta.get_field(bare)
+    return ("-" if name.startswith("-") else "") + field.name
+
+
+def _has_matching_index(model: Any, ordering: tuple[str, ...]) -> bool:
+    wanted = [_column_name(model, name) for name in ordering]
+    flipped = [name[1:] if name.startswith("-") else f"-{name}" for name in wanted]
+    if [name.lstrip("-") for name in wanted] == [model._meta.pk.name]:
+        return True
+    return any(list(index.fields)[:len(wanted)] in (wanted, flipped) for index in model._meta.indexes)
+
+
 def register_all() -> None:
     checks.register(check_settings, checks.Tags.compatibility)
     checks.register(check_drf_settings, checks.Tags.compatibility)
     checks.register(check_middleware, checks.Tags.compatibility)
     checks.register(check_error_views, checks.Tags.urls)
     checks.register(check_shared_state, checks.Tags.caches)
+    checks.register(check_paginated_orderings, checks.Tags.models)

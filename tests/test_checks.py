@@ -35,7 +35,7 @@ def test_every_setting_has_a_declared_type() -> None:
 
 def test_every_message_formats() -> None:
     names = ("type", "key", "suggestion", "expected", "value", "error", "middleware", "other", "handler", "view",
-             "backend")
+             "backend", "model", "ordering", "fields")
     values = dict.fromkeys(names, "x")
     for check_id in MESSAGES:
         assert checks.message(check_id, **values).id == f"django_api_conventions.{check_id}"
@@ -136,3 +136,18 @@ def test_error_views_and_problem_urls_missing() -> None:
 )
 def test_a_base_url_replaces_the_problem_urls() -> None:
     assert "django_api_conventions.E008" not in ids(checks.check_error_views())
+
+
+@override_settings(ROOT_URLCONF="tests.urls_unindexed")
+def test_paginated_views_need_an_index_for_their_ordering() -> None:
+    warnings = checks.check_paginated_orderings()
+    assert [(w.id, w.msg.split(" pages ")[0]) for w in warnings] == [
+        ("django_api_conventions.W010", "PaymentsEverywhere"),
+        ("django_api_conventions.W010", "OrdersByStatus"),
+    ]
+    assert "fields=['-created_at', '-payment_id']" in warnings[0].hint
+    assert "fields=['status', 'id']" in warnings[1].hint
+
+
+def test_the_example_service_has_its_indexes() -> None:
+    assert checks.check_paginated_orderings() == []

@@ -3,6 +3,7 @@ every row that lived through the walk exactly once, never a row twice, always in
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -95,7 +96,7 @@ def _walk_and_check(minutes: list[int], limit: int, changes: list[Any], mixed: b
                 deleted.add(victim)
     ids = [o.pk for o in seen]
     assert len(ids) == len(set(ids)), "no row twice"
-    for earlier, later in zip(seen, seen[1:], strict=False):
+    for earlier, later in itertools.pairwise(seen):
         assert _before(earlier, later, ordering), "strictly in order"
     missing = set(at_start) - deleted - set(ids)
     assert not missing, "every row that lived through the walk was returned"
