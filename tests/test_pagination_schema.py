@@ -1,0 +1,31 @@
+"""The list envelope and the list parameters as drf-spectacular sees them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+spectacular = pytest.importorskip("drf_spectacular")
+
+
+@pytest.fixture
+def schema(settings: Any) -> dict[str, Any]:
+    settings.INSTALLED_APPS = [*settings.INSTALLED_APPS, "drf_spectacular"]
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
+                               "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"}
+    from drf_spectacular.generators import SchemaGenerator
+
+    return SchemaGenerator(patterns=None, urlconf="testproject.urls").get_schema(request=None, public=True)
+
+
+def test_list_parameters_and_envelope(schema: dict[str, Any]) -> None:
+    operation = schema["paths"]["/v2/invoices"]["get"]
+    parameters = {p["name"]: p for p in operation["parameters"]}
+    assert {"cursor", "limit", "status", "user_id", "created_after", "created_before"} <= set(parameters)
+    assert parameters["limit"]["schema"]["maximum"] == 100
+    response = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    if "$ref" in response:
+        response = schema["components"]["schemas"][response["$ref"].rsplit("/", 1)[-1]]
+    assert response["required"] == ["data", "pagination"]
+    assert set(response["properties"]["pagination"]["properties"]) == {"next_cursor", "has_next", "limit"}
