@@ -246,7 +246,7 @@ def check_middleware(**kwargs: Any) -> list[checks.CheckMessage]:
     idempotency = f"{PACKAGE}.idempotency.IdempotencyMiddleware"
     if idempotency in middleware and middleware[-1] != idempotency:
         errors.append(message("W009"))
-    if errors:
+    if any(error.id.endswith("W002") for error in errors):
         return errors
     positions = [middleware.index(name) for name in MIDDLEWARE_ORDER]
     for index, (earlier, later) in enumerate(itertools.pairwise(positions)):

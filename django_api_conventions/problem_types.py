@@ -166,7 +166,7 @@ _BUILT_IN = [
      "The request ran longer than its lease and another attempt with the same key took over; "
      "this attempt was rolled back. Retry with the same key to get the result."),
     ("idempotency-key-reused", "Idempotency-Key reused with another request", 422,
-     "The key was first used with another method, path or body. Use a new key for a new "
+     "The key was first used with another method, path, query or body. Use a new key for a new "
      "operation; resend exactly the same request to retry."),
     ("idempotency-store-unavailable", "Idempotency store unavailable", 503,
      "The service cannot record idempotency keys right now, so it does not run keyed requests. "

@@ -8,8 +8,9 @@ The protocol, whichever way a view is protected (mixin, decorator, middleware):
 3. run the view inside ``transaction.atomic()``; with the database store the resolved record is
    written in that same transaction, so the business change and the stored response commit
    together or not at all;
-4. an unhandled exception or a status the view does not keep (5xx by default) marks the key
-   failed, so that a retry runs the view again.
+4. an unhandled exception or a 5xx the view does not keep marks the key failed, and a 4xx it
+   does not keep releases it; either way the view's transaction is rolled back, so a retry runs
+   the view again on a clean slate.
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ def store_errors(store: IdempotencyStore) -> Iterator[None]:
     try:
         yield
     except store.unavailable_errors as exc:
+        # The trace id comes from the request's context (TraceIdFilter), like Django's own lines.
         logger.error("Idempotency store unavailable: %s", exc)
         raise ProblemException(
             "idempotency-store-unavailable",

@@ -10,7 +10,7 @@ from django.dispatch import Signal
 replayed = Signal()
 #: A retry arrived while the first request with its key was still running (409).
 conflict = Signal()
-#: A key arrived with another method, path or body than its first request (422).
+#: A key arrived with another method, path, query or body than its first request (422).
 mismatch = Signal()
 #: A request took over a key whose previous owner's lease had passed (the worker died).
 lease_taken_over = Signal()

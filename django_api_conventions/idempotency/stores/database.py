@@ -108,7 +108,10 @@ class DatabaseStore(IdempotencyStore):
     def renew(self, scope: str, key: str, owner: str, lease_seconds: float) -> bool:
         now = timezone.now()
         until = now + timedelta(seconds=lease_seconds)
-        return bool(self._owned(scope, key, owner).update(lease_expires_at=until, updated_at=now))
+        owned = self._owned(scope, key, owner)
+        renewed = bool(owned.update(lease_expires_at=until, updated_at=now))
+        owned.filter(expires_at__lt=until).update(expires_at=until)  # the record outlives its lease
+        return renewed
 
     def _owned(self, scope: str, key: str, owner: str):  # type: ignore[no-untyped-def]
         return self.records.filter(scope=scope, key=key, lease_owner=owner, state=State.STARTED)
