@@ -104,7 +104,7 @@ def test_4_gunicorn_workers(store_name: str, invoice: Invoice, client_id: str) -
 
 
 def test_worker_killed_mid_payment(store_name: str, invoice: Invoice, client_id: str) -> None:
-    lease = 3.0
+    lease = 6.0  # long enough for gunicorn to boot a new worker before it passes, even on a busy machine
     with gunicorn(1, IDEMPOTENCY_STORE=store_name, PAYMENT_GATEWAY_DELAY_MS="2000",
                   IDEMPOTENCY_LEASE_SECONDS=str(int(lease))) as server:
         key = uuid.uuid4().hex
