@@ -77,6 +77,8 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
     "W010": (checks.Warning, "{view} pages {model} by {ordering} but no index of {model} matches that ordering: "
                              "deep pages will scan.",
              "Add to {model}.Meta.indexes: models.Index(fields={fields!r}, name=...)."),
+    "E013": (checks.Error, "{view} cannot be keyset-paginated: {error}",
+             "Order by non-null fields whose values a cursor can hold (numbers, text, dates, UUIDs)."),
     "W008": (checks.Warning, f"{SETTINGS_NAME}['IDEMPOTENCY_RETENTION_SECONDS'] is shorter than the lease: a key "
                              "could expire while its request still runs.",
              "Keep the retention (default 24 h) well above IDEMPOTENCY_LEASE_SECONDS."),
@@ -289,8 +291,9 @@ def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
         model = queryset.model
         try:
             ordering = pagination_class().get_ordering(model)
-        except ImproperlyConfigured:
-            continue  # reported at the first request, with its own message
+        except ImproperlyConfigured as exc:
+            warnings.append(message("E013", view=view_class.__name__, error=exc))
+            continue
         if not _has_matching_index(model, ordering):
             fields = [_column_name(model, name) for name in ordering]
             warnings.append(message("W010", view=view_class.__name__, model=model.__name__,
@@ -319,8 +322,12 @@ def _column_name(model: Any, name: str) -> str:
 def _has_matching_index(model: Any, ordering: tuple[str, ...]) -> bool:
     wanted = [_column_name(model, name) for name in ordering]
     flipped = [name[1:] if name.startswith("-") else f"-{name}" for name in wanted]
-    if [name.lstrip("-") for name in wanted] == [model._meta.pk.name]:
+    bare = [name.lstrip("-") for name in wanted]
+    if bare == [model._meta.pk.name]:
         return True
+    first = model._meta.get_field(bare[0])
+    if (first.unique or first.db_index) and bare[1:] in ([], [model._meta.pk.name]):
+        return True  # a single-column index: unique or db_index
     return any(list(index.fields)[:len(wanted)] in (wanted, flipped) for index in model._meta.indexes)
 
 

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.core.exceptions import BadRequest, RequestDataTooBig, SuspiciousOperation
 from django.core.signals import got_request_exception
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
@@ -59,8 +59,8 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
         try:
             request.get_host()
             _check_content_length(request)
-            request.GET  # noqa: B018 -- parsing raises TooManyFieldsSent
-        except SuspiciousOperation as exc:
+            _check_no_nul(request)  # parsing the query string also raises TooManyFieldsSent
+        except (SuspiciousOperation, BadRequest) as exc:
             return self.process_exception(request, exc)
         return None
 
@@ -121,6 +121,14 @@ def _check_content_length(request: HttpRequest) -> None:
         raise SuspiciousOperation("Content-Length is not an integer.") from None
     if length > limit:
         raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
+
+
+def _check_no_nul(request: HttpRequest) -> None:
+    # A NUL character in a path or query value reaches the database in lookups, and PostgreSQL
+    # refuses it with an error that would otherwise be a 500.
+    query = request.GET
+    if "\x00" in request.path or any("\x00" in key or "\x00" in "".join(query.getlist(key)) for key in query):
+        raise BadRequest("The URL holds a NUL character.")
 
 
 def _problem_for_status(request: HttpRequest, status: int) -> ProblemException:

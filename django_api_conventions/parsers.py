@@ -109,3 +109,5 @@ def _check_text(text: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise ParseError("Malformed JSON: a string holds a lone UTF-16 surrogate.") from None
+    if "\x00" in text:  # no database text column can hold it (PostgreSQL refuses it outright)
+        raise ParseError("A string of the body holds a NUL character (\\u0000).")

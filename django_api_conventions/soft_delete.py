@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from django.contrib import admin
@@ -9,6 +12,7 @@ from django.db import models
 from django.http import HttpRequest
 from django.utils import timezone
 from rest_framework import status
+from rest_framework.generics import GenericAPIView, get_object_or_404
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -29,11 +33,25 @@ class SoftDeleteQuerySet(models.QuerySet):
         return self.filter(deleted_at__isnull=False)
 
 
+_including_deleted: ContextVar[bool] = ContextVar("api_conventions_including_deleted", default=False)
+
+
+@contextmanager
+def including_deleted() -> Iterator[None]:
+    """Inside this block, ``objects`` of soft-delete models also yields deleted rows."""
+    token = _including_deleted.set(True)
+    try:
+        yield
+    finally:
+        _including_deleted.reset(token)
+
+
 class LiveManager(models.Manager.from_queryset(SoftDeleteQuerySet)):  # type: ignore[misc]
-    """The default manager: deleted rows never appear."""
+    """The default manager: deleted rows never appear (except inside :func:`including_deleted`)."""
 
     def get_queryset(self) -> SoftDeleteQuerySet:
-        return super().get_queryset().filter(deleted_at__isnull=True)
+        queryset = super().get_queryset()
+        return queryset if _including_deleted.get() else queryset.filter(deleted_at__isnull=True)
 
 
 class SoftDeleteModel(models.Model):
@@ -60,18 +78,31 @@ class SoftDeleteModel(models.Model):
 
 
 class SoftDeleteDestroyMixin:
-    """``DELETE`` soft-deletes and answers 204, also when repeated; an id that never existed is 404."""
+    """``DELETE`` soft-deletes and answers 204, also when repeated; an id the client cannot see is 404.
+
+    The row is looked up through the view's own ``get_queryset()`` and filter backends, so a
+    client can never delete, nor learn of, a row outside its scope. Repeats find the deleted
+    row with :meth:`get_queryset_including_deleted`.
+    """
+
+    def get_queryset_including_deleted(self) -> Any:
+        """The view's queryset with deleted rows. A ``get_queryset()`` that builds its queryset
+        from ``Model.objects`` at call time (the usual way to scope rows) is followed as it is; a
+        class-level ``queryset`` attribute was built at import time, so its model's
+        ``all_objects`` stands in for it."""
+        view: Any = self
+        if type(view).get_queryset is GenericAPIView.get_queryset:
+            return view.queryset.model.all_objects.all()
+        with including_deleted():
+            return view.get_queryset()
 
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         view: Any = self
         lookup = view.lookup_url_kwarg or view.lookup_field
-        model = view.get_queryset().model
-        instance = model.all_objects.filter(**{view.lookup_field: view.kwargs[lookup]}).first()
-        if instance is None:
-            view.get_object()  # the usual 404 (and permission checks)
-        else:
-            view.check_object_permissions(request, instance)
-            instance.delete()
+        queryset = view.filter_queryset(self.get_queryset_including_deleted())
+        instance = get_object_or_404(queryset, **{view.lookup_field: view.kwargs[lookup]})
+        view.check_object_permissions(request, instance)
+        instance.delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -80,7 +111,13 @@ class DeletedListFilter(admin.SimpleListFilter):
     parameter_name = "deleted"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("no", "Live"), ("yes", "Deleted"), ("all", "All")]
+        return [("yes", "Deleted"), ("all", "Live and deleted")]
+
+    def choices(self, changelist: Any) -> Iterator[dict[str, Any]]:
+        for choice in super().choices(changelist):
+            if choice["display"] == "All":  # Django's own entry, no parameter: live rows only
+                choice["display"] = "Live"
+            yield choice
 
     def queryset(self, request: HttpRequest, queryset: Any) -> Any:
         if self.value() == "yes":

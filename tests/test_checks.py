@@ -149,5 +149,14 @@ def test_paginated_views_need_an_index_for_their_ordering() -> None:
     assert "fields=['status', 'id']" in warnings[1].hint
 
 
+@override_settings(ROOT_URLCONF="tests.urls_unindexed_errors")
+def test_orderings_a_cursor_cannot_hold_are_errors_at_start_up() -> None:
+    errors = checks.check_paginated_orderings()
+    assert [e.id for e in errors] == ["django_api_conventions.E013"]
+    assert "nullable field 'deleted_at'" in errors[0].msg
+
+
+
+
 def test_the_example_service_has_its_indexes() -> None:
     assert checks.check_paginated_orderings() == []

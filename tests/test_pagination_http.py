@@ -84,7 +84,7 @@ def test_next_link_header(client: APIClient, invoices: list[Invoice]) -> None:
     assert "status=open" in response["Link"]
 
 
-@pytest.mark.parametrize("limit", ["0", "101", "abc", "-1", "1.5", " "])
+@pytest.mark.parametrize("limit", ["0", "101", "abc", "-1", "1.5", " ", "\u00b2", "\uff15", "9" * 5000])
 def test_invalid_limits_are_400_naming_limit(client: APIClient, limit: str) -> None:
     response = client.get("/v2/invoices", {"limit": limit})
     assert response.status_code == 400
@@ -100,7 +100,7 @@ def test_unknown_parameters_are_400_listing_the_accepted_ones(client: APIClient)
     errors = {item["parameter"]: item for item in response.json()["errors"]}
     assert set(errors) == {"page", "per_page"}
     assert errors["page"]["detail"] == (
-        "Unknown parameter. Accepted: created_after, created_before, status, user_id, cursor, limit."
+        "Unknown parameter. Accepted: created_after, created_before, status, user_id, cursor, limit, format."
     )
 
 
@@ -219,3 +219,81 @@ def test_admin_shows_deleted_rows_on_request(invoices: list[Invoice]) -> None:
     deleted = browser.get("/admin/billing/invoice/?deleted=yes").content.decode()
     everything = browser.get("/admin/billing/invoice/?deleted=all").content.decode()
     assert invoices[0].pk not in live and invoices[0].pk in deleted and invoices[0].pk in everything
+
+
+@pytest.mark.parametrize(
+    ("params", "parameter"),
+    [({"user_id": "a\x00b"}, "user_id"), ({"created_after": "0001-01-01T00:00:00+01:00"}, "created_after"),
+     ({"created_before": "9999-12-31T23:59:59-01:00"}, "created_before")],
+)
+def test_hostile_filter_values_are_400(client: APIClient, params: dict[str, str], parameter: str) -> None:
+    response = client.get("/v2/invoices", params)
+    assert response.status_code == 400, response.content
+
+
+def test_a_nul_in_the_url_is_400(client: APIClient) -> None:
+    assert client.get("/v2/invoices/a%00b").status_code == 400
+    assert client.get("/v2/invoices?x%00=1").status_code == 400
+
+
+def test_format_override_is_accepted(client: APIClient) -> None:
+    assert client.get("/v2/invoices", {"format": "json"}).status_code == 200
+
+
+def test_search_takes_nothing_from_the_query_string(client: APIClient) -> None:
+    response = client.post("/v2/invoices/search?limit=1&bogus=1", {"any": [{"status": "open"}]}, format="json")
+    assert response.status_code == 400
+    assert {item["parameter"] for item in response.json()["errors"]} == {"limit", "bogus"}
+
+
+def test_an_empty_search_alternative_is_422(client: APIClient) -> None:
+    response = client.post("/v2/invoices/search", {"any": [{}, {"status": "paid"}]}, format="json")
+    assert response.status_code == 422 and response.json()["errors"][0]["pointer"] == "/any/0"
+
+
+@pytest.mark.urls("tests.urls_scoped")
+def test_delete_and_search_respect_the_views_scope(invoices: list[Invoice]) -> None:
+    mine, theirs = invoices[0].user_id, invoices[1].user_id
+    client = APIClient(headers={"X-Tenant": mine})
+    foreign = next(r for r in invoices if r.user_id == theirs)
+    own = next(r for r in invoices if r.user_id == mine)
+    assert client.delete(f"/scoped/{foreign.pk}").status_code == 404
+    foreign.refresh_from_db()
+    assert foreign.deleted_at is None, "a row outside the scope is never touched"
+    assert client.delete(f"/scoped/{own.pk}").status_code == 204
+    assert client.delete(f"/scoped/{own.pk}").status_code == 204, "a repeat inside the scope is 204"
+    found = client.post("/scoped/search", {"any": [{"user_id": theirs}]}, format="json").json()
+    assert found["data"] == []
+
+
+def test_payments_of_a_deleted_invoice_are_gone(client: APIClient, invoices: list[Invoice]) -> None:
+    from testproject.billing.models import Payment
+
+    invoice = invoices[0]
+    payment = Payment.objects.create(invoice=invoice, amount=1, currency="eur")
+    path = f"/v2/invoices/{invoice.pk}/payments/{payment.pk}"
+    assert client.get(path).status_code == 200
+    invoice.delete()
+    assert client.get(path).status_code == 404
+
+
+def test_a_foreign_key_orders_by_its_column(client: APIClient, invoices: list[Invoice]) -> None:
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from django_api_conventions.pagination import KeysetPagination
+
+    class ByUser(KeysetPagination):
+        ordering = ("user", "-created_at")
+
+    paginator = ByUser()
+    assert paginator.get_ordering(Invoice) == ("user_id", "-created_at", "-pk")
+    seen, cursor = [], None
+    while True:
+        query = {"limit": "7", **({"cursor": cursor} if cursor else {})}
+        seen += paginator.paginate_queryset(Invoice.objects.all(), Request(APIRequestFactory().get("/", query)))
+        cursor = paginator.next_cursor
+        if cursor is None:
+            break
+    expected = sorted(invoices, key=lambda r: (r.user_id, -r.created_at.timestamp(), [-ord(c) for c in r.pk]))
+    assert [r.pk for r in seen] == [r.pk for r in expected]

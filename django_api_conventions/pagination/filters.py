@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from django.db.models import Q
@@ -42,7 +42,12 @@ def parse_timestamp(value: str) -> datetime:
         parsed = None
     if parsed is None:
         raise InvalidFilterValue("must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z")
-    return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
+    try:
+        aware = parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
+        aware.astimezone(UTC)  # databases store UTC: year 1 or 9999 may not survive the shift
+    except (OverflowError, ValueError):
+        raise InvalidFilterValue("is out of the range of date-times the service stores") from None
+    return aware
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,8 @@ class Filter:
     description: str = ""
 
     def clean(self, raw: str) -> Any:
+        if "\x00" in raw:  # PostgreSQL text cannot hold NUL: refuse it before the database does
+            raise InvalidFilterValue("must not contain a NUL character")
         values = raw.split(",") if self.lookup == "in" else [raw]
         cleaned = []
         for value in values:

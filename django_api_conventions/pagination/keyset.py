@@ -67,11 +67,5 @@ def keyset_predicate(ordering: Sequence[str], position: Sequence[Any]) -> Q | Ro
 
 
 def position_of(row: Model, ordering: Sequence[str]) -> tuple[Any, ...]:
-    """The values of ``row`` in the ordering's fields (``"user__id"`` paths allowed)."""
-    values = []
-    for name in ordering:
-        value: Any = row
-        for part in name.lstrip("-").split(LOOKUP_SEP):
-            value = getattr(value, "pk" if part == "pk" else part)
-        values.append(value)
-    return tuple(values)
+    """The values of ``row`` in the ordering's columns (as :meth:`KeysetPagination.get_ordering` gives them)."""
+    return tuple(getattr(row, name.lstrip("-")) for name in ordering)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,7 +94,8 @@ class KeysetPagination(BasePagination):
         if raw is None:
             return min(api_settings.PAGINATION_DEFAULT_LIMIT, maximum)
         text = force_str(raw).strip() if not isinstance(raw, int) or isinstance(raw, bool) else str(raw)
-        if isinstance(raw, bool) or not text.isdigit() or not 1 <= int(text) <= maximum:
+        # ASCII digits only: str.isdigit() also admits "²" and other digits int() refuses.
+        if isinstance(raw, bool) or not re.fullmatch(r"[0-9]{1,9}", text) or not 1 <= int(text) <= maximum:
             detail = f"limit must be an integer from 1 to {maximum}."
             raise ProblemException(
                 "invalid-parameters", detail, errors=[{"parameter": "limit", "detail": detail, "code": "invalid"}]
@@ -101,17 +103,30 @@ class KeysetPagination(BasePagination):
         return int(text)
 
     def get_ordering(self, model: type[Model]) -> tuple[str, ...]:
-        """The configured ordering, with ``pk`` appended unless it already ends on a unique field."""
-        ordering = tuple(self.ordering)
-        if not ordering:
+        """The configured ordering, with ``pk`` appended unless it already ends on a unique field.
+
+        A foreign key orders by its column (``user`` becomes ``user_id``), never by the related
+        model's own ordering.
+        """
+        if not self.ordering:
             raise ImproperlyConfigured(f"{type(self).__name__}.ordering must name at least one field.")
-        for name in ordering:
-            field = _field(model, name.lstrip("-"))
+        resolved = []
+        for name in self.ordering:
+            bare = name.lstrip("-")
+            field = _field(model, bare)
             if field.null:
                 raise ImproperlyConfigured(
-                    f"{type(self).__name__} cannot order by the nullable field {name.lstrip('-')!r}: "
+                    f"{type(self).__name__} cannot order by the nullable field {bare!r}: "
                     "keyset pagination needs a value in every row."
                 )
+            if field.get_internal_type() not in CURSOR_FIELD_TYPES and not field.is_relation:
+                raise ImproperlyConfigured(
+                    f"{type(self).__name__} cannot order by {bare!r}, a {field.get_internal_type()}: cursors "
+                    f"hold {', '.join(sorted(CURSOR_FIELD_TYPES))}."
+                )
+            column = field.attname if field.is_relation and bare != "pk" else bare
+            resolved.append(("-" if name.startswith("-") else "") + column)
+        ordering = tuple(resolved)
         last = _field(model, ordering[-1].lstrip("-"))
         if not (last.primary_key or last.unique):
             direction = "-" if ordering[-1].startswith("-") else ""
@@ -128,7 +143,7 @@ class KeysetPagination(BasePagination):
             {"name": self.limit_query_param, "in": "query", "required": False,
              "description": f"Page size, 1 to {api_settings.PAGINATION_MAX_LIMIT}.",
              "schema": {"type": "integer", "minimum": 1, "maximum": api_settings.PAGINATION_MAX_LIMIT,
-                        "default": api_settings.PAGINATION_DEFAULT_LIMIT}},
+                        "default": min(api_settings.PAGINATION_DEFAULT_LIMIT, api_settings.PAGINATION_MAX_LIMIT)}},
         ]
 
     def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
@@ -151,11 +166,21 @@ class KeysetPagination(BasePagination):
 
 
 def endpoint_of(request: Request) -> str:
-    """What a cursor is bound to: the route of the list (not its concrete path values too)."""
+    """What a cursor is bound to: the list's view name and its path (so one invoice's payments
+    do not take a cursor of another's)."""
     match = getattr(request, "resolver_match", None)
     if match is None:
         return request.path
     return f"{match.view_name}:{request.path}"
+
+
+#: Field types whose values a cursor can hold exactly.
+CURSOR_FIELD_TYPES = frozenset({
+    "AutoField", "BigAutoField", "SmallAutoField", "IntegerField", "BigIntegerField", "SmallIntegerField",
+    "PositiveIntegerField", "PositiveBigIntegerField", "PositiveSmallIntegerField", "CharField", "TextField",
+    "SlugField", "EmailField", "DateTimeField", "DateField", "DecimalField", "UUIDField", "BooleanField",
+    "FloatField",
+})
 
 
 def _field(model: type[Model], path: str) -> Any:

@@ -9,6 +9,7 @@ from rest_framework.decorators import action
 from rest_framework.filters import BaseFilterBackend
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings as drf_settings
 
 from ..problems import ErrorItem, ProblemException
 from .filters import PAGINATION_PARAMETERS, FilterSet
@@ -27,7 +28,10 @@ class StrictFilterBackend(BaseFilterBackend):
             return queryset
         filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
         query = {name: request.query_params.getlist(name) for name in request.query_params}
-        filterset = filterset_class.from_query(query, allowed_extra=PAGINATION_PARAMETERS)
+        # DRF's own ?format= override is a legitimate parameter of every list.
+        format_override = [drf_settings.URL_FORMAT_OVERRIDE] if drf_settings.URL_FORMAT_OVERRIDE else []
+        extra = [*PAGINATION_PARAMETERS, *format_override]
+        filterset = filterset_class.from_query(query, allowed_extra=extra)
         request.active_filters = filterset.signature_data()  # type: ignore[attr-defined]
         return queryset.filter(filterset.q())
 
@@ -63,12 +67,20 @@ class SearchMixin:
     @action(detail=False, methods=["post"], url_path="search")
     def search(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         view: Any = self
+        if request.query_params:
+            names = ", ".join(request.query_params)
+            detail = "The search takes its filters, limit and cursor from the body, not the query string."
+            raise ProblemException("invalid-parameters", f"Invalid query parameters: {names}.", errors=[
+                {"parameter": name, "detail": detail, "code": "unknown"} for name in request.query_params
+            ])
         filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
         alternatives, limit, cursor = self._read_search_body(request.data, filterset_class)
         condition = Q()
         for alternative in alternatives:
             condition |= alternative.q()
-        queryset = view.get_queryset().filter(condition)
+        # Through the filter backends: a backend that scopes rows (per tenant, say) scopes the
+        # search too; StrictFilterBackend leaves the search action alone.
+        queryset = view.filter_queryset(view.get_queryset()).filter(condition)
         paginator = view.paginator
         try:
             page = paginator.paginate_queryset(
@@ -100,8 +112,9 @@ class SearchMixin:
         cleaned = []
         for index, alternative in enumerate(alternatives):
             pointer = f"/any/{index}"
-            if not isinstance(alternative, dict):
-                errors.append({"pointer": pointer, "detail": "Each alternative must be an object.", "code": "invalid"})
+            if not isinstance(alternative, dict) or not alternative:
+                errors.append({"pointer": pointer, "detail": "Each alternative must be an object with at least "
+                               "one filter.", "code": "invalid"})
                 continue
             raw = {}
             for name, value in alternative.items():

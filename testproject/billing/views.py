@@ -122,4 +122,5 @@ class InvoicePaymentDetail(generics.RetrieveAPIView):
     lookup_field = "payment_id"
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
-        return Payment.objects.filter(invoice_id=self.kwargs["invoice_id"])
+        # Invoice.objects: the payments of a deleted invoice are gone with it.
+        return Payment.objects.filter(invoice__in=Invoice.objects.filter(pk=self.kwargs["invoice_id"]))
