@@ -109,6 +109,8 @@ class RenamedFieldsMixin:
         super().__init_subclass__(**kwargs)
         declared: Mapping[str, Any] = getattr(cls, "_declared_fields", {})
         path = f"{cls.__module__}.{cls.__qualname__}"
+        if "<locals>" in path:
+            return  # a serializer built inside a function is no part of the service's contract
         for old_name, field in declared.items():
             if isinstance(field, RenamedField):
                 field_renames[(path, old_name)] = FieldRename(

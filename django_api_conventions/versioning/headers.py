@@ -15,7 +15,6 @@ import math
 from collections.abc import Sequence
 
 from django.http import HttpResponseBase
-from django.utils.cache import patch_cache_control
 from django.utils.http import http_date
 
 from .lifecycle import Deprecation
@@ -67,25 +66,23 @@ def cap_freshness(response: HttpResponseBase, sunset: dt.datetime, now: dt.datet
     ``max-age`` and ``s-maxage`` are lowered to the seconds left; a response without either
     (and not ``no-store``) gets ``no-cache``, so a cache must ask again before reusing it.
     """
-    directives = {}
+    directives: dict[str, str | None] = {}
     for part in response.get("Cache-Control", "").split(","):
-        name, _, value = part.strip().partition("=")
+        name, equals, value = part.strip().partition("=")
         if name:
-            directives[name.lower()] = value.strip().strip('"')
+            directives[name.lower()] = value.strip() if equals else None
     if "no-store" in directives:
         return
     left = max(0, math.floor((sunset - now).total_seconds()))
     if "max-age" not in directives and "s-maxage" not in directives:
-        patch_cache_control(response, no_cache=True)
-        return
-    lowered: dict[str, int] = {}
-    for name, keyword in (("max-age", "max_age"), ("s-maxage", "s_maxage")):
+        directives["no-cache"] = None
+    for name in ("max-age", "s-maxage"):
         if name in directives:
-            try:
-                lowered[keyword] = min(int(directives[name]), left)
-            except ValueError:
-                lowered[keyword] = left
-    patch_cache_control(response, **lowered)
+            current = directives[name] or ""
+            directives[name] = str(min(int(current), left) if current.isdigit() else left)
+    response["Cache-Control"] = ", ".join(
+        name if value is None else f"{name}={value}" for name, value in directives.items()
+    )
 
 
 def apply_deprecation_headers(

@@ -41,7 +41,14 @@ class VersionedURLResolver(URLResolver):
             entry = table.get(version)
             if entry is None or entry.is_retired():
                 # VersionLifecycleMiddleware normally answers first; this keeps the answer right without it.
-                return ResolverMatch(_lifecycle_problem_view, (), {VERSION_KWARG: version}, route=str(self.pattern))
+                return ResolverMatch(
+                    _lifecycle_problem_view,
+                    (),
+                    {VERSION_KWARG: version},
+                    route=str(self.pattern),
+                    captured_kwargs={VERSION_KWARG: version},
+                    extra_kwargs={},
+                )
         match = super().resolve(path)
         match.kwargs.pop(VERSION_KWARG, None)
         return match
