@@ -27,6 +27,7 @@ from django_api_conventions.versioning import (
     deprecated,
     get_version_table,
     reverse,
+    versioned_urls,
 )
 from django_api_conventions.versioning.drf import LifecycleVersioning
 from django_api_conventions.versioning.headers import (
@@ -280,3 +281,40 @@ def test_the_command_with_nothing_deprecated(settings: Any) -> None:
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "VERSIONS": []}
     with time_machine.travel(dt.datetime(2020, 1, 1, tzinfo=UTC), tick=False):
         assert "deprecation announced" in run_command()
+
+
+@pytest.mark.urls("tests.test_versioning_live")
+def test_the_command_lists_deprecated_endpoints() -> None:
+    output = run_command()
+    assert (
+        "endpoint POST /{version}/probe-searches: deprecated; deprecation 2026-09-01, sunset 2027-03-01, "
+        "guide https://billing.example.com/docs/probe-search"
+    ) in output.splitlines()
+    assert "endpoint /{version}/probe-reports: deprecated; deprecation 2026-10-01, sunset 2027-01-01" in output
+    with time_machine.travel(dt.datetime(2027, 1, 1, tzinfo=UTC), tick=False), pytest.raises(
+        CommandError, match=r"endpoint /\{version\}/probe-reports"
+    ):
+        run_command("--fail-on-past-sunset")
+
+
+@pytest.mark.django_db
+def test_a_view_class_can_hold_its_deprecations(client: Any, settings: Any) -> None:
+    from django.urls import clear_url_caches, path
+
+    from tests import test_versioning_live as live
+
+    class Legacy(live.VersionProbe):
+        api_deprecations = [EndpointDeprecation.build(deprecation="2026-10-01", sunset="2027-10-01")]
+
+    settings.ROOT_URLCONF = "tests.test_versioning_live"
+    live.urlpatterns.insert(0, *versioned_urls([path("legacy", Legacy.as_view())]))
+    clear_url_caches()
+    try:
+        response = client.get("/v2/legacy")
+    finally:
+        live.urlpatterns.pop(0)
+        clear_url_caches()
+    assert response.status_code == 200
+    assert response["Deprecation"] == "@1790812800" and response["Sunset"] == "Fri, 01 Oct 2027 00:00:00 GMT"
+    assert "Link" not in response  # no guide given
+
