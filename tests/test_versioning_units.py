@@ -318,3 +318,18 @@ def test_a_view_class_can_hold_its_deprecations(client: Any, settings: Any) -> N
     assert response["Deprecation"] == "@1790812800" and response["Sunset"] == "Fri, 01 Oct 2027 00:00:00 GMT"
     assert "Link" not in response  # no guide given
 
+
+
+def test_links_of_the_view_are_kept() -> None:
+    from django_api_conventions.versioning.headers import apply_deprecation_headers
+    from django_api_conventions.versioning.lifecycle import Deprecation
+
+    response = HttpResponse()
+    response["Link"] = '<https://x.test/users?cursor=abc>; rel="next"'
+    deprecation = Deprecation("version v1", "version", TODAY, TODAY + dt.timedelta(days=90), "https://x.test/guide")
+    apply_deprecation_headers(response, [deprecation, deprecation], TODAY)
+    assert response["Link"] == (
+        '<https://x.test/users?cursor=abc>; rel="next", '
+        '<https://x.test/guide>; rel="deprecation"; type="text/html", '
+        '<https://x.test/guide>; rel="sunset"; type="text/html"'
+    )

@@ -33,7 +33,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, fail_on_past_sunset: bool, **options: Any) -> None:
         now = timezone.now()
-        rows: list[tuple[str, str, Deprecation | None]] = []
+        rows: list[tuple[str, str, Deprecation]] = []
         for version in get_version_table().versions:
             state = version.state(now)
             stale = version.status == "deprecated" and state == "retired"
@@ -53,7 +53,6 @@ class Command(BaseCommand):
             self.stdout.write("No versions, deprecated endpoints or field renames.")
         past_sunset = []
         for subject, state, deprecation in rows:
-            assert deprecation is not None
             self.stdout.write(
                 f"{subject}: {state}; deprecation {_day(deprecation.deprecation)}, sunset {_day(deprecation.sunset)}"
                 + (f", guide {deprecation.migration_guide}" if deprecation.migration_guide else "")
