@@ -5,8 +5,10 @@ Every check id, message and hint lives in :data:`MESSAGES`, so no id is used twi
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import itertools
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -14,11 +16,16 @@ from typing import Any
 from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
-from django.urls import NoReverseMatch, get_resolver, reverse
+from django.urls import NoReverseMatch, URLResolver, get_resolver, reverse
 from django.utils.module_loading import import_string
 
 from .conf import DEFAULTS, IMPORT_STRINGS, SETTINGS_NAME, api_settings
 from .idempotency.stores import load_store_class
+from .url_conventions import Route, find_naming_problems, is_drf_view, iter_routes
+from .versioning.deprecation import endpoint_deprecations
+from .versioning.fields import field_renames
+from .versioning.lifecycle import Deprecation, get_version_table, load_versions
+from .versioning.urls import VersionedURLResolver
 
 PACKAGE = "django_api_conventions"
 DOCS = "See the settings reference (docs/settings.md) of django-api-conventions."
@@ -54,6 +61,25 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
     "E012": (checks.Error, "ClientRateThrottle is a default throttle class but DEFAULT_THROTTLE_RATES has no "
                            "'client' rate: every request would fail.",
              "Set REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['client'], e.g. '1000/min' (None disables it)."),
+    "E020": (checks.Error, f"{SETTINGS_NAME}['VERSIONS'] is invalid: {{error}}.",
+             "Each version is a dict such as {{'name': 'v1', 'status': 'deprecated', 'deprecation': '2026-06-01', "
+             "'sunset': '2027-06-01', 'migration_guide': 'https://api.example.com/docs/v1-to-v2'}}, oldest first; "
+             "see docs/versioning.md."),
+    "E021": (checks.Error, "{subject}: the sunset {sunset} is before the deprecation {deprecation}.",
+             "Put the sunset after the deprecation, at least MIN_SUPPORT_DAYS later."),
+    "E022": (checks.Error, f"{SETTINGS_NAME}['VERSIONS'] has {{count}} versions with status 'current'; exactly one "
+                           "must be.",
+             "Mark the newest served version 'current' and the older ones 'deprecated' or 'retired'."),
+    "E023": (checks.Error, "Version {name}, the one before the current {current}, is retired: at least the current "
+                           "and the previous version must be supported.",
+             "Mark {name} 'deprecated' with a sunset in the future; retire it once a newer version replaces "
+             "{current}."),
+    "E024": (checks.Error, "{subject} is supported for {days} days between its deprecation and its sunset, fewer "
+                           f"than {SETTINGS_NAME}['MIN_SUPPORT_DAYS'] ({{minimum}}).",
+             "Move the sunset to {earliest} or later (the conventions ask 90 days for external consumers, 30 for "
+             "internal services)."),
+    "E025": (checks.Error, f"{SETTINGS_NAME}['VERSION_PATH_REGEX'] = {{value!r}} has no group named 'version'.",
+             "Capture the version segment as (?P<version>...), e.g. r'^/(?P<version>v[0-9]+)/'."),
     "W001": (checks.Warning,
              "REST_FRAMEWORK['EXCEPTION_HANDLER'] is {value!r}: DRF errors will not be problem details.",
              f"Set REST_FRAMEWORK['EXCEPTION_HANDLER'] = '{PACKAGE}.exception_handler.problem_exception_handler'."),
@@ -79,6 +105,30 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
              "Add to {model}.Meta.indexes: models.Index(fields={fields!r}, name=...)."),
     "E013": (checks.Error, "{view} cannot be keyset-paginated: {error}",
              "Order by non-null fields whose values a cursor can hold (numbers, text, dates, UUIDs)."),
+    "W020": (checks.Warning, f"{SETTINGS_NAME}['VERSIONS'] is set but VersionLifecycleMiddleware is not in "
+                             "MIDDLEWARE: deprecations are not announced and sunsets pass unnoticed.",
+             f"Add '{PACKAGE}.versioning.middleware.VersionLifecycleMiddleware' right after ProblemDetailsMiddleware."),
+    "W021": (checks.Warning, "VersionLifecycleMiddleware is out of place in MIDDLEWARE: {other}.",
+             "Order: TraceIdMiddleware, ProblemDetailsMiddleware, VersionLifecycleMiddleware, "
+             "MaintenanceModeMiddleware, then the rest; IdempotencyMiddleware last."),
+    "W022": (checks.Warning, "REST_FRAMEWORK['DEFAULT_VERSIONING_CLASS'] is {value!r}: DRF views see "
+                             "request.version None and reverse() drops the version.",
+             f"Set REST_FRAMEWORK['DEFAULT_VERSIONING_CLASS'] = '{PACKAGE}.versioning.drf.LifecycleVersioning'."),
+    "W023": (checks.Warning, "The route {route} has the verb {segment!r} as a path segment.",
+             "Make the action a sub-resource that is created, e.g. {suggestion}, or use the HTTP method. "
+             f"To keep it, add a pattern of the route to {SETTINGS_NAME}['URL_CONVENTION_SILENCED']."),
+    "W024": (checks.Warning, "The route {route} names the collection {segment!r} in the singular.",
+             "Name collections with plural nouns: {suggestion}. "
+             f"To keep it, add a pattern of the route to {SETTINGS_NAME}['URL_CONVENTION_SILENCED']."),
+    "W025": (checks.Warning, "The route {route} nests {depth} collections; the conventions allow two levels.",
+             "Address the last collection at the root and filter it: {suggestion}. "
+             f"To keep it, add a pattern of the route to {SETTINGS_NAME}['URL_CONVENTION_SILENCED']."),
+    "W026": (checks.Warning, "versioned_urls() is in the URLconf but VERSIONS is empty: every /v<n>/ prefix serves "
+                             "the API.",
+             f"List the versions in {SETTINGS_NAME}['VERSIONS'] (see docs/versioning.md)."),
+    "W027": (checks.Warning, "Version {name}, the one before the current {current}, passed its sunset on {sunset}: "
+                             "only the current version is still supported.",
+             "Mark it 'retired' and move the next sunset so that two versions are always served."),
     "W008": (checks.Warning, f"{SETTINGS_NAME}['IDEMPOTENCY_RETENTION_SECONDS'] is shorter than the lease: a key "
                              "could expire while its request still runs.",
              "Keep the retention (default 24 h) well above IDEMPOTENCY_LEASE_SECONDS."),
@@ -113,6 +163,11 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "PAGINATION_DEFAULT_LIMIT": ((int,), "a positive integer"),
     "PAGINATION_MAX_LIMIT": ((int,), "a positive integer"),
     "CURSOR_SALT": ((str,), "a non-empty string"),
+    "VERSIONS": ((list, tuple), "a list of version dicts, oldest first"),
+    "VERSION_PATH_REGEX": ((str,), "a regular expression with a 'version' group"),
+    "MIN_SUPPORT_DAYS": ((int,), "a positive number of days"),
+    "URL_CONVENTION_CHECKS": ((bool,), "True or False"),
+    "URL_CONVENTION_SILENCED": ((list, tuple), "a list of regular expressions"),
 }
 
 #: Extra constraints on values that have the right type.
@@ -129,6 +184,7 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "PAGINATION_MAX_LIMIT": lambda v: v > 0,
     "CURSOR_SALT": lambda v: bool(v),
     "IDEMPOTENCY_REPLAYED_HEADERS": lambda v: "set-cookie" not in {str(h).lower() for h in v},
+    "MIN_SUPPORT_DAYS": lambda v: v > 0,
 }
 
 MIDDLEWARE_ORDER = [
@@ -177,7 +233,18 @@ def _check_value(key: str, value: Any) -> list[checks.CheckMessage]:
             return [message("E004", key=key, value=value, error=exc)]
     if key == "PROBLEM_BASE_URL" and value is not None and not re.match(r"https?://[^/\s]+", value):
         return [message("E005", value=value)]
-    if key in ("MAINTENANCE_EXEMPT_PATHS", "IDEMPOTENCY_PATHS"):
+    if key == "VERSION_PATH_REGEX":
+        try:
+            if "version" not in re.compile(value).groupindex:
+                return [message("E025", value=value)]
+        except re.error as exc:
+            return [message("E006", key=key, value=value, error=exc)]
+    if key == "VERSIONS":
+        try:
+            load_versions(value)
+        except ImproperlyConfigured as exc:
+            return [message("E020", error=exc)]
+    if key in ("MAINTENANCE_EXEMPT_PATHS", "IDEMPOTENCY_PATHS", "URL_CONVENTION_SILENCED"):
         for pattern in value:
             try:
                 re.compile(pattern)
@@ -329,6 +396,106 @@ def _has_matching_index(model: Any, ordering: tuple[str, ...]) -> bool:
     if (first.unique or first.db_index) and bare[1:] in ([], [model._meta.pk.name]):
         return True  # a single-column index: unique or db_index
     return any(list(index.fields)[:len(wanted)] in (wanted, flipped) for index in model._meta.indexes)
+VERSION_MIDDLEWARE = f"{PACKAGE}.versioning.middleware.VersionLifecycleMiddleware"
+VERSIONING_CLASS = f"{PACKAGE}.versioning.drf.LifecycleVersioning"
+
+
+def check_versions(**kwargs: Any) -> list[checks.CheckMessage]:
+    """The version table keeps the conventions, and the pieces that serve it are installed."""
+    if check_settings():
+        return []
+    table = get_version_table()
+    if not table:
+        return []
+    errors = []
+    current = [v for v in table.versions if v.status == "current"]
+    if len(current) != 1:
+        errors.append(message("E022", count=len(current)))
+    else:
+        index = table.versions.index(current[0])
+        previous = table.versions[index - 1] if index > 0 else None
+        if previous is not None and previous.status == "retired":
+            errors.append(message("E023", name=previous.name, current=current[0].name))
+        elif previous is not None and previous.is_retired():
+            errors.append(message("W027", name=previous.name, current=current[0].name,
+                                  sunset=f"{previous.sunset:%Y-%m-%d}"))
+    middleware = list(settings.MIDDLEWARE)
+    if VERSION_MIDDLEWARE not in middleware:
+        errors.append(message("W020"))
+    else:
+        position = middleware.index(VERSION_MIDDLEWARE)
+        problem_details = f"{PACKAGE}.middleware.ProblemDetailsMiddleware"
+        if problem_details in middleware and middleware.index(problem_details) > position:
+            errors.append(message("W021", other="it must come after ProblemDetailsMiddleware"))
+        later = (f"{PACKAGE}.middleware.MaintenanceModeMiddleware", f"{PACKAGE}.idempotency.IdempotencyMiddleware")
+        for other in later:
+            if other in middleware and middleware.index(other) < position:
+                errors.append(message("W021", other=f"it must come before {other.rsplit('.', 1)[-1]}"))
+    drf = getattr(settings, "REST_FRAMEWORK", {})
+    versioning_class = drf.get("DEFAULT_VERSIONING_CLASS") if isinstance(drf, dict) else None
+    if versioning_class != VERSIONING_CLASS:
+        errors.append(message("W022", value=versioning_class))
+    return errors
+
+
+def _deprecations_to_check(routes: list[Route]) -> list[Deprecation]:
+    found = [v.as_deprecation() for v in get_version_table().versions if v.status == "deprecated"]
+    for route in routes:
+        for entry in endpoint_deprecations(route.callback):
+            deprecation = entry.as_deprecation(route.display)
+            if deprecation not in found:
+                found.append(deprecation)
+    found.extend(rename.deprecation for rename in field_renames.values())
+    return found
+
+
+def check_deprecation_dates(**kwargs: Any) -> list[checks.CheckMessage]:
+    """Every deprecation (versions, endpoints, field renames) gives clients the support window."""
+    if check_settings():
+        return []
+    errors = []
+    minimum = api_settings.MIN_SUPPORT_DAYS
+    for deprecation in _deprecations_to_check(list(iter_routes())):
+        if deprecation.deprecation is None or deprecation.sunset is None:
+            continue
+        values = {"subject": deprecation.subject[:1].upper() + deprecation.subject[1:],
+                  "deprecation": f"{deprecation.deprecation:%Y-%m-%d}", "sunset": f"{deprecation.sunset:%Y-%m-%d}"}
+        days = deprecation.support_days() or 0
+        if days < 0:
+            errors.append(message("E021", **values))
+        elif days < minimum:
+            earliest = deprecation.deprecation + datetime.timedelta(days=minimum)
+            errors.append(message("E024", **values, days=math.floor(days), minimum=minimum,
+                                  earliest=f"{earliest:%Y-%m-%d}"))
+    return errors
+
+
+def _uses_versioned_urls(resolver: URLResolver | None = None) -> bool:
+    for entry in (resolver or get_resolver()).url_patterns:
+        if isinstance(entry, VersionedURLResolver) or (isinstance(entry, URLResolver) and _uses_versioned_urls(entry)):
+            return True
+    return False
+
+
+def check_url_conventions(**kwargs: Any) -> list[checks.CheckMessage]:
+    """Part 2 of the conventions over the routes of DRF views: no verbs, plural collections, two levels."""
+    if check_settings():
+        return []
+    errors = []
+    if not get_version_table() and _uses_versioned_urls():
+        errors.append(message("W026"))
+    if not api_settings.URL_CONVENTION_CHECKS:
+        return errors
+    silenced = [re.compile(pattern) for pattern in api_settings.URL_CONVENTION_SILENCED]
+    seen: set[tuple[str, str]] = set()
+    for route in iter_routes():
+        if not is_drf_view(route.callback) or any(p.search(route.display) for p in silenced):
+            continue
+        for finding in find_naming_problems(route):
+            if (finding.check_id, finding.route) not in seen:
+                seen.add((finding.check_id, finding.route))
+                errors.append(message(finding.check_id, obj=finding.route, route=finding.route, **finding.values))
+    return errors
 
 
 def register_all() -> None:
@@ -338,3 +505,6 @@ def register_all() -> None:
     checks.register(check_error_views, checks.Tags.urls)
     checks.register(check_shared_state, checks.Tags.caches)
     checks.register(check_paginated_orderings, checks.Tags.models)
+    checks.register(check_versions, checks.Tags.compatibility)
+    checks.register(check_deprecation_dates, checks.Tags.urls)
+    checks.register(check_url_conventions, checks.Tags.urls)

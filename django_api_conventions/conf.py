@@ -72,6 +72,17 @@ DEFAULTS: dict[str, Any] = {
     "PAGINATION_MAX_LIMIT": 100,
     # Salt of the cursor signatures (with SECRET_KEY): change it to invalidate every cursor.
     "CURSOR_SALT": "django_api_conventions.cursor",
+    # The API versions, oldest first: dicts with "name", "status" ("current", "deprecated" or
+    # "retired"), "deprecation" and "sunset" dates and a "migration_guide" URL. Empty: off.
+    "VERSIONS": [],
+    # Regular expression searched in request.path_info whose "version" group names the version.
+    "VERSION_PATH_REGEX": r"^/(?P<version>v[0-9]+)/",
+    # Shortest support window, in days, between a deprecation and its sunset (30 for internal APIs).
+    "MIN_SUPPORT_DAYS": 90,
+    # Warn about verbs, singular collections and deep nesting in the routes of DRF views.
+    "URL_CONVENTION_CHECKS": True,
+    # Regular expressions of routes (as the warnings show them) the URL convention checks skip.
+    "URL_CONVENTION_SILENCED": [],
 }
 
 #: Settings holding dotted paths, imported on first access.

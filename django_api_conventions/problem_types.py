@@ -142,6 +142,12 @@ _BUILT_IN = [
      "The request conflicts with the current state of the resource."),
     ("gone", "Gone", 410,
      "The resource is no longer available and will not be again."),
+    ("version-retired", "API version retired", 410,
+     "This version of the API has passed its sunset and answers no more requests. "
+     "`migration_guide` links the guide to a version that is served; `version` names the retired one."),
+    ("endpoint-retired", "Endpoint retired", 410,
+     "This endpoint (or this method of it) has passed its sunset and answers no more requests. "
+     "`migration_guide` links the guide to what replaces it."),
     ("request-too-large", "Request body too large", 413,
      "The request body is larger than the service accepts. `limit_bytes` gives the limit."),
     ("unsupported-media-type", "Unsupported media type", 415,

@@ -23,6 +23,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django_api_conventions.middleware.TraceIdMiddleware",
     "django_api_conventions.middleware.ProblemDetailsMiddleware",
+    "django_api_conventions.versioning.middleware.VersionLifecycleMiddleware",
     "django_api_conventions.middleware.MaintenanceModeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -67,7 +68,10 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["django_api_conventions.throttling.ClientRateThrottle"],
     "DEFAULT_FILTER_BACKENDS": ["django_api_conventions.pagination.StrictFilterBackend"],
     "DEFAULT_THROTTLE_RATES": {"client": os.environ.get("THROTTLE_RATE", "10000/min")},
+    "DEFAULT_VERSIONING_CLASS": "django_api_conventions.versioning.drf.LifecycleVersioning",
 }
+
+MIGRATION_GUIDE = "https://billing.example.com/docs/migrating-to-v2"
 
 API_CONVENTIONS = {
     "MAINTENANCE_MODE": flag("MAINTENANCE_MODE"),
@@ -76,6 +80,14 @@ API_CONVENTIONS = {
     "MAINTENANCE_SWITCH_STORE": "cache" if os.environ.get("REDIS_URL") else "database",
     "IDEMPOTENCY_STORE": os.environ.get("IDEMPOTENCY_STORE", "database"),
     "IDEMPOTENCY_LEASE_SECONDS": integer("IDEMPOTENCY_LEASE_SECONDS", 60),
+    # Oldest first: v0 is gone (410), v1 is still served until its sunset, v2 is current.
+    "VERSIONS": [
+        {"name": "v0", "status": "retired", "deprecation": "2025-06-01", "sunset": "2026-01-01",
+         "migration_guide": MIGRATION_GUIDE},
+        {"name": "v1", "status": "deprecated", "deprecation": "2026-06-01", "sunset": "2027-06-01",
+         "migration_guide": MIGRATION_GUIDE},
+        {"name": "v2", "status": "current"},
+    ],
 }
 
 # Example-service knobs.

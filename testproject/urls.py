@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
+from django_api_conventions.versioning import versioned_urls
+
 from .billing.views import InvoicePaymentDetail, InvoicePaymentList, InvoiceViewSet, OrderViewSet, UserViewSet
 
 router = SimpleRouter(trailing_slash=False)
@@ -9,7 +11,8 @@ router.register("users", UserViewSet, basename="user")
 router.register("invoices", InvoiceViewSet, basename="invoice")
 router.register("orders", OrderViewSet, basename="order")
 
-v2 = [
+# One API under every version of API_CONVENTIONS["VERSIONS"]: /v1/..., /v2/...
+api = [
     *router.urls,
     path("invoices/<str:invoice_id>/payments", InvoicePaymentList.as_view(), name="invoice-payments"),
     path(
@@ -18,7 +21,7 @@ v2 = [
 ]
 
 urlpatterns = [
-    path("v2/", include(v2)),
+    *versioned_urls(api),
     path("admin/", admin.site.urls),
     path("", include("django_api_conventions.urls")),
 ]

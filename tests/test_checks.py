@@ -35,7 +35,8 @@ def test_every_setting_has_a_declared_type() -> None:
 
 def test_every_message_formats() -> None:
     names = ("type", "key", "suggestion", "expected", "value", "error", "middleware", "other", "handler", "view",
-             "backend", "model", "ordering", "fields")
+             "backend", "model", "ordering", "fields", "subject", "sunset", "deprecation", "count", "name", "current",
+             "days", "minimum", "earliest", "route", "segment", "depth")
     values = dict.fromkeys(names, "x")
     for check_id in MESSAGES:
         assert checks.message(check_id, **values).id == f"django_api_conventions.{check_id}"

@@ -5,9 +5,12 @@ from typing import Any
 
 from rest_framework import serializers
 
+from django_api_conventions.versioning import OpenEnumField, RenamedField, RenamedFieldsMixin
+
 from .models import Customer, Invoice, Order, Payment
 
 _CURRENCY = re.compile(r"[a-z]{3}")
+AMOUNT_DUE_GUIDE = "https://billing.example.com/docs/migrating-to-v2#amount-due"
 
 
 def validate_currency(value: str) -> str:
@@ -22,20 +25,19 @@ class UserSerializer(serializers.ModelSerializer):
         fields = ["id", "email", "name", "created_at"]
 
 
-class InvoiceSerializer(serializers.ModelSerializer):
+class InvoiceSerializer(RenamedFieldsMixin, serializers.ModelSerializer):
     user_id = serializers.PrimaryKeyRelatedField(source="user", queryset=Customer.objects.all())
-    status = serializers.ChoiceField(choices=["draft", "open"], default="open")
+    # Clients must tolerate new statuses: the stored value is sent as it is.
+    status = OpenEnumField(choices=["draft", "open"], default="open")
     currency = serializers.CharField(validators=[validate_currency])
+    # The old name of amount_due, returned and accepted until its sunset.
+    total = RenamedField(
+        "amount_due", deprecation="2026-11-01", sunset="2027-06-01", migration_guide=AMOUNT_DUE_GUIDE
+    )
 
     class Meta:
         model = Invoice
-        fields = ["id", "user_id", "status", "amount_due", "currency", "created_at"]
-
-    def to_representation(self, instance: Invoice) -> dict[str, Any]:
-        data = super().to_representation(instance)
-        # Clients must tolerate new statuses: the stored value is sent as it is.
-        data["status"] = instance.status
-        return data
+        fields = ["id", "user_id", "status", "amount_due", "total", "currency", "created_at"]
 
 
 class PaymentSerializer(serializers.ModelSerializer):

@@ -1,0 +1,162 @@
+"""Resource naming rules over the URLconf (part 2 of the conventions), as system check warnings.
+
+- a path segment that is a verb (``/invoices/{id}/pay``): make the action a sub-resource that is
+  created (``POST /invoices/{id}/payments``) or use the HTTP method;
+- a collection named in the singular (``/invoice/{id}``): ``/invoices/{id}``;
+- nesting deeper than two levels (``/users/{id}/invoices/{id}/payments``): address the
+  independent entity at the root and filter it (``/payments?invoice_id={id}``).
+
+Only routes of DRF views are checked. Silence one route with a regular expression in
+``URL_CONVENTION_SILENCED`` (searched in the route as the warning shows it), all of them with
+``URL_CONVENTION_CHECKS = False``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.urls import URLPattern, URLResolver, get_resolver
+
+#: Segments that name an action rather than a resource. "search" is absent on purpose: a POST
+#: search endpoint is the conventions' way to express OR filters.
+VERBS = frozenset(
+    """
+    accept activate add apply approve archive assign authorize block calculate cancel capture change
+    charge check close complete compute confirm convert copy create deactivate decline delete deposit
+    disable download edit enable execute export fetch finalize find generate get import invite list lock
+    login logout mark merge modify move notify pay process publish refund register reject remove reopen
+    resend reset restart restore retry revoke run send set ship start stop submit subscribe sync
+    transfer trigger unarchive unassign unblock unlock unpublish unsubscribe update upload validate
+    verify void withdraw
+    """.split()  # noqa: SIM905 -- a word list reads best as words
+)
+
+#: The noun that names the sub-resource an action creates, for the hint.
+ACTION_NOUNS = {
+    "pay": "payments", "cancel": "cancellations", "refund": "refunds", "approve": "approvals",
+    "reject": "rejections", "send": "deliveries", "ship": "shipments", "charge": "charges",
+    "capture": "captures", "confirm": "confirmations", "submit": "submissions", "transfer": "transfers",
+    "invite": "invitations", "subscribe": "subscriptions", "login": "sessions", "logout": "sessions",
+    "register": "registrations", "void": "voids", "archive": "archives", "publish": "publications",
+    "verify": "verifications", "export": "exports", "import": "imports", "upload": "uploads",
+}
+
+_IRREGULAR_PLURALS = frozenset(
+    """
+    people children men women data media criteria feet teeth mice geese indices matrices analyses news
+    series species metadata information equipment feedback staff
+    """.split()  # noqa: SIM905 -- a word list reads best as words
+)
+
+_NAMED_GROUP = re.compile(r"\(\?P<(\w+)>(?:[^()]|\([^()]*\))*\)")
+_CONVERTER = re.compile(r"<(?:\w+:)?(\w+)>")
+
+
+@dataclass(frozen=True)
+class Route:
+    """A route as the warnings show it (``/{version}/invoices/{pk}``) and its view."""
+
+    display: str
+    callback: Any
+
+    @property
+    def segments(self) -> list[str]:
+        return [s for s in self.display.split("/") if s]
+
+
+def display_route(pattern: str) -> str:
+    """``^(?P<version>v[0-9]+)/^invoices/(?P<pk>[^/.]+)$`` -> ``/{version}/invoices/{pk}``."""
+    text = _NAMED_GROUP.sub(lambda m: "{" + m.group(1) + "}", pattern)
+    text = _CONVERTER.sub(lambda m: "{" + m.group(1) + "}", text)
+    text = re.sub(r"\\\.\{format\}/?\??", "", text)
+    text = text.replace("^", "").replace("$", "").replace("\\Z", "").replace("/?", "/")
+    text = re.sub(r"/+", "/", "/" + text)
+    return text if text == "/" else text.rstrip("/")
+
+
+def iter_routes(resolver: URLResolver | None = None, prefix: str = "") -> Iterator[Route]:
+    """Every endpoint of the URLconf with its full route."""
+    resolver = resolver or get_resolver()
+    for entry in resolver.url_patterns:
+        route = prefix + str(entry.pattern)
+        if isinstance(entry, URLResolver):
+            yield from iter_routes(entry, route)
+        elif isinstance(entry, URLPattern):
+            yield Route(display_route(route), entry.callback)
+
+
+def is_drf_view(callback: Any) -> bool:
+    view_class = getattr(callback, "cls", None)
+    if view_class is None:
+        return False
+    from rest_framework.views import APIView
+
+    return isinstance(view_class, type) and issubclass(view_class, APIView)
+
+
+def _is_parameter(segment: str) -> bool:
+    return segment.startswith("{") and segment.endswith("}")
+
+
+def _is_version(segment: str) -> bool:
+    return segment == "{version}" or re.fullmatch(r"v[0-9]+", segment) is not None
+
+
+def looks_plural(word: str) -> bool:
+    last = re.split(r"[-_]", word.lower())[-1]
+    if last in _IRREGULAR_PLURALS:
+        return True
+    return last.endswith("s") and not last.endswith(("ss", "us", "is"))
+
+
+def pluralize(word: str) -> str:
+    if re.search(r"[^aeiou]y$", word):
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    return word + "s"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One broken naming rule: which check, the route, and the values of its message."""
+
+    check_id: str
+    route: str
+    values: dict[str, str]
+
+
+def find_naming_problems(route: Route) -> list[Finding]:
+    segments = [s for s in route.segments if not _is_version(s)]
+    findings = []
+    for index, segment in enumerate(segments):
+        if _is_parameter(segment):
+            continue
+        first_word = re.split(r"[-_]", segment.lower())[0]
+        if first_word in VERBS:
+            noun = ACTION_NOUNS.get(first_word, f"{first_word}-requests")
+            suggestion = "/".join([*segments[:index], noun])
+            findings.append(Finding("W023", route.display, {"segment": segment, "suggestion": f"POST /{suggestion}"}))
+            continue
+        followed_by_id = index + 1 < len(segments) and _is_parameter(segments[index + 1])
+        if followed_by_id and not looks_plural(segment):
+            shape = "/".join([*segments[:index], pluralize(segment), *segments[index + 1 :]])
+            findings.append(Finding("W024", route.display, {"segment": segment, "suggestion": f"/{shape}"}))
+    last_index = len(segments) - 1
+    collections = [
+        segment
+        for index, segment in enumerate(segments)
+        if not _is_parameter(segment) and (index == last_index or _is_parameter(segments[index + 1]))
+    ]
+    if len(collections) > 2:
+        last, parent = collections[-1], collections[-2]
+        parent_key = parent[:-1] if looks_plural(parent) and parent.endswith("s") else parent
+        findings.append(
+            Finding(
+                "W025", route.display, {"depth": str(len(collections)), "suggestion": f"/{last}?{parent_key}_id={{id}}"}
+            )
+        )
+    return findings

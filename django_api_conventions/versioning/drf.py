@@ -1,0 +1,49 @@
+"""DRF versioning for :func:`~.urls.versioned_urls`: ``request.version`` and ``reverse`` in it.
+
+``REST_FRAMEWORK["DEFAULT_VERSIONING_CLASS"] = "django_api_conventions.versioning.drf.LifecycleVersioning"``
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import NoReverseMatch
+from rest_framework.request import Request
+from rest_framework.versioning import BaseVersioning
+
+from .lifecycle import get_version_table, version_in_path
+from .urls import VERSION_KWARG
+
+
+class LifecycleVersioning(BaseVersioning):
+    """The version is the path segment ``VERSION_PATH_REGEX`` names, when ``VERSIONS`` knows it.
+
+    Unknown and retired versions never reach a view (the URL resolver and
+    :class:`~.middleware.VersionLifecycleMiddleware` answer them), so this class only reads.
+    """
+
+    def determine_version(self, request: Request, *args: Any, **kwargs: Any) -> str | None:
+        name = version_in_path(request.path_info)
+        if name is None:
+            return None
+        table = get_version_table()
+        return name if not table or table.get(name) is not None else None
+
+    def reverse(
+        self,
+        viewname: str,
+        args: Any = None,
+        kwargs: dict[str, Any] | None = None,
+        request: Request | None = None,
+        format: str | None = None,
+        **extra: Any,
+    ) -> str:
+        version = getattr(request, "version", None)
+        if version is not None and not args:
+            try:
+                return super().reverse(
+                    viewname, args, {**(kwargs or {}), VERSION_KWARG: version}, request, format, **extra
+                )
+            except NoReverseMatch:
+                pass
+        return super().reverse(viewname, args, kwargs, request, format, **extra)

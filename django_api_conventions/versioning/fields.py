@@ -1,0 +1,161 @@
+"""Serializer fields of compatible change: a field rename transition and open enums.
+
+A rename (part 9.6 of the conventions)::
+
+    class InvoiceSerializer(RenamedFieldsMixin, serializers.ModelSerializer):
+        total = RenamedField("amount_due", deprecation="2026-11-01", sunset="2027-06-01",
+                             migration_guide="https://api.example.com/docs/amount-due")
+
+- responses carry both ``amount_due`` and ``total``;
+- requests may send either; both with different values: 422 ``validation-error`` pointing
+  at ``/total`` (code ``rename_conflict``);
+- a request that sends ``total`` gets ``Deprecation`` and a ``Link`` naming the field on its
+  response (with :class:`~.middleware.VersionLifecycleMiddleware`), and the use is signalled
+  and logged;
+- from the sunset on, ``total`` is neither returned nor read, with no code change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+from django.utils import timezone
+from rest_framework import serializers
+from rest_framework.fields import SkipField, empty
+
+from .lifecycle import DateLike, Deprecation, parse_moment
+from .signals import deprecated_field_used
+from .usage import note_deprecation, report_use
+
+
+@dataclass(frozen=True)
+class FieldRename:
+    """One rename transition as the deprecations command lists it."""
+
+    serializer: str
+    old_name: str
+    new_name: str
+    deprecation: Deprecation
+
+
+#: Every rename declared on a serializer class, by (serializer path, old name).
+field_renames: dict[tuple[str, str], FieldRename] = {}
+
+
+class RenamedField(serializers.Field):
+    """The old name of the field ``new_name`` during its rename transition.
+
+    The serializer must use :class:`RenamedFieldsMixin`, which reads the old name in requests.
+    """
+
+    def __init__(
+        self,
+        new_name: str,
+        *,
+        deprecation: DateLike | None,
+        sunset: DateLike | None,
+        migration_guide: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        kwargs["read_only"] = True  # RenamedFieldsMixin reads the old name in requests
+        kwargs.setdefault("source", "*")
+        super().__init__(**kwargs)
+        self.new_name = new_name
+        self.deprecation_date = parse_moment(deprecation, what="deprecation")
+        self.sunset = parse_moment(sunset, what="sunset")
+        self.migration_guide = migration_guide
+        if self.deprecation_date and self.sunset and self.sunset < self.deprecation_date:
+            raise ImproperlyConfigured(f"The sunset of the rename to {new_name!r} is before its deprecation.")
+
+    def bind(self, field_name: str, parent: Any) -> None:
+        if not isinstance(parent, RenamedFieldsMixin):
+            raise ImproperlyConfigured(
+                f"{type(parent).__name__}.{field_name} is a RenamedField: add RenamedFieldsMixin first in "
+                f"the bases of {type(parent).__name__}."
+            )
+        super().bind(field_name, parent)
+
+    def as_deprecation(self, old_name: str | None = None, owner: str | None = None) -> Deprecation:
+        old = old_name or self.field_name
+        owner = owner or type(self.parent).__name__
+        return Deprecation(
+            f"field {owner}.{old}",
+            "field",
+            self.deprecation_date,
+            self.sunset,
+            self.migration_guide,
+            note=f"field {old} is deprecated: use {self.new_name}",
+        )
+
+    def active(self) -> bool:
+        return self.sunset is None or timezone.now() < self.sunset
+
+    def get_attribute(self, instance: Any) -> Any:
+        if not self.active():
+            raise SkipField
+        return self.parent.fields[self.new_name].get_attribute(instance)
+
+    def to_representation(self, value: Any) -> Any:
+        return self.parent.fields[self.new_name].to_representation(value)
+
+
+class RenamedFieldsMixin:
+    """Reads the old names of :class:`RenamedField` fields in requests; put it first in the bases."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared: Mapping[str, Any] = getattr(cls, "_declared_fields", {})
+        path = f"{cls.__module__}.{cls.__qualname__}"
+        if "<locals>" in path:
+            return  # a serializer built inside a function is no part of the service's contract
+        for old_name, field in declared.items():
+            if isinstance(field, RenamedField):
+                field_renames[(path, old_name)] = FieldRename(
+                    path, old_name, field.new_name, field.as_deprecation(old_name, cls.__name__)
+                )
+
+    def renamed_fields(self) -> list[tuple[str, RenamedField]]:
+        fields = self.fields  # type: ignore[attr-defined]
+        return [(name, field) for name, field in fields.items() if isinstance(field, RenamedField)]
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            data = self._apply_renames(data)
+        return super().to_internal_value(data)  # type: ignore[misc]
+
+    def _apply_renames(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
+        renamed = [(old, field) for old, field in self.renamed_fields() if old in data and field.active()]
+        if not renamed:
+            return data
+        data = dict(data)
+        request = self.context.get("request")  # type: ignore[attr-defined]
+        for old, field in renamed:
+            value = data.pop(old)
+            new_value = data.get(field.new_name, empty)
+            if new_value is not empty and new_value != value:
+                detail = f"{old!r} is the old name of {field.new_name!r}: send one of them, or both with one value."
+                raise serializers.ValidationError(
+                    {old: [detail]},
+                    code="rename_conflict",
+                )
+            data[field.new_name] = value
+            if request is not None:
+                deprecation = field.as_deprecation(old, type(self).__name__)
+                note_deprecation(request, deprecation)
+                report_use(request, deprecated_field_used, deprecation, field=old)
+        return data
+
+
+class OpenEnumField(serializers.ChoiceField):
+    """An enum clients must treat as open (part 9.7): writes are checked against ``choices``,
+    reads return the stored value as it is, also a value added later, never mapped to a default.
+    """
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+__all__ = ["FieldRename", "OpenEnumField", "RenamedField", "RenamedFieldsMixin", "field_renames"]

@@ -1,0 +1,109 @@
+"""The ``Deprecation``, ``Sunset``, ``Link`` and ``Cache-Control`` headers of deprecated things.
+
+- ``Deprecation`` (RFC 9745): an RFC 9651 Date structured field, ``@`` and the integer seconds
+  since the epoch: ``Deprecation: @1780272000``.
+- ``Sunset`` (RFC 8594): an IMF-fixdate HTTP-date: ``Sunset: Tue, 01 Jun 2027 00:00:00 GMT``.
+- ``Link`` (RFC 8288): the migration guide, ``rel="deprecation"`` (RFC 9745) and
+  ``rel="sunset"`` (RFC 8594), ``type="text/html"``.
+- ``Cache-Control``: no stored response is fresh beyond the sunset.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+
+from django.http import HttpResponseBase
+from django.utils.http import http_date
+
+from .lifecycle import Deprecation
+
+
+def deprecation_header_value(moment: dt.datetime) -> str:
+    """``@<seconds since the epoch>``; a moment between two seconds is rounded down."""
+    return f"@{math.floor(moment.timestamp())}"
+
+
+def sunset_header_value(moment: dt.datetime) -> str:
+    """The IMF-fixdate of ``moment``, e.g. ``Tue, 01 Jun 2027 00:00:00 GMT``."""
+    return http_date(math.floor(moment.timestamp()))
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def link_value(url: str, rel: str, *, title: str | None = None) -> str:
+    """One link-value: ``<url>; rel="deprecation"; type="text/html"`` (and a ``title``)."""
+    value = f"<{url}>; rel={_quoted(rel)}; type=\"text/html\""
+    if title:
+        value += f"; title={_quoted(title)}"
+    return value
+
+
+def deprecation_links(deprecation: Deprecation, *, with_sunset: bool = True) -> list[str]:
+    if deprecation.migration_guide is None:
+        return []
+    links = [link_value(deprecation.migration_guide, "deprecation", title=deprecation.note)]
+    if with_sunset and deprecation.sunset is not None:
+        links.append(link_value(deprecation.migration_guide, "sunset", title=deprecation.note))
+    return links
+
+
+def add_link(response: HttpResponseBase, links: Sequence[str]) -> None:
+    """Append ``links`` to the response's ``Link`` header, each once."""
+    existing = response.get("Link")
+    values = [existing] if existing else []
+    values.extend(link for link in links if link not in values)
+    if values:
+        response["Link"] = ", ".join(values)
+
+
+def cap_freshness(response: HttpResponseBase, sunset: dt.datetime, now: dt.datetime) -> None:
+    """Let no cache keep ``response`` fresh past ``sunset``.
+
+    ``max-age`` and ``s-maxage`` are lowered to the seconds left; a response without either
+    (and not ``no-store``) gets ``no-cache``, so a cache must ask again before reusing it.
+    """
+    directives: dict[str, str | None] = {}
+    for part in response.get("Cache-Control", "").split(","):
+        name, equals, value = part.strip().partition("=")
+        if name:
+            directives[name.lower()] = value.strip() if equals else None
+    if "no-store" in directives:
+        return
+    left = max(0, math.floor((sunset - now).total_seconds()))
+    if "max-age" not in directives and "s-maxage" not in directives:
+        directives["no-cache"] = None
+    for name in ("max-age", "s-maxage"):
+        if name in directives:
+            current = directives[name] or ""
+            directives[name] = str(min(int(current), left) if current.isdigit() else left)
+    response["Cache-Control"] = ", ".join(
+        name if value is None else f"{name}={value}" for name, value in directives.items()
+    )
+
+
+def apply_deprecation_headers(
+    response: HttpResponseBase, deprecations: Sequence[Deprecation], now: dt.datetime
+) -> None:
+    """Announce ``deprecations`` on ``response``: the earliest dates, every migration guide.
+
+    A field's sunset is not the resource's: a field deprecation adds ``Deprecation`` and a
+    ``Link`` naming the field, never ``Sunset``.
+    """
+    if not deprecations:
+        return
+    dated = [d.deprecation for d in deprecations if d.deprecation is not None]
+    if dated:
+        response["Deprecation"] = deprecation_header_value(min(dated))
+    sunsets = [d.sunset for d in deprecations if d.sunset is not None and d.sunsets_resource]
+    if sunsets:
+        sunset = min(sunsets)
+        response["Sunset"] = sunset_header_value(sunset)
+        cap_freshness(response, sunset, now)
+    links: list[str] = []
+    for deprecation in deprecations:
+        links.extend(deprecation_links(deprecation, with_sunset=deprecation.sunsets_resource))
+    add_link(response, links)

@@ -1,0 +1,89 @@
+"""Mount one API under every version prefix: ``/v1/...``, ``/v2/...``.
+
+::
+
+    urlpatterns = [
+        *versioned_urls(api_patterns),   # /<version>/..., the version checked live against VERSIONS
+        path("", include("django_api_conventions.urls")),
+    ]
+
+The version segment is captured, checked against ``API_CONVENTIONS["VERSIONS"]`` on every
+request (an unknown version: 404; a retired one, or one whose sunset passed: 410) and never
+passed to the views as a keyword argument. :func:`reverse` (and DRF's ``reverse`` with
+:class:`~.drf.LifecycleVersioning`) builds URLs in the request's version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.urls import NoReverseMatch, ResolverMatch, URLResolver
+from django.urls import reverse as django_reverse
+from django.urls.resolvers import RegexPattern
+
+from ..problems import render_problem
+from .lifecycle import get_version_table
+from .problems import unknown_version_problem, version_retired_problem
+
+VERSION_KWARG = "version"
+
+
+class VersionedURLResolver(URLResolver):
+    """A resolver for ``(?P<version>...)/``: checks the version live and hides it from the views."""
+
+    def resolve(self, path: Any) -> ResolverMatch:
+        prefix = self.pattern.match(str(path))
+        version = prefix[2].get(VERSION_KWARG) if prefix else None
+        table = get_version_table()
+        if version is not None and table:
+            entry = table.get(version)
+            if entry is None or entry.is_retired():
+                # VersionLifecycleMiddleware normally answers first; this keeps the answer right without it.
+                return ResolverMatch(
+                    _lifecycle_problem_view,
+                    (),
+                    {VERSION_KWARG: version},
+                    route=str(self.pattern),
+                    captured_kwargs={VERSION_KWARG: version},
+                    extra_kwargs={},
+                )
+        match = super().resolve(path)
+        match.kwargs.pop(VERSION_KWARG, None)
+        return match
+
+
+def _lifecycle_problem_view(request: HttpRequest, version: str) -> HttpResponse:
+    table = get_version_table()
+    entry = table.get(version)
+    problem = unknown_version_problem(version, table) if entry is None else version_retired_problem(entry)
+    return render_problem(request, problem)
+
+
+def versioned_urls(patterns: Sequence[Any], *, version_regex: str = r"v[0-9]+") -> list[URLResolver]:
+    """``patterns`` served under ``<version>/``; ``version_regex`` must match ``VERSION_PATH_REGEX``'s group."""
+    pattern = RegexPattern(rf"^(?P<{VERSION_KWARG}>{version_regex})/", is_endpoint=False)
+    return [VersionedURLResolver(pattern, list(patterns))]
+
+
+def reverse(
+    viewname: str,
+    request: HttpRequest | None = None,
+    *,
+    args: Sequence[Any] | None = None,
+    kwargs: dict[str, Any] | None = None,
+    version: str | None = None,
+    urlconf: str | None = None,
+) -> str:
+    """Django's ``reverse`` in the version of ``request`` (or ``version``), the path only.
+
+    A URL outside :func:`versioned_urls` is reversed as it is.
+    """
+    version = version or getattr(request, "version", None)
+    if version is not None and not args:
+        try:
+            return django_reverse(viewname, urlconf=urlconf, kwargs={**(kwargs or {}), VERSION_KWARG: version})
+        except NoReverseMatch:
+            pass
+    return django_reverse(viewname, urlconf=urlconf, args=args, kwargs=kwargs)

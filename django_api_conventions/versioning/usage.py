@@ -1,0 +1,57 @@
+"""What each request used that is deprecated: collected on the request, announced and logged."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.dispatch import Signal
+from django.http import HttpRequest
+
+from ..clients import get_client_id
+from .lifecycle import Deprecation
+
+logger = logging.getLogger("django_api_conventions.deprecation")
+
+_ATTRIBUTE = "_api_conventions_deprecations"
+
+
+def _underlying(request: Any) -> HttpRequest:
+    return getattr(request, "_request", request)
+
+
+def note_deprecation(request: Any, deprecation: Deprecation) -> None:
+    """Remember that ``request`` uses ``deprecation``: its response will announce it."""
+    notes: list[Deprecation] = _underlying(request).__dict__.setdefault(_ATTRIBUTE, [])
+    if deprecation not in notes:
+        notes.append(deprecation)
+
+
+def noted_deprecations(request: Any) -> list[Deprecation]:
+    return list(_underlying(request).__dict__.get(_ATTRIBUTE, []))
+
+
+def report_use(request: Any, signal: Signal, deprecation: Deprecation, *, retired: bool = False, **extra: Any) -> None:
+    """Send ``signal`` and log one line with the client id: who still calls ``deprecation``."""
+    http_request = _underlying(request)
+    client_id = get_client_id(request)
+    sunset = deprecation.sunset.isoformat() if deprecation.sunset else None
+    logger.log(
+        logging.WARNING if retired else logging.INFO,
+        "%s %s used by %s: %s %s (sunset %s)",
+        "Retired" if retired else "Deprecated",
+        deprecation.subject,
+        client_id,
+        http_request.method,
+        http_request.path,
+        sunset or "not set",
+        extra={
+            "deprecated": deprecation.subject,
+            "client_id": client_id,
+            "sunset": sunset,
+            "retired": retired,
+        },
+    )
+    signal.send(
+        sender=deprecation.kind, request=request, client_id=client_id, deprecation=deprecation, retired=retired, **extra
+    )
