@@ -104,7 +104,7 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
                              "deep pages will scan.",
              "Add to {model}.Meta.indexes: models.Index(fields={fields!r}, name=...)."),
     "E013": (checks.Error, "{view} cannot be keyset-paginated: {error}",
-             "Order by non-null fields whose values a cursor can hold (numbers, text, dates, UUIDs)."),
+             "Order by fields whose values a cursor can hold (numbers, text, dates, UUIDs)."),
     "W020": (checks.Warning, f"{SETTINGS_NAME}['VERSIONS'] is set but VersionLifecycleMiddleware is not in "
                              "MIDDLEWARE: deprecations are not announced and sunsets pass unnoticed.",
              f"Add '{PACKAGE}.versioning.middleware.VersionLifecycleMiddleware' right after ProblemDetailsMiddleware."),

@@ -16,7 +16,7 @@ from rest_framework.request import Request
 
 from django_api_conventions.pagination import KeysetPagination
 from django_api_conventions.pagination.keyset import keyset_predicate
-from testproject.billing.models import Customer, Order
+from testproject.billing.models import Customer, Invoice, Order
 
 pytestmark = pytest.mark.django_db
 
@@ -135,3 +135,62 @@ def test_a_deep_page_is_an_index_range_scan() -> None:
     index_condition = next(line for line in plan.splitlines() if "Index Cond" in line)
     assert "ROW(" in index_condition or "created_at, id) <" in index_condition, plan
     assert len(list(deep_page[:101])) == 101
+
+
+class ByDeletionThenAmount(KeysetPagination):
+    ordering = ("-deleted_at", "amount_due")  # nullable first field, mixed directions
+
+
+class ByDeletion(KeysetPagination):
+    ordering = ("-deleted_at",)  # nullable, same direction: NULL-safe expansion, pk appended
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    deleted=st.lists(st.one_of(st.none(), st.integers(min_value=0, max_value=3)), max_size=30),
+    amounts=st.lists(st.integers(min_value=0, max_value=3), min_size=30, max_size=30),
+    limit=st.integers(min_value=1, max_value=8),
+    mixed=st.booleans(),
+)
+def test_nullable_orderings_walk_every_row_once_in_order(deleted: list[int | None], amounts: list[int],
+                                                         limit: int, mixed: bool) -> None:
+    try:
+        with transaction.atomic():
+            user = Customer.objects.create(email="nulls@example.com", name="N")
+            for index, minute in enumerate(deleted):
+                Invoice.all_objects.create(
+                    user=user, amount_due=amounts[index], currency="eur",
+                    deleted_at=None if minute is None else START + timedelta(minutes=minute),
+                )
+            paginator: KeysetPagination = ByDeletionThenAmount() if mixed else ByDeletion()
+            ordering = paginator.get_ordering(Invoice)
+            seen: list[Invoice] = []
+            cursor = None
+            while True:
+                query = {"limit": str(limit), **({"cursor": cursor} if cursor else {})}
+                request = Request(RequestFactory().get("/", query))
+                seen += paginator.paginate_queryset(Invoice.all_objects.all(), request)
+                cursor = paginator.next_cursor
+                if cursor is None:
+                    break
+            assert sorted(r.pk for r in seen) == sorted(Invoice.all_objects.values_list("pk", flat=True))
+            assert [r.pk for r in seen] == [r.pk for r in sorted(seen, key=lambda r: _nulls_last_key(r, ordering))]
+            raise Rollback
+    except Rollback:
+        pass
+
+
+def _nulls_last_key(row: Invoice, ordering: tuple[str, ...]) -> tuple[Any, ...]:
+    key: list[Any] = []
+    for name in ordering:
+        value = getattr(row, name.lstrip("-"))
+        if value is None:
+            key.append((1, 0))  # NULLs last, in either direction
+        elif isinstance(value, datetime):
+            stamp = value.timestamp()
+            key.append((0, -stamp if name.startswith("-") else stamp))
+        elif isinstance(value, int):
+            key.append((0, -value if name.startswith("-") else value))
+        else:  # the string primary key
+            key.append((0, tuple(-ord(c) for c in value) if name.startswith("-") else value))
+    return tuple(key)

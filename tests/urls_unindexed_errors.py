@@ -1,13 +1,14 @@
 from django.urls import path
 from rest_framework.generics import ListAPIView
 
-from testproject.billing.models import Customer, Invoice
+from django_api_conventions.models import IdempotencyRecord
+from testproject.billing.models import Customer
 from testproject.billing.views import NewestFirst
 
 
-class ByDeletion(ListAPIView):
-    queryset = Invoice.all_objects.all()
-    pagination_class = type("ByDeletion", (NewestFirst,), {"ordering": ("-deleted_at",)})
+class ByBody(ListAPIView):
+    queryset = IdempotencyRecord.objects.all()
+    pagination_class = type("ByBody", (NewestFirst,), {"ordering": ("response_body",)})
 
 
 class ByEmail(ListAPIView):
@@ -15,4 +16,4 @@ class ByEmail(ListAPIView):
     pagination_class = type("ByEmail", (NewestFirst,), {"ordering": ("email",)})  # unique: its own index
 
 
-urlpatterns = [path("by-deletion", ByDeletion.as_view()), path("by-email", ByEmail.as_view())]
+urlpatterns = [path("by-body", ByBody.as_view()), path("by-email", ByEmail.as_view())]

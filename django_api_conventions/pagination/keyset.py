@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from django.db.models import BooleanField, Expression, F, Model, Q
@@ -44,26 +44,52 @@ class RowValueComparison(Expression):
         return f"({', '.join(columns)}) {self.operator} ({placeholders})", params
 
 
-def keyset_predicate(ordering: Sequence[str], position: Sequence[Any]) -> Q | RowValueComparison:
+def keyset_predicate(
+    ordering: Sequence[str], position: Sequence[Any], nullable: Collection[str] = ()
+) -> Q | RowValueComparison:
     """Rows that come strictly after ``position`` in ``ordering`` (``"-created_at"``-style names).
 
-    Every direction the same: one row-value comparison, plus a redundant bound on the leading
-    column that SQLite's planner needs to use the index as a range. Mixed directions: the
-    OR-expansion ``a < x OR (a = x AND b > y) ...``.
+    Every direction the same and no nullable field: one row-value comparison, plus a redundant
+    bound on the leading column that SQLite's planner needs to use the index as a range.
+    Otherwise the OR-expansion ``a < x OR (a = x AND b > y) ...``, NULL-safe for the fields in
+    ``nullable``, whose NULLs sort last in either direction (see :func:`order_by_expressions`).
     """
     names = [name.lstrip("-") for name in ordering]
     descending = [name.startswith("-") for name in ordering]
-    if len(set(descending)) == 1:
+    if len(set(descending)) == 1 and not set(names) & set(nullable):
         operator = "<" if descending[0] else ">"
         leading = Q(**{f"{names[0]}{LOOKUP_SEP}{'lte' if descending[0] else 'gte'}": position[0]})
         return leading & Q(RowValueComparison(names, operator, position))
-    expansion = Q()
+    expansion = Q(pk__in=[])  # nothing, until a step adds rows
     for index, name in enumerate(names):
-        step = Q(**{f"{name}{LOOKUP_SEP}{'lt' if descending[index] else 'gt'}": position[index]})
+        value = position[index]
+        if value is None:
+            continue  # NULLs sort last: nothing comes after a NULL in this field alone
+        step = Q(**{f"{name}{LOOKUP_SEP}{'lt' if descending[index] else 'gt'}": value})
+        if name in nullable:
+            step |= Q(**{f"{name}{LOOKUP_SEP}isnull": True})
         for earlier in range(index):
-            step &= Q(**{names[earlier]: position[earlier]})
+            earlier_value = position[earlier]
+            if earlier_value is None:
+                step &= Q(**{f"{names[earlier]}{LOOKUP_SEP}isnull": True})
+            else:
+                step &= Q(**{names[earlier]: earlier_value})
         expansion |= step
     return expansion
+
+
+def order_by_expressions(ordering: Sequence[str], nullable: Collection[str] = ()) -> list[Any]:
+    """The ``order_by()`` arguments of ``ordering``: NULLs last, whatever the direction or database."""
+    expressions: list[Any] = []
+    for name in ordering:
+        bare = name.lstrip("-")
+        if bare not in nullable:
+            expressions.append(name)
+        elif name.startswith("-"):
+            expressions.append(F(bare).desc(nulls_last=True))
+        else:
+            expressions.append(F(bare).asc(nulls_last=True))
+    return expressions
 
 
 def position_of(row: Model, ordering: Sequence[str]) -> tuple[Any, ...]:

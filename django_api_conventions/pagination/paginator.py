@@ -17,7 +17,7 @@ from rest_framework.utils.urls import replace_query_param
 from ..conf import api_settings
 from ..problems import ProblemException
 from .cursors import Cursor, decode_cursor, encode_cursor, filters_signature
-from .keyset import keyset_predicate, position_of
+from .keyset import keyset_predicate, order_by_expressions, position_of
 
 
 class KeysetPagination(BasePagination):
@@ -62,10 +62,11 @@ class KeysetPagination(BasePagination):
             filters = getattr(request, "active_filters", {})
         endpoint = endpoint_of(request)
         signature = filters_signature(filters)
-        queryset = queryset.order_by(*ordering)
+        nullable = nullable_fields(queryset.model, ordering)
+        queryset = queryset.order_by(*order_by_expressions(ordering, nullable))
         if cursor is not None:
             position = decode_cursor(cursor, ordering=ordering, endpoint=endpoint, filters=signature).position
-            queryset = queryset.filter(keyset_predicate(ordering, position))
+            queryset = queryset.filter(keyset_predicate(ordering, position, nullable))
         rows = list(queryset[: self.limit + 1])
         page, has_next = rows[: self.limit], len(rows) > self.limit
         self.next_cursor = None
@@ -103,7 +104,8 @@ class KeysetPagination(BasePagination):
         return int(text)
 
     def get_ordering(self, model: type[Model]) -> tuple[str, ...]:
-        """The configured ordering, with ``pk`` appended unless it already ends on a unique field.
+        """The configured ordering, with ``pk`` appended unless it already ends on a unique field
+        that is not nullable (NULLs are not unique).
 
         A foreign key orders by its column (``user`` becomes ``user_id``), never by the related
         model's own ordering.
@@ -114,11 +116,6 @@ class KeysetPagination(BasePagination):
         for name in self.ordering:
             bare = name.lstrip("-")
             field = _field(model, bare)
-            if field.null:
-                raise ImproperlyConfigured(
-                    f"{type(self).__name__} cannot order by the nullable field {bare!r}: "
-                    "keyset pagination needs a value in every row."
-                )
             if field.get_internal_type() not in CURSOR_FIELD_TYPES and not field.is_relation:
                 raise ImproperlyConfigured(
                     f"{type(self).__name__} cannot order by {bare!r}, a {field.get_internal_type()}: cursors "
@@ -128,7 +125,7 @@ class KeysetPagination(BasePagination):
             resolved.append(("-" if name.startswith("-") else "") + column)
         ordering = tuple(resolved)
         last = _field(model, ordering[-1].lstrip("-"))
-        if not (last.primary_key or last.unique):
+        if not (last.primary_key or (last.unique and not last.null)):
             direction = "-" if ordering[-1].startswith("-") else ""
             ordering = (*ordering, f"{direction}pk")
         return ordering
@@ -163,6 +160,11 @@ class KeysetPagination(BasePagination):
                 },
             },
         }
+
+
+def nullable_fields(model: type[Model], ordering: Sequence[str]) -> frozenset[str]:
+    """The columns of ``ordering`` that may hold NULL (their keyset predicate is NULL-safe)."""
+    return frozenset(name.lstrip("-") for name in ordering if _field(model, name.lstrip("-")).null)
 
 
 def endpoint_of(request: Request) -> str:
