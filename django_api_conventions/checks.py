@@ -17,6 +17,7 @@ from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import NoReverseMatch, URLResolver, get_resolver, reverse
+from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from .conf import DEFAULTS, IMPORT_STRINGS, SETTINGS_NAME, api_settings
@@ -24,7 +25,7 @@ from .idempotency.stores import load_store_class
 from .url_conventions import Route, find_naming_problems, is_drf_view, iter_routes
 from .versioning.deprecation import endpoint_deprecations
 from .versioning.fields import field_renames
-from .versioning.lifecycle import Deprecation, get_version_table, load_versions
+from .versioning.lifecycle import Deprecation, get_version_table, load_versions, version_in_path
 from .versioning.urls import VersionedURLResolver
 
 PACKAGE = "django_api_conventions"
@@ -80,6 +81,14 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
              "internal services)."),
     "E025": (checks.Error, f"{SETTINGS_NAME}['VERSION_PATH_REGEX'] = {{value!r}} has no group named 'version'.",
              "Capture the version segment as (?P<version>...), e.g. r'^/(?P<version>v[0-9]+)/'."),
+    "E026": (checks.Error, "Version {name!r} can never be requested: VERSION_PATH_REGEX does not read it from "
+                           "/{name}/.",
+             "Name versions like the regex expects (v1, v2 ...), or change VERSION_PATH_REGEX."),
+    "E027": (checks.Error, "Version {name!r} is newer than the current {current!r} but not current itself.",
+             "List VERSIONS oldest first: retired and deprecated versions before the current one, none after."),
+    "W028": (checks.Warning, "Version {name!r} is marked retired but its sunset, {sunset}, is still ahead: "
+                             "it answers 410 before the date its clients were promised.",
+             "Mark it 'deprecated' until its sunset; it turns into 410 on that day on its own."),
     "W001": (checks.Warning,
              "REST_FRAMEWORK['EXCEPTION_HANDLER'] is {value!r}: DRF errors will not be problem details.",
              f"Set REST_FRAMEWORK['EXCEPTION_HANDLER'] = '{PACKAGE}.exception_handler.problem_exception_handler'."),
@@ -107,9 +116,9 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
              "Order by fields whose values a cursor can hold (numbers, text, dates, UUIDs)."),
     "W020": (checks.Warning, f"{SETTINGS_NAME}['VERSIONS'] is set but VersionLifecycleMiddleware is not in "
                              "MIDDLEWARE: deprecations are not announced and sunsets pass unnoticed.",
-             f"Add '{PACKAGE}.versioning.middleware.VersionLifecycleMiddleware' right after ProblemDetailsMiddleware."),
+             f"Add '{PACKAGE}.versioning.middleware.VersionLifecycleMiddleware' right after TraceIdMiddleware."),
     "W021": (checks.Warning, "VersionLifecycleMiddleware is out of place in MIDDLEWARE: {other}.",
-             "Order: TraceIdMiddleware, ProblemDetailsMiddleware, VersionLifecycleMiddleware, "
+             "Order: TraceIdMiddleware, VersionLifecycleMiddleware, ProblemDetailsMiddleware, "
              "MaintenanceModeMiddleware, then the rest; IdempotencyMiddleware last."),
     "W022": (checks.Warning, "REST_FRAMEWORK['DEFAULT_VERSIONING_CLASS'] is {value!r}: DRF views see "
                              "request.version None and reverse() drops the version.",
@@ -408,10 +417,18 @@ def check_versions(**kwargs: Any) -> list[checks.CheckMessage]:
     if not table:
         return []
     errors = []
+    now = timezone.now()
+    for version in table.versions:
+        if version_in_path(f"/{version.name}/") != version.name:
+            errors.append(message("E026", name=version.name))
+        if version.status == "retired" and version.sunset is not None and version.sunset > now:
+            errors.append(message("W028", name=version.name, sunset=f"{version.sunset:%Y-%m-%d}"))
     current = [v for v in table.versions if v.status == "current"]
     if len(current) != 1:
         errors.append(message("E022", count=len(current)))
     else:
+        newer = table.versions[table.versions.index(current[0]) + 1:]
+        errors.extend(message("E027", name=v.name, current=current[0].name) for v in newer)
         index = table.versions.index(current[0])
         previous = table.versions[index - 1] if index > 0 else None
         if previous is not None and previous.status == "retired":
@@ -424,10 +441,14 @@ def check_versions(**kwargs: Any) -> list[checks.CheckMessage]:
         errors.append(message("W020"))
     else:
         position = middleware.index(VERSION_MIDDLEWARE)
-        problem_details = f"{PACKAGE}.middleware.ProblemDetailsMiddleware"
-        if problem_details in middleware and middleware.index(problem_details) > position:
-            errors.append(message("W021", other="it must come after ProblemDetailsMiddleware"))
-        later = (f"{PACKAGE}.middleware.MaintenanceModeMiddleware", f"{PACKAGE}.idempotency.IdempotencyMiddleware")
+        trace = f"{PACKAGE}.middleware.TraceIdMiddleware"
+        if trace in middleware and middleware.index(trace) > position:
+            errors.append(message("W021", other="it must come after TraceIdMiddleware"))
+        later = (
+            f"{PACKAGE}.middleware.ProblemDetailsMiddleware",
+            f"{PACKAGE}.middleware.MaintenanceModeMiddleware",
+            f"{PACKAGE}.idempotency.IdempotencyMiddleware",
+        )
         for other in later:
             if other in middleware and middleware.index(other) < position:
                 errors.append(message("W021", other=f"it must come before {other.rsplit('.', 1)[-1]}"))

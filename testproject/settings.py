@@ -22,8 +22,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django_api_conventions.middleware.TraceIdMiddleware",
-    "django_api_conventions.middleware.ProblemDetailsMiddleware",
     "django_api_conventions.versioning.middleware.VersionLifecycleMiddleware",
+    "django_api_conventions.middleware.ProblemDetailsMiddleware",
     "django_api_conventions.middleware.MaintenanceModeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

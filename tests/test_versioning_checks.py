@@ -176,10 +176,12 @@ def test_versioning_needs_the_middleware_and_the_drf_class(settings: Any) -> Non
     settings.MIDDLEWARE = middleware
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_VERSIONING_CLASS": None}
     assert ids(checks.check_versions()) == ["W020", "W022"]
-    settings.MIDDLEWARE = [*middleware, checks.VERSION_MIDDLEWARE]  # after IdempotencyMiddleware, Maintenance
-    assert ids(checks.check_versions()) == ["W021", "W021", "W022"]
-    settings.MIDDLEWARE = [checks.VERSION_MIDDLEWARE, *middleware]  # before ProblemDetailsMiddleware
+    settings.MIDDLEWARE = [*middleware, checks.VERSION_MIDDLEWARE]  # after ProblemDetails, Maintenance, Idempotency
+    assert ids(checks.check_versions()) == ["W021", "W021", "W021", "W022"]
+    settings.MIDDLEWARE = [checks.VERSION_MIDDLEWARE, *middleware]  # before TraceIdMiddleware
     assert ids(checks.check_versions()) == ["W021", "W022"]
+    settings.MIDDLEWARE = [middleware[0], checks.VERSION_MIDDLEWARE, *middleware[1:]]  # the right place
+    assert ids(checks.check_versions()) == ["W022"]
 
 
 def test_versioned_urls_without_versions_is_a_warning(settings: Any) -> None:
@@ -265,3 +267,16 @@ def test_the_example_service_mounts_its_api_with_versioned_urls() -> None:
     from testproject import urls
 
     assert any(isinstance(p, type(versioned_urls([])[0])) for p in urls.urlpatterns)
+
+
+def test_version_table_shape_checks(settings: Any) -> None:
+    settings.API_CONVENTIONS = with_versions({**V1, "name": "V1"}, V2)
+    assert "E026" in ids(checks.check_versions())
+    settings.API_CONVENTIONS = with_versions(V2, {**V1, "name": "v3"})
+    assert "E027" in ids(checks.check_versions())
+    early = {"name": "v0", "status": "retired", "deprecation": "2026-06-01", "sunset": "2027-06-01",
+             "migration_guide": GUIDE}
+    settings.API_CONVENTIONS = with_versions(early, V1, V2)
+    assert "W028" in ids(checks.check_versions())
+    settings.API_CONVENTIONS = with_versions(V1, V2)
+    assert not {"E026", "E027", "W028"} & set(ids(checks.check_versions()))

@@ -173,8 +173,13 @@ def test_v1_responses_carry_deprecation_sunset_and_link(live_server: Any) -> Non
         ("POST", "/v1/users", {"json_body": {"email": "no"}}, 422, "validation-error"),
         ("POST", "/v1/users", {"body": "{", "headers": {"Content-Type": "application/json"}}, 400,
          "malformed-request"),
+        # Answered by ProblemDetailsMiddleware before any view: announced all the same.
+        ("POST", "/v1/users", {"body": b"{" + b" " * 3_000_000 + b"}",
+                               "headers": {"Content-Type": "application/json"}}, 413, "request-too-large"),
+        ("GET", "/v1/users", {"headers": {"Host": "evil.example"}}, 400, "invalid-host"),
+        ("GET", "/v1/users%00", {}, 400, "bad-request"),
     ],
-    ids=["routing-404", "drf-404", "405", "422", "400"],
+    ids=["routing-404", "drf-404", "405", "422", "400", "413", "disallowed-host", "nul-in-url"],
 )
 def test_v1_errors_carry_the_headers_too(
     live_server: Any, method: str, path: str, options: dict[str, Any], status: int, slug: str
@@ -283,6 +288,10 @@ def test_a_deprecated_endpoint_answers_410_after_its_sunset(live_server: Any) ->
         assert body["migration_guide"] == ENDPOINT_GUIDE
         assert send(live_server.url, "GET", "/v2/probe-searches").status == 200
         assert_problem(send(live_server.url, "GET", "/v2/probe-reports"), 410, "endpoint-retired")
+        # Inside the deprecated v1, the 410 names the endpoint's own (earlier) sunset.
+        in_v1 = send(live_server.url, "POST", "/v1/probe-searches", json_body={})
+        assert_problem(in_v1, 410, "endpoint-retired")
+        assert in_v1.header("Sunset") == "Mon, 01 Mar 2027 00:00:00 GMT"
 
 
 def test_a_deprecated_function_view_is_announced(live_server: Any) -> None:
@@ -344,7 +353,9 @@ def test_the_old_name_disappears_after_its_sunset(live_server: Any) -> None:
         assert fetched.json()["amount_due"] == 900 and "total" not in fetched.json()
         old_name = create_invoice(live_server.url, {"user_id": user["id"], "total": 900})
         body = assert_problem(old_name, 422, "validation-error")
-        assert body["errors"] == [{"pointer": "/amount_due", "detail": "This field is required.", "code": "required"}]
+        # The old name is refused, not ignored: a PATCH of it alone would otherwise change nothing.
+        detail = "'total' was removed on 2027-06-01: use 'amount_due'."
+        assert body["errors"] == [{"pointer": "/total", "detail": detail, "code": "renamed_field_removed"}]
 
 
 # --- unknown enum values --------------------------------------------------------------------

@@ -333,3 +333,75 @@ def test_links_of_the_view_are_kept() -> None:
         '<https://x.test/guide>; rel="deprecation"; type="text/html", '
         '<https://x.test/guide>; rel="sunset"; type="text/html"'
     )
+
+
+# --- review fixes ------------------------------------------------------------------------------
+
+
+def _amounts_serializer() -> type[serializers.Serializer]:
+    # Built in a function: a module-level one would join the service's list of renames.
+    class Amounts(RenamedFieldsMixin, serializers.Serializer):
+        amount_due = serializers.IntegerField()
+        name = serializers.CharField()
+        total = RenamedField("amount_due", deprecation="2026-06-01", sunset="2027-06-01")
+
+    return Amounts
+
+
+_Amounts = _amounts_serializer()
+
+
+def test_form_bodies_keep_their_lists_when_renamed() -> None:
+    from django.http import QueryDict
+
+    serializer = _Amounts(data=QueryDict("total=5&name=x"))
+    assert serializer.is_valid(), serializer.errors
+    assert serializer.validated_data == {"amount_due": 5, "name": "x"}
+
+
+def test_same_value_of_another_type_is_a_conflict_and_the_new_name_wins_otherwise() -> None:
+    assert not _Amounts(data={"total": True, "amount_due": 1, "name": "x"}).is_valid()
+    agreeing = _Amounts(data={"total": 3, "amount_due": 3, "name": "x"})
+    assert agreeing.is_valid() and agreeing.validated_data["amount_due"] == 3
+
+
+def test_many_items_with_the_old_name_are_reported_once(caplog: pytest.LogCaptureFixture) -> None:
+    from rest_framework.request import Request
+
+    request = Request(RequestFactory().post("/v2/x"))
+    with caplog.at_level("INFO", logger="django_api_conventions.deprecation"):
+        serializer = _Amounts(data=[{"total": i, "name": "x"} for i in range(5)], many=True,
+                              context={"request": request})
+        assert serializer.is_valid(), serializer.errors
+    assert len([r for r in caplog.records if r.name == "django_api_conventions.deprecation"]) == 1
+
+
+@pytest.mark.parametrize("new_name", ["total", "nowhere"])
+def test_a_misnamed_rename_fails_with_its_own_message(new_name: str) -> None:
+    class Broken(RenamedFieldsMixin, serializers.Serializer):
+        amount_due = serializers.IntegerField()
+        total = RenamedField(new_name, deprecation="2026-06-01", sunset="2027-06-01")
+
+    with pytest.raises(ImproperlyConfigured, match=r"RenamedField of itself|not one of its fields"):
+        Broken(data={"total": 1}).is_valid()
+
+
+def test_positional_reverse_keeps_the_version() -> None:
+    from django.urls import re_path
+
+    urls = type("urls", (), {"urlpatterns": versioned_urls([re_path(r"^items/([0-9]+)$", lambda r: None,
+                                                                   name="positional-item")])})
+    import sys
+
+    sys.modules["tests._positional_urls"] = urls  # type: ignore[assignment]
+    path = reverse("positional-item", version="v1", args=["5"], urlconf="tests._positional_urls")
+    assert path == "/v1/items/5"
+
+
+def test_links_are_not_repeated() -> None:
+    from django_api_conventions.versioning.headers import add_link
+
+    response = HttpResponse()
+    response["Link"] = '<https://a.example/x>; rel="next", <https://g.example/m>; rel="deprecation"'
+    add_link(response, ['<https://g.example/m>; rel="deprecation"', '<https://g.example/m>; rel="sunset"'])
+    assert response["Link"].count('rel="deprecation"') == 1 and response["Link"].endswith('rel="sunset"')

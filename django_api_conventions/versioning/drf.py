@@ -39,8 +39,10 @@ class LifecycleVersioning(BaseVersioning):
         **extra: Any,
     ) -> str:
         version = getattr(request, "version", None)
-        if version is not None and not args:
+        if version is not None:
             try:
+                if args:  # positional: the version is the first captured group of a versioned route
+                    return super().reverse(viewname, [version, *args], kwargs, request, format, **extra)
                 return super().reverse(
                     viewname, args, {**(kwargs or {}), VERSION_KWARG: version}, request, format, **extra
                 )

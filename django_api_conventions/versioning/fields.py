@@ -71,11 +71,13 @@ class RenamedField(serializers.Field):
             raise ImproperlyConfigured(f"The sunset of the rename to {new_name!r} is before its deprecation.")
 
     def bind(self, field_name: str, parent: Any) -> None:
+        owner = type(parent).__name__
         if not isinstance(parent, RenamedFieldsMixin):
             raise ImproperlyConfigured(
-                f"{type(parent).__name__}.{field_name} is a RenamedField: add RenamedFieldsMixin first in "
-                f"the bases of {type(parent).__name__}."
+                f"{owner}.{field_name} is a RenamedField: add RenamedFieldsMixin first in the bases of {owner}."
             )
+        if self.new_name == field_name:
+            raise ImproperlyConfigured(f"{owner}.{field_name} is a RenamedField of itself: name the new field.")
         super().bind(field_name, parent)
 
     def as_deprecation(self, old_name: str | None = None, owner: str | None = None) -> Deprecation:
@@ -96,6 +98,7 @@ class RenamedField(serializers.Field):
     def get_attribute(self, instance: Any) -> Any:
         if not self.active():
             raise SkipField
+        self.parent.renamed_fields()  # a misnamed rename fails with its own message
         return self.parent.fields[self.new_name].get_attribute(instance)
 
     def to_representation(self, value: Any) -> Any:
@@ -119,7 +122,13 @@ class RenamedFieldsMixin:
 
     def renamed_fields(self) -> list[tuple[str, RenamedField]]:
         fields = self.fields  # type: ignore[attr-defined]
-        return [(name, field) for name, field in fields.items() if isinstance(field, RenamedField)]
+        renamed = [(name, field) for name, field in fields.items() if isinstance(field, RenamedField)]
+        for name, field in renamed:
+            if field.new_name not in fields:
+                raise ImproperlyConfigured(
+                    f"{type(self).__name__}.{name} renames to {field.new_name!r}, which is not one of its fields."
+                )
+        return renamed
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
@@ -127,25 +136,37 @@ class RenamedFieldsMixin:
         return super().to_internal_value(data)  # type: ignore[misc]
 
     def _apply_renames(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
-        renamed = [(old, field) for old, field in self.renamed_fields() if old in data and field.active()]
-        if not renamed:
+        renames = [(old, field) for old, field in self.renamed_fields() if old in data]
+        if not renames:
             return data
-        data = dict(data)
-        request = self.context.get("request")  # type: ignore[attr-defined]
-        for old, field in renamed:
-            value = data.pop(old)
-            new_value = data.get(field.new_name, empty)
-            if new_value is not empty and new_value != value:
-                detail = f"{old!r} is the old name of {field.new_name!r}: send one of them, or both with one value."
+        for old, field in renames:
+            if not field.active():
+                # After the sunset the old name is an error, never silently ignored: a PATCH of
+                # only the old name would otherwise answer 2xx and change nothing.
                 raise serializers.ValidationError(
-                    {old: [detail]},
-                    code="rename_conflict",
+                    {old: [f"{old!r} was removed on {field.sunset:%Y-%m-%d}: use {field.new_name!r}."]},
+                    code="renamed_field_removed",
                 )
-            data[field.new_name] = value
+        # A QueryDict (form or multipart body) keeps its lists: copy it as one.
+        data = data.copy() if hasattr(data, "getlist") else dict(data)
+        request = self.context.get("request")  # type: ignore[attr-defined]
+        for old, field in renames:
+            value = data.getlist(old) if hasattr(data, "getlist") else data[old]
+            new_value = (data.getlist(field.new_name) or empty) if hasattr(data, "getlist") else data.get(
+                field.new_name, empty)
+            if new_value is not empty and (new_value != value or type(new_value) is not type(value)):
+                detail = f"{old!r} is the old name of {field.new_name!r}: send one of them, or both with one value."
+                raise serializers.ValidationError({old: [detail]}, code="rename_conflict")
+            data.pop(old)
+            if new_value is empty:
+                if hasattr(data, "setlist"):
+                    data.setlist(field.new_name, value)
+                else:
+                    data[field.new_name] = value
             if request is not None:
                 deprecation = field.as_deprecation(old, type(self).__name__)
-                note_deprecation(request, deprecation)
-                report_use(request, deprecated_field_used, deprecation, field=old)
+                if note_deprecation(request, deprecation):
+                    report_use(request, deprecated_field_used, deprecation, field=old)
         return data
 
 

@@ -55,9 +55,33 @@ def add_link(response: HttpResponseBase, links: Sequence[str]) -> None:
     """Append ``links`` to the response's ``Link`` header, each once."""
     existing = response.get("Link")
     values = [existing] if existing else []
-    values.extend(link for link in links if link not in values)
+    present = set(_split_links(existing or ""))
+    for link in links:
+        if link not in present:
+            values.append(link)
+            present.add(link)
     if values:
         response["Link"] = ", ".join(values)
+
+
+def _split_links(header: str) -> list[str]:
+    """The link-values of a ``Link`` header: commas inside ``<...>`` or quotes do not split."""
+    links, current, in_uri, in_quotes = [], [], False, False
+    for char in header:
+        if char == "<" and not in_quotes:
+            in_uri = True
+        elif char == ">" and not in_quotes:
+            in_uri = False
+        elif char == '"' and not in_uri:
+            in_quotes = not in_quotes
+        elif char == "," and not in_uri and not in_quotes:
+            links.append("".join(current).strip())
+            current = []
+            continue
+        current.append(char)
+    if current:
+        links.append("".join(current).strip())
+    return links
 
 
 def cap_freshness(response: HttpResponseBase, sunset: dt.datetime, now: dt.datetime) -> None:

@@ -1,11 +1,12 @@
 """``VersionLifecycleMiddleware``: the lifecycle of versions, endpoints and fields on every response.
 
-Put it right after ``ProblemDetailsMiddleware`` (before ``MaintenanceModeMiddleware``, so a
-503 of a deprecated version is announced too, and before ``IdempotencyMiddleware``)::
+Put it right after ``TraceIdMiddleware``, outside ``ProblemDetailsMiddleware``: the problems
+that middleware answers before any view (413, a rejected Host, a NUL in the URL) and the 503
+of maintenance are then announced too::
 
     "django_api_conventions.middleware.TraceIdMiddleware",
-    "django_api_conventions.middleware.ProblemDetailsMiddleware",
     "django_api_conventions.versioning.middleware.VersionLifecycleMiddleware",
+    "django_api_conventions.middleware.ProblemDetailsMiddleware",
     "django_api_conventions.middleware.MaintenanceModeMiddleware",
 
 - a path in an unknown version: 404 ``not-found``; in a retired version, or one whose sunset
@@ -61,14 +62,19 @@ class VersionLifecycleMiddleware(MiddlewareMixin):
     def process_view(
         self, request: HttpRequest, view_func: Any, view_args: Any, view_kwargs: Any
     ) -> HttpResponse | None:
+        entries = endpoint_deprecations(view_func)
+        if not entries:
+            return None
         match = request.resolver_match
         route = display_route(match.route) if match is not None else request.path_info
-        for entry in endpoint_deprecations(view_func):
+        for entry in entries:
             if not entry.applies_to(request.method):
                 continue
             deprecation = entry.as_deprecation(route, request.method)
             if deprecation.sunset_passed():
                 report_use(request, deprecated_endpoint_used, deprecation, retired=True)
+                # Noted, so that the headers of the 410 name this endpoint's sunset, not the version's.
+                note_deprecation(request, deprecation)
                 return render_problem(request, endpoint_retired_problem(deprecation))
             note_deprecation(request, deprecation)
             _uses(request).append((deprecated_endpoint_used, deprecation, {}))

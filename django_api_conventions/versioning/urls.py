@@ -81,8 +81,10 @@ def reverse(
     A URL outside :func:`versioned_urls` is reversed as it is.
     """
     version = version or getattr(request, "version", None)
-    if version is not None and not args:
+    if version is not None:
         try:
+            if args:  # positional: the version is the first captured group of a versioned route
+                return django_reverse(viewname, urlconf=urlconf, args=[version, *args])
             return django_reverse(viewname, urlconf=urlconf, kwargs={**(kwargs or {}), VERSION_KWARG: version})
         except NoReverseMatch:
             pass

@@ -20,11 +20,16 @@ def _underlying(request: Any) -> HttpRequest:
     return getattr(request, "_request", request)
 
 
-def note_deprecation(request: Any, deprecation: Deprecation) -> None:
-    """Remember that ``request`` uses ``deprecation``: its response will announce it."""
+def note_deprecation(request: Any, deprecation: Deprecation) -> bool:
+    """Remember that ``request`` uses ``deprecation``: its response will announce it.
+
+    True the first time for this request, so that each use is reported once.
+    """
     notes: list[Deprecation] = _underlying(request).__dict__.setdefault(_ATTRIBUTE, [])
-    if deprecation not in notes:
-        notes.append(deprecation)
+    if deprecation in notes:
+        return False
+    notes.append(deprecation)
+    return True
 
 
 def noted_deprecations(request: Any) -> list[Deprecation]:
