@@ -13,7 +13,7 @@ spectacular = pytest.importorskip("drf_spectacular")
 def schema(settings: Any) -> dict[str, Any]:
     settings.INSTALLED_APPS = [*settings.INSTALLED_APPS, "drf_spectacular"]
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
-                               "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"}
+                               "DEFAULT_SCHEMA_CLASS": "django_api_conventions.contrib.spectacular.ProblemAutoSchema"}
     from drf_spectacular.generators import SchemaGenerator
 
     return SchemaGenerator(patterns=None, urlconf="testproject.urls").get_schema(request=None, public=True)
@@ -29,3 +29,11 @@ def test_list_parameters_and_envelope(schema: dict[str, Any]) -> None:
         response = schema["components"]["schemas"][response["$ref"].rsplit("/", 1)[-1]]
     assert response["required"] == ["data", "pagination"]
     assert set(response["properties"]["pagination"]["properties"]) == {"next_cursor", "has_next", "limit"}
+
+
+def test_lists_document_their_400_problems(schema: dict[str, Any]) -> None:
+    response = schema["paths"]["/{version}/invoices"]["get"]["responses"]["400"]
+    problem = response["content"]["application/problem+json"]["schema"]
+    assert {"type", "title", "status", "detail", "instance", "trace_id"} <= set(problem["required"])
+    assert "parameter" in problem["properties"]["errors"]["items"]["properties"]
+    assert "400" not in schema["paths"]["/{version}/invoices/{id}"]["get"]["responses"]

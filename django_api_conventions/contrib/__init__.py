@@ -1,0 +1,1 @@
+"""Optional integrations with other packages, each in its own module."""
