@@ -147,3 +147,14 @@ def test_purge_deletes_only_expired_records(store: IdempotencyStore, key: str) -
     assert store.inspect("client:a", key) is None
     assert store.inspect("client:a", kept) is not None
     assert claim(store, key, fingerprint="f2").outcome is ClaimOutcome.CLAIMED
+
+
+def test_the_database_store_ignores_routers(settings: Any, key: str) -> None:
+    # A router that sends queries anywhere else would break the store if it were consulted:
+    # a replica lagging behind the primary would answer "no such key" to a retry.
+    settings.DATABASE_ROUTERS = ["tests.routers.EverythingToTheReplica"]
+    store = DatabaseStore()
+    owner = claim(store, key).owner
+    assert claim(store, key).outcome is ClaimOutcome.IN_FLIGHT
+    assert store.complete("client:a", key, owner, RESPONSE, 3600)
+    assert claim(store, key).response == RESPONSE
