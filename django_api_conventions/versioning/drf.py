@@ -9,21 +9,26 @@ from typing import Any
 
 from django.urls import NoReverseMatch
 from rest_framework.request import Request
-from rest_framework.versioning import BaseVersioning
+from rest_framework.versioning import BaseVersioning, URLPathVersioning
 
 from .lifecycle import get_version_table, version_in_path
 from .urls import VERSION_KWARG
 
 
-class LifecycleVersioning(BaseVersioning):
+class LifecycleVersioning(URLPathVersioning):
     """The version is the path segment ``VERSION_PATH_REGEX`` names, when ``VERSIONS`` knows it.
 
     Unknown and retired versions never reach a view (the URL resolver and
     :class:`~.middleware.VersionLifecycleMiddleware` answer them), so this class only reads.
+    It is a ``URLPathVersioning`` for schema generators (drf-spectacular builds one schema per
+    version from it), though the version never reaches a view as a keyword argument.
     """
 
+    version_param = VERSION_KWARG
+
     def determine_version(self, request: Request, *args: Any, **kwargs: Any) -> str | None:
-        name = version_in_path(request.path_info)
+        # A schema generator names the version it documents as a keyword argument.
+        name = kwargs.get(self.version_param) or version_in_path(request.path_info)
         if name is None:
             return None
         table = get_version_table()
@@ -42,10 +47,10 @@ class LifecycleVersioning(BaseVersioning):
         if version is not None:
             try:
                 if args:  # positional: the version is the first captured group of a versioned route
-                    return super().reverse(viewname, [version, *args], kwargs, request, format, **extra)
-                return super().reverse(
-                    viewname, args, {**(kwargs or {}), VERSION_KWARG: version}, request, format, **extra
+                    return BaseVersioning.reverse(self, viewname, [version, *args], kwargs, request, format, **extra)
+                return BaseVersioning.reverse(
+                    self, viewname, args, {**(kwargs or {}), VERSION_KWARG: version}, request, format, **extra
                 )
             except NoReverseMatch:
                 pass
-        return super().reverse(viewname, args, kwargs, request, format, **extra)
+        return BaseVersioning.reverse(self, viewname, args, kwargs, request, format, **extra)
