@@ -277,3 +277,11 @@ def plain_create_view(request: HttpRequest) -> HttpResponse:
 def database_down_function_view(request: HttpRequest) -> HttpResponse:
     unreachable_database_query()
     return JsonResponse({}, status=201)
+
+
+@idempotent
+def streaming_view(request: HttpRequest) -> HttpResponse:
+    from django.http import StreamingHttpResponse
+
+    _create_customer(json.loads(request.body))
+    return StreamingHttpResponse(iter([b"a", b"b"]), status=201)  # type: ignore[return-value]

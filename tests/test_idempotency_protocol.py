@@ -317,3 +317,12 @@ def test_an_unreachable_store_fails_closed(client: APIClient, settings: Any, sto
     assert not Customer.objects.filter(email="down@example.com").exists()
     assert client.get("/v2/users").status_code == 200
     assert post(client, "/v2/users", {"email": "down@example.com", "name": "D"}, None).status_code == 201
+
+
+def test_a_streaming_answer_is_not_stored_and_releases_the_key(client: APIClient) -> None:
+    key = new_key()
+    response = post(client, "/idempotency/streaming", {"email": f"{key}@example.com"}, key)
+    assert response.status_code == 201 and b"".join(response.streaming_content) == b"ab"
+    assert Customer.objects.filter(email=f"{key}@example.com").exists(), "the writes stay"
+    with pytest.raises(CommandError, match="No idempotency record"):
+        call_command("idempotency_inspect", "client:acme", key, stdout=StringIO())

@@ -32,6 +32,7 @@ urlpatterns = [
     path("idempotency/crash-function", faults.crash_function_view),
     path("idempotency/plain", faults.plain_create_view),
     path("idempotency/database-down", faults.database_down_function_view),
+    path("idempotency/streaming", faults.streaming_view),
 ]
 
 __all__ = ["handler400", "handler403", "handler404", "handler500", "urlpatterns"]

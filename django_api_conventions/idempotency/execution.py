@@ -199,17 +199,20 @@ def _execute(
     try:
         with request_transaction(store) as (rollback_pending, rollback):
             response = run_view()
-            keep = _keepable(response) and options.keep_status(response.status_code)
-            if not keep:
+            wanted = options.keep_status(response.status_code)
+            keep = wanted and _keepable(response)
+            if not wanted:
                 # A status the view does not keep leaves no trace: the key is failed or
                 # released, so the view's writes must not stay either.
                 rollback()
+            elif not keep:
+                pass  # a streaming answer cannot be stored: the key is released, the writes stay
             elif store.transactional and not rollback_pending():
                 # In the view's transaction: the response commits with the business change.
                 if not keyed.complete(response, retention):
                     raise LeaseExpired
                 keyed.completed = True
-            elif keep and not rollback_pending():
+            elif not rollback_pending():
                 # A store outside the transaction: prove the lease is still ours (and extend it
                 # over the commit) before the business change commits, or roll it back.
                 keyed.renew_lease()
