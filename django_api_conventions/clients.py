@@ -5,19 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.http import HttpRequest
-
 from .conf import api_settings
+from .http_request import http_request_of
 
 ANONYMOUS_CLIENT_ID = "anonymous"
 
 # A client-declared id is echoed into cache keys and logs: keep it to a safe token.
 _CLIENT_HEADER_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@\-]{0,127}")
-
-
-def _underlying(request: Any) -> HttpRequest:
-    # DRF's Request wraps the HttpRequest and copies user/auth onto it once authenticated.
-    return getattr(request, "_request", request)
 
 
 def default_client_id_resolver(request: Any) -> str:
@@ -31,7 +25,7 @@ def default_client_id_resolver(request: Any) -> str:
     - the client id header, when it is a safe token: ``client:<value>``. Anyone can send any
       header value: treat such a client id as a label, never as proof of identity.
     """
-    http_request = _underlying(request)
+    http_request = http_request_of(request)
     user = getattr(http_request, "user", None)
     if user is not None and getattr(user, "is_authenticated", False):
         return f"user:{user.pk}"

@@ -8,6 +8,7 @@ from django.http import HttpResponse
 from rest_framework.views import set_rollback
 
 from .exception_mapping import problem_for_exception, report_server_failure
+from .http_request import http_request_of
 from .problems import render_problem
 
 
@@ -22,9 +23,9 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpRe
     if problem is None:
         return None
     set_rollback()
-    request = context["request"]
+    request = http_request_of(context["request"])
     if problem.status_code >= 500:
-        report_server_failure(getattr(request, "_request", request), exc, problem.status_code)
+        report_server_failure(request, exc, problem.status_code)
     # A plain HttpResponse, not DRF's Response: content negotiation must never pick an HTML
     # renderer for an error.
-    return render_problem(getattr(request, "_request", request), problem)
+    return render_problem(request, problem)

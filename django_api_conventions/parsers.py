@@ -11,6 +11,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
 from .conf import api_settings
+from .http_request import http_request_of
 
 
 class StrictJSONParser(JSONParser):
@@ -54,7 +55,7 @@ class StrictJSONParser(JSONParser):
 def _declared_charset(parser_context: Mapping[str, Any] | None) -> str | None:
     """The charset the Content-Type names, if any: DEFAULT_CHARSET says nothing about a client's JSON."""
     request = (parser_context or {}).get("request")
-    content_type = getattr(getattr(request, "_request", request), "META", {}).get("CONTENT_TYPE", "")
+    content_type = getattr(http_request_of(request), "META", {}).get("CONTENT_TYPE", "")
     for parameter in content_type.split(";")[1:]:
         name, _, value = parameter.partition("=")
         if name.strip().lower() == "charset":

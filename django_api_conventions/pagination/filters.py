@@ -108,11 +108,11 @@ class FilterSet:
         errors: list[ErrorItem] = []
         for name, values in query.items():
             if name not in accepted:
-                errors.append(_parameter_error(name, f"Unknown parameter. Accepted: {', '.join(accepted)}.", "unknown"))
+                errors.append(parameter_error(name, f"Unknown parameter. Accepted: {', '.join(accepted)}.", "unknown"))
             elif len(values) > 1:
-                errors.append(_parameter_error(name, "Send this parameter once.", "repeated"))
+                errors.append(parameter_error(name, "Send this parameter once.", "repeated"))
         if errors:
-            raise _invalid(errors)
+            raise invalid_parameters(errors)
         return cls(cls._clean({name: values[0] for name, values in query.items() if name in cls.filters}))
 
     @classmethod
@@ -125,11 +125,11 @@ class FilterSet:
             except InvalidFilterValue as exc:
                 detail = f"{name} {exc}."
                 if pointer is None:
-                    errors.append(_parameter_error(name, detail, "invalid"))
+                    errors.append(parameter_error(name, detail, "invalid"))
                 else:
                     errors.append({"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"})
         if errors:
-            raise _invalid(errors) if pointer is None else ProblemException(
+            raise invalid_parameters(errors) if pointer is None else ProblemException(
                 "validation-error", "The search body breaks the rules of the filters.", errors=errors
             )
         return values
@@ -144,10 +144,11 @@ class FilterSet:
         return {name: self.values[name] for name in sorted(self.values)}
 
 
-def _parameter_error(name: str, detail: str, code: str) -> ErrorItem:
+def parameter_error(name: str, detail: str, code: str) -> ErrorItem:
     return {"parameter": name, "detail": detail, "code": code}
 
 
-def _invalid(errors: list[ErrorItem]) -> ProblemException:
+def invalid_parameters(errors: list[ErrorItem]) -> ProblemException:
+    """The 400 ``invalid-parameters`` problem naming each parameter of ``errors``."""
     names = ", ".join(item["parameter"] for item in errors)
     return ProblemException("invalid-parameters", f"Invalid query parameters: {names}.", errors=errors)

@@ -15,8 +15,8 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
 from ..conf import api_settings
-from ..problems import ProblemException
 from .cursors import Cursor, decode_cursor, encode_cursor, filters_signature
+from .filters import invalid_parameters, parameter_error
 from .keyset import keyset_predicate, order_by_expressions, position_of
 
 
@@ -97,9 +97,8 @@ class KeysetPagination(BasePagination):
         text = force_str(raw).strip() if not isinstance(raw, int) or isinstance(raw, bool) else str(raw)
         # ASCII digits only: str.isdigit() also admits "²" and other digits int() refuses.
         if isinstance(raw, bool) or not re.fullmatch(r"[0-9]{1,9}", text) or not 1 <= int(text) <= maximum:
-            detail = f"limit must be an integer from 1 to {maximum}."
-            raise ProblemException(
-                "invalid-parameters", detail, errors=[{"parameter": "limit", "detail": detail, "code": "invalid"}]
+            raise invalid_parameters(
+                [parameter_error("limit", f"limit must be an integer from 1 to {maximum}.", "invalid")]
             )
         return int(text)
 

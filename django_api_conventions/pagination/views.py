@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings as drf_settings
 
 from ..problems import ErrorItem, ProblemException
-from .filters import PAGINATION_PARAMETERS, FilterSet
+from .filters import PAGINATION_PARAMETERS, FilterSet, invalid_parameters, parameter_error
 
 SEARCH_MEMBERS = ("any", "limit", "cursor")
 
@@ -68,11 +68,8 @@ class SearchMixin:
     def search(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         view: Any = self
         if request.query_params:
-            names = ", ".join(request.query_params)
             detail = "The search takes its filters, limit and cursor from the body, not the query string."
-            raise ProblemException("invalid-parameters", f"Invalid query parameters: {names}.", errors=[
-                {"parameter": name, "detail": detail, "code": "unknown"} for name in request.query_params
-            ])
+            raise invalid_parameters([parameter_error(name, detail, "unknown") for name in request.query_params])
         filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
         alternatives, limit, cursor = self._read_search_body(request.data, filterset_class)
         condition = Q()
@@ -90,7 +87,8 @@ class SearchMixin:
         except ProblemException as problem:
             if problem.problem_type.slug != "invalid-parameters":
                 raise
-            raise _body_problem([{"pointer": "/limit", "detail": str(problem.detail), "code": "invalid"}]) from None
+            detail = problem.errors[0]["detail"]
+            raise _body_problem([{"pointer": "/limit", "detail": detail, "code": "invalid"}]) from None
         return paginator.get_paginated_response(view.get_serializer(page, many=True).data)
 
     def _read_search_body(self, body: Any, filterset_class: type[FilterSet]) -> tuple[list[FilterSet], Any, Any]:

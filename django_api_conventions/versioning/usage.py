@@ -6,9 +6,9 @@ import logging
 from typing import Any
 
 from django.dispatch import Signal
-from django.http import HttpRequest
 
 from ..clients import get_client_id
+from ..http_request import http_request_of
 from .lifecycle import Deprecation
 
 logger = logging.getLogger("django_api_conventions.deprecation")
@@ -16,16 +16,12 @@ logger = logging.getLogger("django_api_conventions.deprecation")
 _ATTRIBUTE = "_api_conventions_deprecations"
 
 
-def _underlying(request: Any) -> HttpRequest:
-    return getattr(request, "_request", request)
-
-
 def note_deprecation(request: Any, deprecation: Deprecation) -> bool:
     """Remember that ``request`` uses ``deprecation``: its response will announce it.
 
     True the first time for this request, so that each use is reported once.
     """
-    notes: list[Deprecation] = _underlying(request).__dict__.setdefault(_ATTRIBUTE, [])
+    notes: list[Deprecation] = http_request_of(request).__dict__.setdefault(_ATTRIBUTE, [])
     if deprecation in notes:
         return False
     notes.append(deprecation)
@@ -33,12 +29,12 @@ def note_deprecation(request: Any, deprecation: Deprecation) -> bool:
 
 
 def noted_deprecations(request: Any) -> list[Deprecation]:
-    return list(_underlying(request).__dict__.get(_ATTRIBUTE, []))
+    return list(http_request_of(request).__dict__.get(_ATTRIBUTE, []))
 
 
 def report_use(request: Any, signal: Signal, deprecation: Deprecation, *, retired: bool = False, **extra: Any) -> None:
     """Send ``signal`` and log one line with the client id: who still calls ``deprecation``."""
-    http_request = _underlying(request)
+    http_request = http_request_of(request)
     client_id = get_client_id(request)
     sunset = deprecation.sunset.isoformat() if deprecation.sunset else None
     logger.log(
