@@ -1,0 +1,325 @@
+"""The settings reference: what each ``API_CONVENTIONS`` setting takes and means.
+
+docs/settings.md's reference table is generated from :data:`~django_api_conventions.conf.DEFAULTS`
+and :data:`SETTING_DOCS`, so a setting is documented where it is declared. After adding or
+changing a setting, describe it here and regenerate the table::
+
+    python -m django_api_conventions.settings_docs docs/settings.md
+
+``--check`` instead of writing exits 1 when the file is out of date (the test suite checks it
+too, and fails for a setting of ``DEFAULTS`` without an entry here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .conf import DEFAULTS
+
+
+@dataclass(frozen=True)
+class SettingDoc:
+    """One row of the reference: Markdown, with links relative to the docs' pages."""
+
+    type: str  # the values it takes, e.g. "a positive integer"
+    meaning: str  # what it does, where it is explained, which check guards it
+    default: str | None = None  # Markdown shown instead of the default's literal
+
+
+#: The documentation of every setting of DEFAULTS, in any order (the table follows DEFAULTS).
+SETTING_DOCS: dict[str, SettingDoc] = {
+    "PROBLEM_BASE_URL": SettingDoc(
+        "a URL string or None",
+        (
+            "Absolute base URL of the problem type pages: `type` is `<PROBLEM_BASE_URL>/<slug>`. `None`: built "
+            "from the request and the package's own `/problems/<slug>` view. See [Problem "
+            "details](problem-details.md#problem_base_url)."
+        ),
+    ),
+    "TRACE_ID_HEADER": SettingDoc(
+        "a header name",
+        (
+            "Response header that carries the trace id; also read on the way in. See "
+            "[Tracing](tracing-and-clients.md#trace-ids)."
+        ),
+    ),
+    "TRUST_INCOMING_TRACE_ID": SettingDoc(
+        "True or False",
+        "Honour a valid incoming trace id header or W3C `traceparent`. `False`: every request gets a new id.",
+    ),
+    "CLIENT_ID_RESOLVER": SettingDoc(
+        "a dotted path",
+        (
+            "Callable `(request) -> str` giving the client id of a request. See "
+            "[CLIENT_ID_RESOLVER](tracing-and-clients.md#client_id_resolver)."
+        ),
+    ),
+    "CLIENT_ID_HEADER": SettingDoc(
+        "a header name",
+        (
+            "Request header that names the calling client when nothing authenticated it; self-declared, see [the "
+            "risk](tracing-and-clients.md#x-client-id-is-self-declared)."
+        ),
+    ),
+    "JSON_MAX_DEPTH": SettingDoc(
+        "a positive integer",
+        "Deepest JSON nesting `StrictJSONParser` accepts. See [JSON parsing](json-parsing.md).",
+    ),
+    "MAINTENANCE_MODE": SettingDoc(
+        "True or False",
+        (
+            "Static maintenance switch: every non-exempt path answers 503. See "
+            "[Operations](operations.md#the-static-setting)."
+        ),
+    ),
+    "MAINTENANCE_SWITCH_STORE": SettingDoc(
+        "`'cache'` or `'database'`",
+        (
+            "Where the run-time maintenance switch lives. See [Where the switch "
+            "lives](operations.md#where-the-switch-lives)."
+        ),
+    ),
+    "MAINTENANCE_SWITCH_CACHE": SettingDoc(
+        "a cache alias",
+        (
+            'Alias of `CACHES` used when `MAINTENANCE_SWITCH_STORE` is `"cache"`; it must be shared by all '
+            "workers (a local-memory or dummy cache is warning `W007`)."
+        ),
+    ),
+    "MAINTENANCE_SWITCH_POLL_SECONDS": SettingDoc(
+        "a number of seconds, 0 or more",
+        "How long one process trusts its last reading of the run-time switch. `0`: read it on every request.",
+    ),
+    "MAINTENANCE_RETRY_AFTER": SettingDoc(
+        "a positive number of seconds",
+        (
+            "`Retry-After` sent during maintenance (the static setting, and the run-time switch when turned on "
+            "without `--retry-after`)."
+        ),
+    ),
+    "MAINTENANCE_EXEMPT_PATHS": SettingDoc(
+        "a list of regular expressions",
+        (
+            "Paths that keep working during maintenance, searched in `request.path`. See [Exempt "
+            "paths](operations.md#exempt-paths)."
+        ),
+        default='`[r"^/problems/"]`',
+    ),
+    "DATABASE_UNAVAILABLE_RETRY_AFTER": SettingDoc(
+        "a positive number of seconds",
+        (
+            "`Retry-After` sent when the database cannot be reached. See [Database "
+            "unavailable](operations.md#database-unavailable)."
+        ),
+    ),
+    "IDEMPOTENCY_STORE": SettingDoc(
+        "`'database'`, `'redis'` or the dotted path of a store class",
+        (
+            "Where idempotency records live: the [database store](idempotency.md#the-database-store), the [Redis "
+            "store](idempotency.md#the-redis-store), or your own `IdempotencyStore` subclass. A store that cannot "
+            "be loaded is error `E009`."
+        ),
+    ),
+    "IDEMPOTENCY_DATABASE": SettingDoc(
+        "a database alias",
+        (
+            "Alias of `DATABASES` of the database store: always this one, whatever the database routers say. Not "
+            "an alias of `DATABASES`: error `E010`."
+        ),
+    ),
+    "IDEMPOTENCY_CACHE": SettingDoc(
+        "a cache alias",
+        (
+            "Alias of `CACHES` of the Redis store; it must be a django-redis cache "
+            "(`django_redis.cache.RedisCache`), else error `E011`."
+        ),
+    ),
+    "IDEMPOTENCY_HEADER": SettingDoc(
+        "a header name",
+        (
+            "Request header that carries the idempotency key. See [the header "
+            "rules](idempotency.md#the-idempotency-key-header)."
+        ),
+    ),
+    "IDEMPOTENCY_LEASE_SECONDS": SettingDoc(
+        "a positive number of seconds",
+        (
+            "How long a started (in-flight) key is held before the same request may take it over; a view can set "
+            "its own and [renew it](idempotency.md#renewing-the-lease)."
+        ),
+    ),
+    "IDEMPOTENCY_RETENTION_SECONDS": SettingDoc(
+        "a positive number of seconds",
+        (
+            "How long a resolved key answers replays, counted from when its response was stored; a started or "
+            "failed record lives this long (at least its lease) from its claim. Shorter than the lease: warning "
+            "`W008`."
+        ),
+        default="`86400` (`24 * 60 * 60`)",
+    ),
+    "IDEMPOTENCY_REPLAYED_HEADERS": SettingDoc(
+        "a list of header names, without `Set-Cookie`",
+        (
+            "Response headers stored and replayed with the status and body; no other header is ever stored. "
+            "`Set-Cookie` in the list is error `E003`."
+        ),
+    ),
+    "IDEMPOTENCY_SCOPE_RESOLVER": SettingDoc(
+        "a dotted path",
+        (
+            "Callable `(request) -> str`: whose key it is, by default the client id. See "
+            "[Scope](idempotency.md#scope-whose-key-it-is). A path that cannot be imported is error `E004`."
+        ),
+    ),
+    "IDEMPOTENCY_PATHS": SettingDoc(
+        "a list of regular expressions",
+        (
+            "Paths that [`IdempotencyMiddleware`](idempotency.md#idempotencymiddleware-for-views-you-cannot-edit) "
+            "protects, searched in `request.path`. An invalid pattern is error `E006`."
+        ),
+    ),
+    "IDEMPOTENCY_REQUIRED": SettingDoc(
+        "True or False",
+        "Whether the paths of `IDEMPOTENCY_PATHS` require a key (400 `idempotency-key-missing` without one).",
+    ),
+    "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": SettingDoc(
+        "a positive number of seconds",
+        ("`Retry-After` of the 503 `idempotency-store-unavailable` sent when the idempotency store cannot be reached."),
+    ),
+    "PAGINATION_DEFAULT_LIMIT": SettingDoc(
+        "a positive integer",
+        (
+            "Page size of a [keyset-paginated list](pagination.md#page-size-limit) when the client sends no "
+            "`limit`; capped at `PAGINATION_MAX_LIMIT`. Also the `default` of `limit` in the OpenAPI schema."
+        ),
+    ),
+    "PAGINATION_MAX_LIMIT": SettingDoc(
+        "a positive integer",
+        (
+            "Largest `limit` a client may ask for; a `limit` outside 1 to this value is a 400 "
+            "`invalid-parameters` (a 422 at `/limit` in a search body). Also the `maximum` of `limit` in the "
+            "OpenAPI schema."
+        ),
+    ),
+    "CURSOR_SALT": SettingDoc(
+        "a non-empty string",
+        (
+            "Salt of the cursor signatures, used with `SECRET_KEY`: change it to invalidate every cursor handed "
+            "out (they then answer 400 `invalid-cursor`). See [Cursors](pagination.md#cursors)."
+        ),
+    ),
+    "VERSIONS": SettingDoc(
+        "a list of version dicts, oldest first",
+        (
+            'The API versions: each a dict with `name`, `status` (`"current"`, `"deprecated"` or `"retired"`), '
+            "`deprecation` and `sunset` dates and a `migration_guide` URL. Empty: versioning off. See [The "
+            "lifecycle](versioning.md#the-lifecycle); errors `E020` to `E024`."
+        ),
+    ),
+    "VERSION_PATH_REGEX": SettingDoc(
+        "a regular expression with a `version` group",
+        (
+            "Searched in `request.path_info`; its `version` group names the version of a request. Without the "
+            "group: error `E025`. See [URLs in a version](versioning.md#urls-in-a-version)."
+        ),
+        default='`r"^/(?P<version>v[0-9]+)/"`',
+    ),
+    "MIN_SUPPORT_DAYS": SettingDoc(
+        "a positive number of days",
+        (
+            "Shortest support window between a deprecation and its sunset, for versions, endpoints and field "
+            "renames (`E024`). The conventions ask 90 days for external consumers, 30 for internal services."
+        ),
+    ),
+    "URL_CONVENTION_CHECKS": SettingDoc(
+        "True or False",
+        (
+            "Warn about verbs (`W023`), singular collections (`W024`) and deep nesting (`W025`) in the routes of "
+            "DRF views. See [URL convention checks](versioning.md#url-convention-checks)."
+        ),
+    ),
+    "URL_CONVENTION_SILENCED": SettingDoc(
+        "a list of regular expressions",
+        (
+            "Routes the URL convention checks skip, searched in the route as the warning shows it "
+            "(`/{version}/invoices/{pk}/pay`). An invalid pattern is error `E006`."
+        ),
+    ),
+}
+
+BEGIN = "<!-- settings reference: generated from django_api_conventions.settings_docs, do not edit -->"
+END = "<!-- end of the generated settings reference -->"
+
+
+def python_literal(value: Any) -> str:
+    """``value`` as it would be written in a settings file, strings in double quotes."""
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list | tuple):
+        items = ", ".join(python_literal(item) for item in value)
+        return f"[{items}]" if isinstance(value, list) else f"({items})"
+    return repr(value)
+
+
+def default_cell(name: str) -> str:
+    doc = SETTING_DOCS[name]
+    return doc.default if doc.default is not None else f"`{python_literal(DEFAULTS[name])}`"
+
+
+def shown_default_value(name: str) -> Any:
+    """The value the Default cell shows (its first code span), for the test that it is right."""
+    first_code = re.search(r"`([^`]+)`", default_cell(name))
+    if not first_code:
+        raise ValueError(f"The Default cell of {name} shows no value.")
+    return ast.literal_eval(first_code[1])
+
+
+def missing_docs() -> list[str]:
+    return [name for name in DEFAULTS if name not in SETTING_DOCS]
+
+
+def render_reference() -> str:
+    """The generated part of docs/settings.md, its markers included."""
+    missing = missing_docs()
+    if missing:
+        raise KeyError(f"Describe {', '.join(missing)} in SETTING_DOCS (django_api_conventions/settings_docs.py).")
+    lines = [BEGIN, "", "| Key | Default | Type | Meaning |", "|---|---|---|---|"]
+    for name in DEFAULTS:
+        doc = SETTING_DOCS[name]
+        lines.append(f"| `{name}` | {default_cell(name)} | {doc.type} | {doc.meaning} |")
+    return "\n".join([*lines, "", END])
+
+
+def with_reference(page: str) -> str:
+    """``page`` with the text between the markers replaced by :func:`render_reference`."""
+    start, end = page.find(BEGIN), page.find(END)
+    if start < 0 or end < start:
+        raise ValueError(f"The page has no {BEGIN!r} ... {END!r} section.")
+    return page[:start] + render_reference() + page[end + len(END) :]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Regenerate the settings reference of docs/settings.md.")
+    parser.add_argument("page", type=Path, help="the settings page, docs/settings.md")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the page is out of date, write nothing")
+    options = parser.parse_args(argv)
+    page = options.page.read_text()
+    updated = with_reference(page)
+    if options.check:
+        if updated != page:
+            print(f"{options.page} is out of date: run python -m django_api_conventions.settings_docs {options.page}")
+            return 1
+        return 0
+    options.page.write_text(updated)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
