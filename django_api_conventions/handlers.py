@@ -1,6 +1,6 @@
 """Django's error views (``handler400`` ... ``handler500``, ``CSRF_FAILURE_VIEW``) as problems.
 
-Point your root URLconf at them::
+Point your root URLconf at them:
 
     handler400 = "django_api_conventions.handlers.bad_request"
     handler403 = "django_api_conventions.handlers.permission_denied"

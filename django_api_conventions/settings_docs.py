@@ -2,7 +2,7 @@
 
 docs/settings.md's reference table is generated from :data:`~django_api_conventions.conf.DEFAULTS`
 and :data:`SETTING_DOCS`, so a setting is documented where it is declared. After adding or
-changing a setting, describe it here and regenerate the table::
+changing a setting, describe it here and regenerate the table:
 
     python -m django_api_conventions.settings_docs docs/settings.md
 

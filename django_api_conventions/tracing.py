@@ -58,7 +58,7 @@ def forget_trace_id(**kwargs: object) -> None:
 class TraceIdFilter(logging.Filter):
     """Adds ``record.trace_id`` (``"-"`` outside a request) for use in log formats.
 
-    Add it to the handlers in ``LOGGING``::
+    Add it to the handlers in ``LOGGING``:
 
         "filters": {"trace_id": {"()": "django_api_conventions.tracing.TraceIdFilter"}},
     """

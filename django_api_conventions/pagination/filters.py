@@ -80,7 +80,7 @@ class Filter:
 
 @dataclass
 class FilterSet:
-    """The filters of one list, declared as class attributes::
+    """The filters of one list, declared as class attributes:
 
         class InvoiceFilters(FilterSet):
             status = Filter("status", lookup="in", choices=["draft", "open", "paid", "void"])

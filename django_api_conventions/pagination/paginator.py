@@ -22,7 +22,7 @@ from .keyset import keyset_predicate, order_by_expressions, position_of
 
 class KeysetPagination(BasePagination):
     """Subclass it and set ``ordering``; the primary key is appended when the ordering needs a
-    unique tie-breaker. The envelope::
+    unique tie-breaker. The envelope:
 
         {"data": [...], "pagination": {"next_cursor": "...", "has_next": true, "limit": 20}}
     """
