@@ -121,3 +121,10 @@ def _imports(dotted: str) -> bool:
     except ImportError:
         return False
     return True
+
+
+def test_the_changelog_page_repeats_the_changelog() -> None:
+    body = (ROOT / "CHANGELOG.md").read_text()
+    page = (ROOT / "docs" / "changelog.md").read_text()
+    first_release = body.index("\n## ")
+    assert page.endswith(body[first_release:]), "docs/changelog.md must repeat CHANGELOG.md from its first release on"
