@@ -1,4 +1,4 @@
-from django.apps import AppConfig
+from django.apps import AppConfig, apps
 from django.core.signals import request_finished
 
 from .tracing import forget_trace_id
@@ -14,4 +14,6 @@ class APIConventionsConfig(AppConfig):
         from . import checks, middleware  # noqa: F401 -- registers checks and signal receivers
 
         checks.register_all()
+        if apps.is_installed("drf_spectacular"):
+            from .contrib import spectacular  # noqa: F401 -- registers the schema extensions
         request_finished.connect(forget_trace_id, dispatch_uid="api_conventions_forget_trace_id")

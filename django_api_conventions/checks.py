@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
@@ -138,6 +139,13 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
     "W027": (checks.Warning, "Version {name}, the one before the current {current}, passed its sunset on {sunset}: "
                              "only the current version is still supported.",
              "Mark it 'retired' and move the next sunset so that two versions are always served."),
+    "W030": (checks.Warning, "drf-spectacular is installed but REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {value!r}: "
+                             "the schema will not show idempotency keys, problem responses or deprecations.",
+             f"Set REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] = '{PACKAGE}.contrib.spectacular.ProblemAutoSchema' "
+             "(or a subclass of it)."),
+    "W031": (checks.Warning, "SPECTACULAR_SETTINGS['COMPONENT_SPLIT_REQUEST'] is not True: request bodies are "
+                             "documented with the response's read-only fields, and generated clients send them.",
+             "Set SPECTACULAR_SETTINGS = {{'COMPONENT_SPLIT_REQUEST': True, ...}}."),
     "W008": (checks.Warning, f"{SETTINGS_NAME}['IDEMPOTENCY_RETENTION_SECONDS'] is shorter than the lease: a key "
                              "could expire while its request still runs.",
              "Keep the retention (default 24 h) well above IDEMPOTENCY_LEASE_SECONDS."),
@@ -315,6 +323,26 @@ def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     parsers = drf.get("DEFAULT_PARSER_CLASSES", ["rest_framework.parsers.JSONParser"])
     if "rest_framework.parsers.JSONParser" in parsers:
         errors.append(message("W006"))
+    return errors
+
+
+def check_openapi_schema(**kwargs: Any) -> list[checks.CheckMessage]:
+    if not apps.is_installed("drf_spectacular"):
+        return []
+    from .contrib.spectacular import ProblemAutoSchema
+
+    drf = getattr(settings, "REST_FRAMEWORK", {})
+    value = drf.get("DEFAULT_SCHEMA_CLASS") if isinstance(drf, dict) else None
+
+    try:
+        schema_class = import_string(value) if isinstance(value, str) else value
+    except ImportError:
+        schema_class = None  # DRF reports an unimportable class itself
+    errors = []
+    if not (isinstance(schema_class, type) and issubclass(schema_class, ProblemAutoSchema)):
+        errors.append(message("W030", value=value))
+    if not getattr(settings, "SPECTACULAR_SETTINGS", {}).get("COMPONENT_SPLIT_REQUEST"):
+        errors.append(message("W031"))
     return errors
 
 
@@ -522,6 +550,7 @@ def check_url_conventions(**kwargs: Any) -> list[checks.CheckMessage]:
 def register_all() -> None:
     checks.register(check_settings, checks.Tags.compatibility)
     checks.register(check_drf_settings, checks.Tags.compatibility)
+    checks.register(check_openapi_schema, checks.Tags.compatibility)
     checks.register(check_middleware, checks.Tags.compatibility)
     checks.register(check_error_views, checks.Tags.urls)
     checks.register(check_shared_state, checks.Tags.caches)

@@ -16,6 +16,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_api_conventions",
     "testproject.billing",
 ]
@@ -69,13 +71,24 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_api_conventions.pagination.StrictFilterBackend"],
     "DEFAULT_THROTTLE_RATES": {"client": os.environ.get("THROTTLE_RATE", "10000/min")},
     "DEFAULT_VERSIONING_CLASS": "django_api_conventions.versioning.drf.LifecycleVersioning",
+    "DEFAULT_SCHEMA_CLASS": "django_api_conventions.contrib.spectacular.ProblemAutoSchema",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Billing API (django-api-conventions example service)",
+    "DESCRIPTION": "Users, invoices, payments and orders. Every error is `application/problem+json`; "
+                   "every POST takes an `Idempotency-Key`; lists are cursor-paginated.",
+    "VERSION": "2",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Read-only fields (id, created_at) are left out of request bodies.
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 MIGRATION_GUIDE = "https://billing.example.com/docs/migrating-to-v2"
 
 API_CONVENTIONS = {
     "MAINTENANCE_MODE": flag("MAINTENANCE_MODE"),
-    "MAINTENANCE_EXEMPT_PATHS": [r"^/problems/", r"^/admin/"],
+    "MAINTENANCE_EXEMPT_PATHS": [r"^/problems/", r"^/admin/", r"^/openapi\.json$", r"^/docs"],
     # The run-time switch must reach every worker: Redis when there is one, else the database.
     "MAINTENANCE_SWITCH_STORE": "cache" if os.environ.get("REDIS_URL") else "database",
     "IDEMPOTENCY_STORE": os.environ.get("IDEMPOTENCY_STORE", "database"),

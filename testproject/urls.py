@@ -24,6 +24,7 @@ urlpatterns = [
     *versioned_urls(api),
     path("admin/", admin.site.urls),
     path("", include("django_api_conventions.urls")),
+    path("", include("django_api_conventions.contrib.spectacular.urls")),
 ]
 
 handler400 = "django_api_conventions.handlers.bad_request"

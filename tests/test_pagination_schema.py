@@ -11,9 +11,6 @@ spectacular = pytest.importorskip("drf_spectacular")
 
 @pytest.fixture
 def schema(settings: Any) -> dict[str, Any]:
-    settings.INSTALLED_APPS = [*settings.INSTALLED_APPS, "drf_spectacular"]
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
-                               "DEFAULT_SCHEMA_CLASS": "django_api_conventions.contrib.spectacular.ProblemAutoSchema"}
     from drf_spectacular.generators import SchemaGenerator
 
     return SchemaGenerator(urlconf="testproject.urls", api_version="v2").get_schema(request=None, public=True)
@@ -33,7 +30,10 @@ def test_list_parameters_and_envelope(schema: dict[str, Any]) -> None:
 
 def test_lists_document_their_400_problems(schema: dict[str, Any]) -> None:
     response = schema["paths"]["/v2/invoices"]["get"]["responses"]["400"]
-    problem = response["content"]["application/problem+json"]["schema"]
+    assert response["content"]["application/problem+json"]["schema"] == {"$ref": "#/components/schemas/Problem"}
+    problem = schema["components"]["schemas"]["Problem"]
     assert {"type", "title", "status", "detail", "instance", "trace_id"} <= set(problem["required"])
-    assert "parameter" in problem["properties"]["errors"]["items"]["properties"]
-    assert "400" not in schema["paths"]["/v2/invoices/{id}"]["get"]["responses"]
+    assert {"invalid-parameters", "invalid-cursor"} <= set(response["x-problem-types"])
+    assert "parameter" in schema["components"]["schemas"]["ProblemErrorItem"]["properties"]
+    detail_400 = schema["paths"]["/v2/invoices/{id}"]["get"]["responses"]["400"]
+    assert "invalid-parameters" not in detail_400["x-problem-types"]

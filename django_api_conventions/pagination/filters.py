@@ -62,6 +62,8 @@ class Filter:
     parse: Callable[[str], Any] = parse_text
     choices: Sequence[str] | None = None
     description: str = ""
+    #: The OpenAPI schema of one value; derived from ``parse`` and ``choices`` when left out.
+    schema: Mapping[str, Any] | None = None
 
     def clean(self, raw: str) -> Any:
         if "\x00" in raw:  # PostgreSQL text cannot hold NUL: refuse it before the database does

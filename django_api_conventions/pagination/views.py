@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -12,7 +13,16 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings as drf_settings
 
 from ..problems import ErrorItem, ProblemException
-from .filters import PAGINATION_PARAMETERS, FilterSet, invalid_parameters, parameter_error
+from .filters import (
+    PAGINATION_PARAMETERS,
+    Filter,
+    FilterSet,
+    invalid_parameters,
+    parameter_error,
+    parse_integer,
+    parse_text,
+    parse_timestamp,
+)
 
 SEARCH_MEMBERS = ("any", "limit", "cursor")
 
@@ -37,17 +47,35 @@ class StrictFilterBackend(BaseFilterBackend):
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
-        parameters = []
-        for name, declared in filterset_class.filters.items():
-            schema: dict[str, Any] = {"type": "string"}
-            if declared.choices is not None and declared.lookup != "in":
-                schema["enum"] = list(declared.choices)
-            parameters.append({
-                "name": name, "in": "query", "required": False, "schema": schema,
-                "description": declared.description or f"{declared.field} ({declared.lookup})"
-                + (", comma-separated" if declared.lookup == "in" else ""),
-            })
-        return parameters
+        return [
+            {"name": name, "in": "query", "required": False, "schema": filter_value_schema(declared),
+             "description": declared.description or f"{declared.field} ({declared.lookup})"}
+            for name, declared in filterset_class.filters.items()
+        ]
+
+
+# What each built-in parser accepts, as OpenAPI.
+_PARSER_SCHEMAS: dict[Any, dict[str, Any]] = {
+    parse_text: {"type": "string", "minLength": 1},
+    parse_integer: {"type": "string", "pattern": r"^[+-]?[0-9]+$"},
+    parse_timestamp: {"type": "string", "format": "date-time"},
+}
+
+
+def filter_value_schema(declared: Filter) -> dict[str, Any]:
+    """The OpenAPI schema of a filter's value: typed by its parser, or its choices, comma-separated for ``in``."""
+    if declared.schema is not None:
+        return dict(declared.schema)
+    if declared.choices is not None:
+        if declared.lookup != "in":
+            return {"type": "string", "enum": list(declared.choices)}
+        choice = "|".join(re.escape(value) for value in declared.choices)
+        return {"type": "string", "pattern": f"^({choice})(,({choice}))*$",
+                "description": f"One or more of {', '.join(declared.choices)}, comma-separated."}
+    schema = dict(_PARSER_SCHEMAS.get(declared.parse, {"type": "string"}))
+    if declared.lookup == "in":
+        schema = {"type": "string", "description": "Comma-separated values."}
+    return schema
 
 
 def _is_detail(view: Any) -> bool:

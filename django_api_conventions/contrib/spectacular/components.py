@@ -1,0 +1,107 @@
+"""The OpenAPI pieces every operation shares: the problem, its error items, the package's headers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...conf import api_settings
+from ...idempotency.keys import MAX_KEY_LENGTH
+
+#: RFC 6901: ``""`` (the whole body) or ``/``-separated tokens with ``~0`` and ``~1`` escapes.
+JSON_POINTER_PATTERN = r"^(/([^~/]|~[01])*)*$"
+
+ERROR_ITEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "One field, parameter or header at fault; exactly one of pointer, parameter, header.",
+    "required": ["detail", "code"],
+    "properties": {
+        "pointer": {"type": "string", "pattern": JSON_POINTER_PATTERN,
+                    "description": "JSON Pointer (RFC 6901) into the request body, such as `/items/0/amount`."},
+        "parameter": {"type": "string", "description": "Name of the query parameter."},
+        "header": {"type": "string", "description": "Name of the request header."},
+        "detail": {"type": "string", "description": "What is wrong, for a person."},
+        "code": {"type": "string", "description": "What is wrong, for a program: `required`, `invalid`, `unknown`..."},
+    },
+}
+
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "RFC 9457 problem details. Extension members may be added by each problem type.",
+    "required": ["type", "title", "status", "detail", "instance", "trace_id"],
+    "properties": {
+        "type": {"type": "string", "format": "uri",
+                 "description": "The problem type: a URL that answers with its documentation."},
+        "title": {"type": "string", "description": "The problem type's short summary; the same for every occurrence."},
+        "status": {"type": "integer", "minimum": 400, "maximum": 599, "description": "The HTTP status code."},
+        "detail": {"type": "string", "description": "This occurrence, for a person."},
+        "instance": {"type": "string", "format": "uri", "description": "`urn:request:<trace_id>`."},
+        "trace_id": {"type": "string", "description": "Quote it in support requests; also in the X-Request-ID header."},
+        "errors": {"type": "array", "items": {"$ref": "#/components/schemas/ProblemErrorItem"}},
+    },
+    "additionalProperties": True,
+}
+
+COMPONENT_SCHEMAS: dict[str, dict[str, Any]] = {"Problem": PROBLEM_SCHEMA, "ProblemErrorItem": ERROR_ITEM_SCHEMA}
+
+RETRY_AFTER_HEADER: dict[str, Any] = {
+    "description": "Seconds to wait before trying again.",
+    "schema": {"type": "integer", "minimum": 1},
+}
+
+
+def trace_id_response_header() -> dict[str, Any]:
+    return {api_settings.TRACE_ID_HEADER: {
+        "description": "The trace id of this request (also `trace_id` in problems); quote it in support requests.",
+        "required": True,
+        "schema": {"type": "string"},
+    }}
+
+
+def replay_headers() -> dict[str, Any]:
+    return {
+        "Idempotent-Replayed": {
+            "description": f"With an {api_settings.IDEMPOTENCY_HEADER}: `true` when this is the stored response "
+                           "of an earlier request with the same key, `false` on its first execution.",
+            "schema": {"type": "string", "enum": ["true", "false"]},
+        },
+        "X-Cache-Lookup": {
+            "description": "The same, for caches and proxies: `HIT` for a replay, `MISS` for a first execution.",
+            "schema": {"type": "string", "enum": ["HIT", "MISS"]},
+        },
+    }
+
+
+# A bare key is visible ASCII without the comma that joins repeated headers, not opening with a
+# quote; the RFC 8941 quoted form ("abc") is accepted too (see the description).
+IDEMPOTENCY_KEY_PATTERN = rf"^[\x21\x23-\x2b\x2d-\x7e][\x21-\x2b\x2d-\x7e]{{0,{MAX_KEY_LENGTH - 1}}}$"
+
+
+def idempotency_key_parameter(*, required: bool) -> dict[str, Any]:
+    return {
+        "name": api_settings.IDEMPOTENCY_HEADER,
+        "in": "header",
+        "required": required,
+        "description": (
+            f"1 to {MAX_KEY_LENGTH} visible ASCII characters, unique per operation (a UUID v4, say); the "
+            'RFC 8941 quoted form (`"abc"`) is accepted too. A retry with the same key, from the same '
+            "client, with the same method, path and body, answers the stored response without running "
+            "the operation again. Same key with another request: 422; while the first is running: 409."
+            + (" Required here." if required else "")
+        ),
+        "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH,
+                   "pattern": IDEMPOTENCY_KEY_PATTERN},
+    }
+
+
+def client_parameters() -> list[dict[str, Any]]:
+    return [
+        {"name": api_settings.TRACE_ID_HEADER, "in": "header", "required": False,
+         "description": "Your id for this request, echoed in the response and in problems: 1 to 128 "
+                        "letters, digits, `.`, `_`, `:` or `-`, opening with a letter or digit (another value is "
+                        "replaced by a new id). A W3C `traceparent` is honoured too.",
+         "schema": {"type": "string"}},
+        {"name": api_settings.CLIENT_ID_HEADER, "in": "header", "required": False,
+         "description": "Who is calling, when not authenticated: the scope of idempotency keys, throttling "
+                        "and usage reports. A label, not a credential.",
+         "schema": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._:@\-]{0,127}$"}},
+    ]

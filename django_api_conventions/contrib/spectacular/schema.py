@@ -1,0 +1,203 @@
+"""``ProblemAutoSchema``: drf-spectacular's AutoSchema, saying what the package makes views do.
+
+Set ``REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] =
+"django_api_conventions.contrib.spectacular.ProblemAutoSchema"``. With ``LifecycleVersioning``,
+``manage.py spectacular --api-version v1`` (or ``SchemaGenerator(api_version="v1")``) gives the
+schema of one version. Each operation gets:
+
+- the ``Idempotency-Key`` header (required or optional, per view) and the replay headers;
+- every problem response it can answer, as ``application/problem+json`` naming its problem types;
+- for keyset-paginated lists: the list envelope, ``cursor``, ``limit`` and typed filters; for
+  ``POST .../search``: its request body and the list envelope;
+- the trace id and client id headers; deprecation flags and headers.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from django.utils import timezone
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import ResolvedComponent
+from rest_framework.permissions import AllowAny
+
+from ...idempotency.mixins import IdempotencyMixin
+from ...pagination import FilterSet, KeysetPagination, SearchMixin
+from ...pagination.views import SEARCH_MEMBERS, filter_value_schema
+from ...problem_types import problem_types
+from ...problems import PROBLEM_CONTENT_TYPE
+from ...versioning.deprecation import endpoint_deprecations
+from ...versioning.lifecycle import get_version_table
+from .components import (
+    COMPONENT_SCHEMAS,
+    RETRY_AFTER_HEADER,
+    client_parameters,
+    idempotency_key_parameter,
+    replay_headers,
+    trace_id_response_header,
+)
+
+DEPRECATION_HEADERS: dict[str, Any] = {
+    "Deprecation": {
+        "description": "RFC 9745: when this operation was deprecated, as `@<seconds since the epoch>`.",
+        "schema": {"type": "string", "pattern": "^@-?[0-9]+$"},
+    },
+    "Sunset": {
+        "description": "RFC 8594: from this HTTP-date on, the operation answers 410.",
+        "schema": {"type": "string"},
+    },
+    "Link": {
+        "description": 'The migration guide, with rel="deprecation" and rel="sunset".',
+        "schema": {"type": "string"},
+    },
+}
+
+#: Statuses whose problems ask the client to come back later.
+RETRY_AFTER_STATUSES = frozenset({409, 429, 503})
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+class ProblemAutoSchema(AutoSchema):
+    """drf-spectacular's AutoSchema plus the package's headers, problems, lists and deprecations."""
+
+    # --- request ------------------------------------------------------------------------------
+
+    def _process_override_parameters(self, direction: Any = "request") -> dict[Any, Any]:
+        # Added as overrides so that they reach every operation; a view's own @extend_schema
+        # parameters of the same name and location still win.
+        ours = client_parameters()
+        options = self._idempotency_options()
+        if options is not None:
+            ours.append(idempotency_key_parameter(required=options.required))
+        overrides = super()._process_override_parameters(direction)
+        return {**{(p["name"], p["in"]): p for p in ours}, **overrides}
+
+    def _idempotency_options(self) -> Any:
+        if self.method not in UNSAFE_METHODS or not isinstance(self.view, IdempotencyMixin):
+            return None
+        options = self.view.get_idempotency_options()
+        return options if self.method in options.methods else None
+
+    def _is_search(self) -> bool:
+        return isinstance(self.view, SearchMixin) and getattr(self.view, "action", None) == "search"
+
+    def _is_list_view(self, serializer: Any = None) -> bool:
+        return self._is_search() or super()._is_list_view(serializer)  # type: ignore[no-any-return]
+
+    def get_filter_backends(self) -> list[Any]:
+        return [] if self._is_search() else super().get_filter_backends()  # type: ignore[no-any-return]
+
+    def _get_pagination_parameters(self) -> list[dict[str, Any]]:
+        return [] if self._is_search() else super()._get_pagination_parameters()  # type: ignore[no-any-return]
+
+    def _get_request_body(self, direction: Any = "request") -> dict[str, Any] | None:
+        if not self._is_search():
+            return super()._get_request_body(direction)  # type: ignore[no-any-return]
+        return {"required": True, "content": {"application/json": {"schema": self._search_body_schema()}}}
+
+    def _search_body_schema(self) -> dict[str, Any]:
+        view: Any = self.view
+        filters = getattr(view, "filterset_class", FilterSet).filters
+        limit = self._get_paginator().get_schema_operation_parameters(view)[1]["schema"]
+        return {
+            "type": "object",
+            "description": "Rows that match ANY of the filter objects; inside one object, the filters are ANDed.",
+            "required": ["any"],
+            "additionalProperties": False,
+            "properties": {
+                SEARCH_MEMBERS[0]: {
+                    "type": "array", "minItems": 1, "maxItems": view.search_max_alternatives,
+                    "items": {
+                        "type": "object", "minProperties": 1, "additionalProperties": False,
+                        "properties": {name: filter_value_schema(declared) for name, declared in filters.items()},
+                    },
+                },
+                SEARCH_MEMBERS[1]: limit,
+                SEARCH_MEMBERS[2]: {"type": "string", "description": "The next_cursor of the previous page."},
+            },
+        }
+
+    # --- responses ----------------------------------------------------------------------------
+
+    def is_deprecated(self) -> bool:
+        return super().is_deprecated() or bool(self._deprecations())
+
+    def _deprecations(self) -> list[Any]:
+        found = [
+            entry for entry in endpoint_deprecations(self.view) + endpoint_deprecations(type(self.view))
+            if entry.applies_to(self.method)
+        ]
+        version = get_version_table().get(str(getattr(self.view.request, "version", None) or ""))
+        if version is not None and version.is_deprecated(timezone.now()):
+            found.append(version)
+        return found
+
+    def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
+        responses = super()._get_response_bodies(direction)
+        success_headers = {**trace_id_response_header()}
+        if self._idempotency_options() is not None:
+            success_headers.update(replay_headers())
+        deprecations = self._deprecations()
+        if deprecations:
+            success_headers.update(DEPRECATION_HEADERS)
+        for response in responses.values():
+            response.setdefault("headers", {}).update(success_headers)
+        for status, slugs in sorted(self._problem_types().items()):
+            response = responses.setdefault(str(status), self._problem_response(status, slugs))
+            headers = response.setdefault("headers", {})
+            headers.update(trace_id_response_header())
+            if status in RETRY_AFTER_STATUSES:
+                headers["Retry-After"] = RETRY_AFTER_HEADER
+            if deprecations:
+                headers.update(DEPRECATION_HEADERS)
+        return responses
+
+    def _problem_types(self) -> dict[int, list[str]]:
+        """The problem types this operation can answer, by status."""
+        view: Any = self.view
+        found: dict[int, list[str]] = defaultdict(list)
+
+        def add(*slugs: str) -> None:
+            for slug in slugs:
+                found[problem_types[slug].status].append(slug)
+
+        add("too-many-fields", "internal-error", "service-unavailable", "database-unavailable")
+        if "{" in self.path:
+            add("not-found")
+        if self.method in BODY_METHODS:
+            add("malformed-request", "unreadable-request", "request-too-large", "unsupported-media-type",
+                "validation-error")
+        if self.method in UNSAFE_METHODS:
+            add("conflict")
+        if self._is_list_view() and isinstance(self._get_paginator(), KeysetPagination):
+            add("invalid-parameters", "invalid-cursor")
+        options = self._idempotency_options()
+        if options is not None:
+            add("idempotency-key-invalid", "idempotency-key-reused", "idempotency-key-in-use",
+                "idempotency-lease-expired", "idempotency-store-unavailable")
+            if options.required:
+                add("idempotency-key-missing")
+        if view.get_throttles():
+            add("rate-limited")
+        if any(not isinstance(permission, AllowAny) for permission in view.get_permissions()):
+            add("authentication-required", "permission-denied")
+        if any(getattr(d, "sunset", None) for d in self._deprecations()):
+            add("endpoint-retired")
+        return found
+
+    def _problem_response(self, status: int, slugs: list[str]) -> dict[str, Any]:
+        self._register_problem_components()
+        listed = "; ".join(f"`{slug}` ({problem_types[slug].title})" for slug in slugs)
+        return {
+            "description": f"A problem whose `type` ends in one of: {listed}. Each type URL documents itself.",
+            "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+            "x-problem-types": slugs,
+        }
+
+    def _register_problem_components(self) -> None:
+        for name, schema in COMPONENT_SCHEMAS.items():
+            self.registry.register_on_missing(
+                ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=schema)
+            )

@@ -1,0 +1,17 @@
+"""``path("", include("django_api_conventions.contrib.spectacular.urls"))``.
+
+Serves ``openapi.json`` (the current version's schema; ``?version=v1`` for another served
+version) and ``docs`` (Swagger UI, its assets from drf-spectacular-sidecar, nothing from a CDN).
+"""
+
+from django.urls import path
+
+from .views import OpenAPIDocsView, OpenAPISchemaView, docs_asset
+
+app_name = "api_conventions_openapi"
+
+urlpatterns = [
+    path("openapi.json", OpenAPISchemaView.as_view(), name="schema"),
+    path("docs", OpenAPIDocsView.as_view(), name="docs"),
+    path("docs/assets/<path:path>", docs_asset, name="asset"),
+]

@@ -1,0 +1,84 @@
+"""``/openapi.json`` and ``/docs``: the schema of one version, and Swagger UI with its own assets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.http import HttpRequest, HttpResponseBase
+from django.urls import reverse
+from django.views.static import serve
+from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiJsonRenderer2
+from drf_spectacular.utils import extend_schema
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from ...pagination.filters import invalid_parameters, parameter_error
+from ...versioning.lifecycle import get_version_table
+
+#: Query parameters of the schema view.
+SCHEMA_PARAMETERS = ("version",)
+
+
+def requested_version(request: Request) -> str | None:
+    """The ``?version=`` asked for (a served version), else the current one; else a 400 problem."""
+    unknown = [name for name in request.query_params if name not in SCHEMA_PARAMETERS]
+    repeated = [name for name in SCHEMA_PARAMETERS if len(request.query_params.getlist(name)) > 1]
+    table = get_version_table()
+    served = table.served() if table else []
+    errors = [parameter_error(name, f"Unknown parameter. Accepted: {', '.join(SCHEMA_PARAMETERS)}.", "unknown")
+              for name in unknown]
+    errors += [parameter_error(name, "Give it once.", "repeated") for name in repeated]
+    name = request.query_params.get("version")
+    if name is not None and not repeated and name not in served:
+        errors.append(parameter_error(
+            "version", f"No served version is called {name!r}. Served: {', '.join(served) or 'none'}.", "invalid"
+        ))
+    if errors:
+        raise invalid_parameters(errors)
+    if name is not None:
+        return name
+    current = table.current if table else None
+    return current.name if current else None
+
+
+class OpenAPISchemaView(SpectacularAPIView):
+    """The OpenAPI 3 document of one version as JSON: the current one, or ``?version=v1``."""
+
+    renderer_classes = [OpenApiJsonRenderer2, OpenApiJsonRenderer]
+    # The path carries no version: the schema's version is a query parameter.
+    versioning_class = None
+
+    @extend_schema(exclude=True)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if self.api_version is None:
+            self.api_version = requested_version(request)
+        return super().get(request, *args, **kwargs)  # type: ignore[no-any-return]
+
+
+def _sidecar_root() -> Path:
+    import drf_spectacular_sidecar
+
+    return Path(drf_spectacular_sidecar.__file__).parent / "static" / "drf_spectacular_sidecar"
+
+
+class OpenAPIDocsView(SpectacularSwaggerView):
+    """Swagger UI for ``/openapi.json``, every asset served by this service (no CDN)."""
+
+    url_name = "api_conventions_openapi:schema"
+
+    @staticmethod
+    def _swagger_ui_resource(filename: str) -> str:
+        return reverse("api_conventions_openapi:asset", kwargs={"path": f"swagger-ui-dist/{filename}"})
+
+    @staticmethod
+    def _swagger_ui_favicon() -> str:
+        return reverse("api_conventions_openapi:asset", kwargs={"path": "swagger-ui-dist/favicon-32x32.png"})
+
+
+def docs_asset(request: HttpRequest, path: str) -> HttpResponseBase:
+    """A file of drf-spectacular-sidecar's Swagger UI, whatever the static files set-up."""
+    response = serve(request, path, document_root=str(_sidecar_root()))
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
