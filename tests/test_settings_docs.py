@@ -73,3 +73,9 @@ def test_the_command_checks_and_writes(tmp_path: Path, capsys: pytest.CaptureFix
 def test_a_page_without_markers_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="section"):
         with_reference("# Settings\n")
+
+
+def test_a_shown_default_must_hold_a_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(SETTING_DOCS, "JSON_MAX_DEPTH", settings_docs.SettingDoc("a number", "Depth.", default="none"))
+    with pytest.raises(ValueError, match="JSON_MAX_DEPTH shows no value"):
+        shown_default_value("JSON_MAX_DEPTH")
