@@ -9,100 +9,29 @@ with the Redis cache and idempotency store when both are set. Every test calls a
 from __future__ import annotations
 
 import email.utils
-import os
 import re
-import subprocess
-import sys
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import pytest
 
+from .example_service import Service, example_service
 from .http import HTTPResult, send
-from .servers import REPOSITORY, free_port
 
 THROTTLE_PER_MINUTE = 120
 GATEWAY_DELAY_MS = 400
 
 
-@dataclass
-class Service:
-    url: str
-    environment: dict[str, str]
-
-    def manage(self, *arguments: str) -> str:
-        return subprocess.run([sys.executable, "-m", "testproject", *arguments], cwd=REPOSITORY,
-                              env=self.environment, check=True, capture_output=True, text=True).stdout
-
-
-@contextmanager
-def postgres_database(server_url: str) -> Iterator[str]:
-    import psycopg
-
-    name = f"e2e_{uuid.uuid4().hex[:12]}"
-    parts = urlsplit(server_url)
-    admin = parts._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield parts._replace(path=f"/{name}").geturl()
-    finally:
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@contextmanager
-def running_service(environment: dict[str, str]) -> Iterator[Service]:
-    port = free_port()
-    service = Service(f"http://127.0.0.1:{port}", environment)
-    service.manage("migrate", "--no-input", "-v", "0")
-    service.manage("seed_demo")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "testproject.wsgi:application", "--workers", "2",
-         "--bind", f"127.0.0.1:{port}", "--timeout", "30", "--log-level", "warning"],
-        cwd=REPOSITORY, env=environment,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if send(service.url, "GET", "/problems/").status == 200:
-                    break
-            except OSError:
-                assert process.poll() is None, "gunicorn exited at start-up"
-            assert time.monotonic() < deadline, "the example service did not start"
-            time.sleep(0.1)
-        yield service
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
-
-
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres+redis", marks=[pytest.mark.postgres,
                                                                                          pytest.mark.redis])])
 def service(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    environment = {
-        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "COVERAGE_PROCESS_START")},
-        "PYTHONPATH": str(REPOSITORY),
-        "DJANGO_SETTINGS_MODULE": "testproject.settings",
-        "THROTTLE_RATE": f"{THROTTLE_PER_MINUTE}/min",
-        "PAYMENT_GATEWAY_DELAY_MS": str(GATEWAY_DELAY_MS),
-    }
-    if request.param == "sqlite":
-        environment["DATABASE_URL"] = f"sqlite:///{tmp_path_factory.mktemp('e2e') / 'service.sqlite3'}"
-        with running_service(environment) as running:
-            yield running
-        return
-    with postgres_database(os.environ["DATABASE_URL"]) as database_url:
-        environment.update(DATABASE_URL=database_url, REDIS_URL=os.environ["REDIS_URL"], IDEMPOTENCY_STORE="redis")
-        with running_service(environment) as running:
-            yield running
+    with example_service(request.param, tmp_path_factory.mktemp("e2e"), THROTTLE_RATE=f"{THROTTLE_PER_MINUTE}/min",
+                         PAYMENT_GATEWAY_DELAY_MS=str(GATEWAY_DELAY_MS)) as running:
+        yield running
 
 
 class Caller:
