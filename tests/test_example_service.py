@@ -73,3 +73,10 @@ def test_gateway_delay_knob(client: APIClient, settings: Any) -> None:
     started = time.monotonic()
     create(client, f"/v2/invoices/{invoice['id']}/payments", {"amount": 100, "currency": "eur"})
     assert time.monotonic() - started >= 0.05
+
+
+def test_a_method_the_keyed_view_lacks_is_405_not_a_missing_key(client: APIClient) -> None:
+    # Payments require a key for POST; a PATCH there must still be a 405 with Allow.
+    answer = client.patch("/v2/invoices/inv_x/payments", {}, format="json")
+    assert answer.status_code == 405 and answer["Content-Type"] == "application/problem+json"
+    assert "POST" in answer["Allow"]

@@ -58,7 +58,8 @@ class IdempotencyMixin:
         options = self.get_idempotency_options()
         try:
             view.initial(drf_request, *args, **kwargs)
-            if drf_request.method in options.methods:
+            # A method the view does not handle is a 405, whatever the key says.
+            if drf_request.method in options.methods and self._handles(drf_request.method):
                 response = run_idempotently(
                     request, options, lambda: self._handle(drf_request, *args, **kwargs), scope_request=drf_request
                 )
@@ -69,6 +70,10 @@ class IdempotencyMixin:
             response = view.handle_exception(exc)
         view.response = view.finalize_response(drf_request, response, *args, **kwargs)
         return view.response
+
+    def _handles(self, method: str) -> bool:
+        view: Any = self
+        return method.lower() in view.http_method_names and hasattr(view, method.lower())
 
     def _handle(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
         view: Any = self

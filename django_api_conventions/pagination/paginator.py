@@ -135,7 +135,7 @@ class KeysetPagination(BasePagination):
         return [
             {"name": self.cursor_query_param, "in": "query", "required": False,
              "description": "The next_cursor of the previous page, as it was received.",
-             "schema": {"type": "string"}},
+             "schema": {"type": "string", "minLength": 1}},
             {"name": self.limit_query_param, "in": "query", "required": False,
              "description": f"Page size, 1 to {api_settings.PAGINATION_MAX_LIMIT}.",
              "schema": {"type": "integer", "minimum": 1, "maximum": api_settings.PAGINATION_MAX_LIMIT,

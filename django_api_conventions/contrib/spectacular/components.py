@@ -102,6 +102,7 @@ def client_parameters() -> list[dict[str, Any]]:
          "schema": {"type": "string"}},
         {"name": api_settings.CLIENT_ID_HEADER, "in": "header", "required": False,
          "description": "Who is calling, when not authenticated: the scope of idempotency keys, throttling "
-                        "and usage reports. A label, not a credential.",
-         "schema": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._:@\-]{0,127}$"}},
+                        "and usage reports. A label, not a credential: 1 to 128 letters, digits, `.`, `_`, `:`, "
+                        "`@` or `-`, opening with a letter or digit; another value counts as anonymous.",
+         "schema": {"type": "string"}},
     ]

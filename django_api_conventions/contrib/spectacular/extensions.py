@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 
-from ...versioning.fields import RenamedField
+from ...versioning.fields import OpenEnumField, RenamedField
 
 
 class RenamedFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[misc]
@@ -22,3 +22,31 @@ class RenamedFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[mi
         schema["readOnly"] = True
         schema["description"] = f"Deprecated: the old name of `{field.new_name}`, until {field.sunset:%Y-%m-%d}."
         return schema
+
+
+class OpenEnumFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[misc]
+    """An open enum: requests take the field's choices; responses may carry values added later.
+
+    A closed ``enum`` in a response schema would make every new value a breaking change for
+    generated clients, so responses list the values known today in ``x-extensible-enum``.
+    """
+
+    target_class = OpenEnumField
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: Any) -> dict[str, Any]:
+        field = self.target
+        writable = [str(choice) for choice in field.choices]
+        if direction == "request":
+            return {"type": "string", "enum": writable}
+        known = list(dict.fromkeys([*writable, *_model_choices(field)]))
+        return {"type": "string", "x-extensible-enum": known,
+                "description": f"Known values: {', '.join(known)}. Accept any other value: new ones may be added."}
+
+
+def _model_choices(field: Any) -> list[str]:
+    model = getattr(getattr(field.parent, "Meta", None), "model", None)
+    try:
+        model_field = model._meta.get_field(field.source) if model is not None else None
+    except LookupError:
+        return []
+    return [str(value) for value, _label in (getattr(model_field, "choices", None) or [])]

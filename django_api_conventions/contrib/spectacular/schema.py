@@ -115,7 +115,8 @@ class ProblemAutoSchema(AutoSchema):
                     },
                 },
                 SEARCH_MEMBERS[1]: limit,
-                SEARCH_MEMBERS[2]: {"type": "string", "description": "The next_cursor of the previous page."},
+                SEARCH_MEMBERS[2]: {"type": "string", "minLength": 1,
+                                    "description": "The next_cursor of the previous page."},
             },
         }
 

@@ -1,0 +1,53 @@
+"""Schemathesis against the example service's own /openapi.json, over real HTTP.
+
+Every response must conform to the documented schema (status, content type, headers, body), no
+answer may be a 5xx, and data the schema forbids must be refused. The run is bounded: a fixed
+number of examples per operation and a fixed seed, so a failure reproduces.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .example_service import Service, example_service
+
+pytest.importorskip("schemathesis")
+
+CHECKS = ",".join([
+    "not_a_server_error",
+    "status_code_conformance",
+    "content_type_conformance",
+    "response_headers_conformance",
+    "response_schema_conformance",
+    "negative_data_rejection",
+    "unsupported_method",
+])
+MAX_EXAMPLES = os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "20")
+SEED = os.environ.get("SCHEMATHESIS_SEED", "20261122")
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    services_set = os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")
+    with example_service("postgres+redis" if services_set else "sqlite", tmp_path_factory.mktemp("schemathesis"),
+                         THROTTLE_RATE="1000000/min") as running:
+        yield running
+
+
+def test_the_schema_holds_for_generated_requests(service: Service) -> None:
+    executable = shutil.which("schemathesis", path=str(Path(sys.executable).parent)) or "schemathesis"
+    run = subprocess.run(
+        [executable, "run", f"{service.url}/openapi.json", "--checks", CHECKS, "--max-examples", MAX_EXAMPLES,
+         "--seed", SEED, "--phases", "examples,coverage,fuzzing", "--workers", "2", "--no-color",
+         "--warnings", "off"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert run.returncode == 0, run.stdout[-8000:] + run.stderr[-2000:]
+    assert "generated" in run.stdout and " passed" in run.stdout
