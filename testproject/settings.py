@@ -1,6 +1,7 @@
 """Settings of the example service: a billing API built from the package's public pieces."""
 
 import os
+from pathlib import Path
 
 from .environment import cache_from_url, database_from_url, flag, integer
 
@@ -69,6 +70,7 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_api_conventions.pagination.StrictFilterBackend"],
     "DEFAULT_THROTTLE_RATES": {"client": os.environ.get("THROTTLE_RATE", "10000/min")},
     "DEFAULT_VERSIONING_CLASS": "django_api_conventions.versioning.drf.LifecycleVersioning",
+    "DEFAULT_SCHEMA_CLASS": "django_api_conventions.contrib.spectacular.ProblemAutoSchema",
 }
 
 MIGRATION_GUIDE = "https://billing.example.com/docs/migrating-to-v2"
@@ -88,6 +90,8 @@ API_CONVENTIONS = {
          "migration_guide": MIGRATION_GUIDE},
         {"name": "v2", "status": "current"},
     ],
+    # The committed OpenAPI baselines `python -m testproject api_compat` guards (--update rewrites them).
+    "SCHEMA_BASELINE_DIR": Path(__file__).resolve().parent / "openapi",
 }
 
 # Example-service knobs.
