@@ -97,7 +97,8 @@ def smoke_installed(source_root: Path) -> None:
     check(f"{PACKAGE}/py.typed" in installed and f"{PACKAGE}/migrations/0001_initial.py" in installed,
           "py.typed or the migrations are missing")
 
-    workdir = Path(tempfile.mkdtemp(prefix="smoke-"))
+    # Inside the current directory: ./dev package runs from a temp dir it removes afterwards.
+    workdir = Path(tempfile.mkdtemp(prefix="smoke-", dir=Path.cwd()))
     with_openapi = _configure(workdir)
     from django.core.management import call_command, get_commands
     from django.core.management.base import CommandError
