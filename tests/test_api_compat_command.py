@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from io import StringIO
 from pathlib import Path
@@ -158,3 +160,13 @@ def test_a_baseline_outside_the_current_directory_is_shown_as_given(tmp_path: Pa
     assert str(elsewhere / "v1.json") in api_compat("--update", baseline_dir=str(elsewhere))
     monkeypatch.chdir(tmp_path)
     assert "v1: matches elsewhere/v1.json" in api_compat(baseline_dir="elsewhere")
+
+
+def test_the_command_line_exits_1_with_the_reason_on_stderr(tmp_path: Path) -> None:
+    """What CI sees: `python -m testproject api_compat` (the example service's manage.py)."""
+    root = Path(__file__).resolve().parent.parent
+    env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "REDIS_URL")}
+    result = subprocess.run([sys.executable, "-m", "testproject", "api_compat", "--baseline-dir", str(tmp_path)],
+                            cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 1
+    assert f"CommandError: No baseline {tmp_path / 'v1.json'}" in result.stderr
