@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import time_machine
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -18,6 +20,13 @@ pytest.importorskip("drf_spectacular")
 
 EXAMPLE_URLCONF = "testproject.urls"
 COMMITTED_BASELINES = Path(__file__).resolve().parent.parent / "testproject" / "openapi"
+
+
+@pytest.fixture(autouse=True)
+def before_the_sunset_of_v1() -> Any:
+    """The example service serves v1 until 2027-06-01 and v2; v0 is retired."""
+    with time_machine.travel(dt.datetime(2026, 11, 22, tzinfo=dt.UTC), tick=False):
+        yield
 
 
 def api_compat(*args: str, **options: Any) -> str:
@@ -169,4 +178,4 @@ def test_the_command_line_exits_1_with_the_reason_on_stderr(tmp_path: Path) -> N
     result = subprocess.run([sys.executable, "-m", "testproject", "api_compat", "--baseline-dir", str(tmp_path)],
                             cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 1
-    assert f"CommandError: No baseline {tmp_path / 'v1.json'}" in result.stderr
+    assert f"CommandError: No baseline {tmp_path}/v" in result.stderr  # real time: v1 or, after its sunset, v2
