@@ -77,7 +77,7 @@ def test_a_breaking_change_fails_and_names_each_finding(baselines: Path) -> None
     def with_more(schema: dict[str, Any]) -> None:
         invoice = schema["components"]["schemas"]["Invoice"]
         invoice["properties"]["legacy_ref"] = {"type": "string", "readOnly": True}
-        schema["components"]["schemas"]["InvoiceStatusEnum"]["enum"].append("void")
+        schema["components"]["schemas"]["OrderStatusEnum"]["enum"].append("returned")
 
     edit_baseline(baselines / "v2.json", with_more)
     out = StringIO()
@@ -86,7 +86,7 @@ def test_a_breaking_change_fails_and_names_each_finding(baselines: Path) -> None
     lines = out.getvalue().splitlines()
     assert lines[0] == f"v1: matches {baselines / 'v1.json'}"
     assert lines[1].startswith("v2: ") and "breaking change(s)" in lines[1]
-    assert "  BREAKING GET /v2/invoices 200 data[].status: enum value 'void' removed" in lines
+    assert "  BREAKING GET /v2/orders 200 data[].status: enum value 'returned' removed" in lines
     assert "  BREAKING GET /v2/invoices 200 data[].legacy_ref: field removed" in lines
     assert "  BREAKING GET /v2/invoices/{id} 200 legacy_ref: field removed" in lines
 
