@@ -9,6 +9,7 @@ import datetime
 import difflib
 import itertools
 import math
+import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -185,6 +186,7 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "MIN_SUPPORT_DAYS": ((int,), "a positive number of days"),
     "URL_CONVENTION_CHECKS": ((bool,), "True or False"),
     "URL_CONVENTION_SILENCED": ((list, tuple), "a list of regular expressions"),
+    "SCHEMA_BASELINE_DIR": ((str, os.PathLike), "a directory path"),
 }
 
 #: Extra constraints on values that have the right type.

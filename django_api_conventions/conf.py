@@ -83,6 +83,9 @@ DEFAULTS: dict[str, Any] = {
     "URL_CONVENTION_CHECKS": True,
     # Regular expressions of routes (as the warnings show them) the URL convention checks skip.
     "URL_CONVENTION_SILENCED": [],
+    # Directory of the committed OpenAPI baselines (one <version>.json each) `api_compat` compares
+    # the schemas with; relative paths are relative to the current directory.
+    "SCHEMA_BASELINE_DIR": "openapi",
 }
 
 #: Settings holding dotted paths, imported on first access.

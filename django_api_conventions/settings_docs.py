@@ -252,6 +252,14 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "(`/{version}/invoices/{pk}/pay`). An invalid pattern is error `E006`."
         ),
     ),
+    "SCHEMA_BASELINE_DIR": SettingDoc(
+        "a directory path (string or `Path`)",
+        (
+            "Where `manage.py api_compat` reads and writes the committed OpenAPI baselines, one "
+            "`<version>.json` per version; a relative path is relative to the current directory. See "
+            "[Schema compatibility](schema-compatibility.md)."
+        ),
+    ),
 }
 
 BEGIN = "<!-- settings reference: generated from django_api_conventions.settings_docs, do not edit -->"

@@ -11,14 +11,21 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 DEFAULT_SQLITE = REPOSITORY / "var" / "testproject.sqlite3"
 
 
+# Several gunicorn workers write to one SQLite file: a transaction takes the write lock when it
+# begins (a deferred one that upgrades later fails at once with "database is locked"), waits for
+# it up to 20 s, and WAL lets readers go on meanwhile.
+SQLITE_OPTIONS = {"transaction_mode": "IMMEDIATE", "timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+
+
 def database_from_url(url: str | None) -> dict[str, Any]:
     """``sqlite:///path`` or ``postgres://user:password@host:port/name`` as a DATABASES entry."""
     if not url:
         DEFAULT_SQLITE.parent.mkdir(exist_ok=True)
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(DEFAULT_SQLITE)}
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(DEFAULT_SQLITE), "OPTIONS": SQLITE_OPTIONS}
     parts = urlsplit(url)
     if parts.scheme == "sqlite":
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": unquote(parts.path[1:]) or ":memory:"}
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": unquote(parts.path[1:]) or ":memory:",
+                "OPTIONS": SQLITE_OPTIONS}
     if parts.scheme in ("postgres", "postgresql"):
         return {
             "ENGINE": "django.db.backends.postgresql",

@@ -44,10 +44,11 @@ def parse_timestamp(value: str) -> datetime:
         raise InvalidFilterValue("must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z")
     try:
         aware = parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
-        aware.astimezone(UTC)  # databases store UTC: year 1 or 9999 may not survive the shift
+        # In UTC: databases store UTC (year 1 or 9999 may not survive the shift), and PostgreSQL
+        # refuses offsets beyond 15:59 that ISO 8601 allows (-22:25).
+        return aware.astimezone(UTC)
     except (OverflowError, ValueError):
         raise InvalidFilterValue("is out of the range of date-times the service stores") from None
-    return aware
 
 
 @dataclass(frozen=True)
