@@ -33,7 +33,7 @@ from ..tracing import assign_trace_id
 from . import signals
 from .fingerprint import request_fingerprint
 from .keys import read_idempotency_key
-from .stores import ClaimOutcome, IdempotencyStore, StoredResponse, get_store
+from .stores import Claim, ClaimOutcome, IdempotencyStore, StoredResponse, get_store
 
 logger = logging.getLogger("django_api_conventions.idempotency")
 
@@ -126,13 +126,32 @@ def store_errors(store: IdempotencyStore) -> Iterator[None]:
     try:
         yield
     except store.unavailable_errors as exc:
-        # The trace id comes from the request's context (TraceIdFilter), like Django's own lines.
-        logger.error("Idempotency store unavailable: %s", exc)
-        raise ProblemException(
-            "idempotency-store-unavailable",
-            "Keyed requests cannot run while the idempotency store is unreachable; retry later.",
-            headers=retry_after_header(api_settings.IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER),
-        ) from exc
+        raise _store_unavailable(exc) from exc
+
+
+def _store_unavailable(exc: BaseException) -> ProblemException:
+    # The trace id comes from the request's context (TraceIdFilter), like Django's own lines.
+    logger.error("Idempotency store unavailable: %s", exc)
+    return ProblemException(
+        "idempotency-store-unavailable",
+        "Keyed requests cannot run while the idempotency store is unreachable; retry later.",
+        headers=retry_after_header(api_settings.IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER),
+    )
+
+
+def _claim_or_fail_open(
+    store: IdempotencyStore, claim: Callable[[], Claim], log_context: dict[str, str]
+) -> Claim | None:
+    """The claim; ``None`` when the store is unreachable and ``IDEMPOTENCY_STORE_UNAVAILABLE``
+    is ``"fail-open"`` (the request then runs without its key), else the 503 problem."""
+    try:
+        return claim()
+    except store.unavailable_errors as exc:
+        if api_settings.IDEMPOTENCY_STORE_UNAVAILABLE != "fail-open":
+            raise _store_unavailable(exc) from exc
+        logger.warning("Idempotency store unavailable, request run without its key (fail-open): %s", exc,
+                       extra=log_context)
+        return None
 
 
 def _run_keyed(
@@ -153,8 +172,12 @@ def _run_keyed(
     deadline = time.monotonic() + options.wait_seconds
     sleep = _WAIT_FIRST_SLEEP
     while True:
-        with store_errors(store):
-            claim = store.claim(scope, key, fingerprint, lease_seconds, retention)
+        claim = _claim_or_fail_open(
+            store, lambda: store.claim(scope, key, fingerprint, lease_seconds, retention), log_context
+        )
+        if claim is None:
+            with request_transaction(None):
+                return run_view()
         if claim.outcome is not ClaimOutcome.IN_FLIGHT or time.monotonic() + sleep > deadline:
             break
         time.sleep(sleep)
