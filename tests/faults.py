@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
@@ -244,6 +245,19 @@ class LongRunningView(IdempotencyMixin, APIView):
             time.sleep(0.25)
             request._request.idempotency.renew_lease()
         return Response({"id": _create_customer(request.data).pk}, status=201)
+
+
+class HeaderDelayedCreateView(IdempotencyMixin, APIView):
+    """Sleeps ``X-Test-Delay`` seconds, then creates a customer named by the body.
+
+    The delay is a header, outside the fingerprint: two attempts of the same request can take
+    different times, so a late first attempt can finish after the one that took its key over.
+    """
+
+    def post(self, request: Request) -> Response:
+        time.sleep(float(request.headers.get("X-Test-Delay", "0")))
+        customer = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name=request.data["name"])
+        return Response({"id": customer.pk}, status=201)
 
 
 @idempotent(required=True)
