@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 import uuid
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import connections
+from django.db import connections, transaction
 from django.db.utils import ConnectionHandler
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_protect
@@ -257,6 +259,18 @@ class HeaderDelayedCreateView(IdempotencyMixin, APIView):
     def post(self, request: Request) -> Response:
         time.sleep(float(request.headers.get("X-Test-Delay", "0")))
         customer = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name=request.data["name"])
+        return Response({"id": customer.pk}, status=201)
+
+
+class DiesAfterCommitView(IdempotencyMixin, APIView):
+    """Creates a customer named by the body; with ``X-Test-Die: after-commit`` (a header, outside
+    the fingerprint) the worker kills itself with SIGKILL right after the view's transaction
+    commits, before the answer is stored in a store outside the transaction."""
+
+    def post(self, request: Request) -> Response:
+        customer = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name=request.data["name"])
+        if request.headers.get("X-Test-Die") == "after-commit":
+            transaction.on_commit(lambda: os.kill(os.getpid(), signal.SIGKILL))
         return Response({"id": customer.pk}, status=201)
 
 

@@ -31,6 +31,7 @@ from ..conf import api_settings
 from ..problems import ProblemException, retry_after_header
 from ..tracing import assign_trace_id
 from . import signals
+from .commit_markers import transaction_marker
 from .fingerprint import request_fingerprint
 from .keys import read_idempotency_key
 from .stores import Claim, ClaimOutcome, IdempotencyStore, StoredResponse, get_store
@@ -81,6 +82,22 @@ class KeyedRequest:
         with store_errors(self.store):
             renewed = self.store.renew(self.scope, self.key, self.owner, seconds or self.lease_seconds)
         if not renewed:
+            raise LeaseExpired
+
+    def hold_over_commit(self, response: HttpResponseBase) -> None:
+        """For a store outside the transaction, just before the commit: prove the lease is still
+        ours and extend it over the commit, storing the response as committing where the
+        database can later tell whether the commit happened. Raises :class:`LeaseExpired`."""
+        alias = api_settings.IDEMPOTENCY_DATABASE
+        marker = transaction_marker(alias) if self.store.prepares_commits and alias in settings.DATABASES else None
+        with store_errors(self.store):
+            if marker is None:
+                held = self.store.renew(self.scope, self.key, self.owner, self.lease_seconds)
+            else:
+                held = self.store.prepare(
+                    self.scope, self.key, self.owner, _stored(response), marker, alias, self.lease_seconds
+                )
+        if not held:
             raise LeaseExpired
 
     def complete(self, response: HttpResponseBase, retention: int) -> bool:
@@ -236,9 +253,9 @@ def _execute(
                     raise LeaseExpired
                 keyed.completed = True
             elif not rollback_pending():
-                # A store outside the transaction: prove the lease is still ours (and extend it
-                # over the commit) before the business change commits, or roll it back.
-                keyed.renew_lease()
+                # A store outside the transaction: before the business change commits, prove
+                # the lease is still ours (or roll it back) and record what is being committed.
+                keyed.hold_over_commit(response)
     except LeaseExpired:
         raise ProblemException(
             "idempotency-lease-expired",
