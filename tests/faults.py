@@ -250,15 +250,22 @@ class LongRunningView(IdempotencyMixin, APIView):
 
 
 class HeaderDelayedCreateView(IdempotencyMixin, APIView):
-    """Sleeps ``X-Test-Delay`` seconds, then creates a customer named by the body.
+    """Sleeps ``X-Test-Delay`` seconds (renewing its lease meanwhile with ``X-Test-Renew: 1``),
+    then creates a customer named by the body and answers 201, or 503 with ``X-Test-Fail: 1``.
 
-    The delay is a header, outside the fingerprint: two attempts of the same request can take
-    different times, so a late first attempt can finish after the one that took its key over.
+    The headers are outside the fingerprint: attempts of the same request can take different
+    times and end differently, so a late first attempt can end after the one that took over.
     """
 
     def post(self, request: Request) -> Response:
-        time.sleep(float(request.headers.get("X-Test-Delay", "0")))
+        deadline = time.monotonic() + float(request.headers.get("X-Test-Delay", "0"))
+        while (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(left, 0.1))
+            if request.headers.get("X-Test-Renew"):
+                request._request.idempotency.renew_lease()
         customer = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name=request.data["name"])
+        if request.headers.get("X-Test-Fail"):
+            return Response({"detail": "failed on purpose"}, status=503)
         return Response({"id": customer.pk}, status=201)
 
 

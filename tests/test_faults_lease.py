@@ -13,6 +13,7 @@ import json
 import threading
 import time
 import uuid
+from typing import Any
 
 import pytest
 
@@ -29,25 +30,33 @@ LEASE_SECONDS = 1
 SLOW_SECONDS = 3.0
 
 
-def post(url: str, client_id: str, key: str, name: str, delay: float = 0) -> HTTPResult:
+def post(url: str, client_id: str, key: str, name: str, delay: float = 0, **test_headers: str) -> HTTPResult:
     return send(url, "POST", "/idempotency/header-delayed", body=json.dumps({"name": name}),
                 headers={"Content-Type": "application/json", "Idempotency-Key": key, "X-Client-ID": client_id,
-                         "X-Test-Delay": str(delay)})
+                         "X-Test-Delay": str(delay), **test_headers})
+
+
+def in_background(call: Any) -> tuple[threading.Thread, dict[str, HTTPResult]]:
+    answer: dict[str, HTTPResult] = {}
+    thread = threading.Thread(target=lambda: answer.setdefault("r", call()))
+    thread.start()
+    return thread, answer
+
+
+def wait_until_claimed(client_id: str, key: str) -> None:
+    store = get_store()
+    deadline = time.monotonic() + 15
+    while store.inspect(f"client:{client_id}", key) is None:
+        assert time.monotonic() < deadline, "the request never claimed its key"
+        time.sleep(0.01)
 
 
 def test_a_late_worker_ending_after_the_new_owner_cannot_store_over_it(store_name: str) -> None:
     client_id, key, name = f"lease-{uuid.uuid4().hex[:12]}", uuid.uuid4().hex, uuid.uuid4().hex
     with gunicorn(2, preload=True, DJANGO_SETTINGS_MODULE="tests.settings", IDEMPOTENCY_STORE=store_name,
                   IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS)) as server:
-        late: dict[str, HTTPResult] = {}
-        slow = threading.Thread(target=lambda: late.setdefault("r", post(server.url, client_id, key, name,
-                                                                           SLOW_SECONDS)))
-        slow.start()
-        store = get_store()
-        deadline = time.monotonic() + 15
-        while store.inspect(f"client:{client_id}", key) is None:
-            assert time.monotonic() < deadline, "the slow request never claimed its key"
-            time.sleep(0.01)
+        slow, late = in_background(lambda: post(server.url, client_id, key, name, SLOW_SECONDS))
+        wait_until_claimed(client_id, key)
         time.sleep(LEASE_SECONDS + 0.3)
         newer = post(server.url, client_id, key, name)
         assert newer.status == 201 and newer.header("X-Cache-Lookup") == "MISS", newer.body
@@ -64,3 +73,32 @@ def test_a_late_worker_ending_after_the_new_owner_cannot_store_over_it(store_nam
         "store": store_name, "late_attempt": stale.status, "newer_owner": newer.status,
         "replay": replay.header("X-Cache-Lookup"), "executions_kept": 1,
     })
+
+
+def test_a_late_worker_that_fails_cannot_fail_the_new_owners_key(store_name: str) -> None:
+    """The late attempt ends with a 5xx while the new owner still runs: its "fail" must not reach
+    the new owner's record, or a third attempt would run alongside the new owner."""
+    client_id, key, name = f"lease-{uuid.uuid4().hex[:12]}", uuid.uuid4().hex, uuid.uuid4().hex
+    with gunicorn(3, preload=True, DJANGO_SETTINGS_MODULE="tests.settings", IDEMPOTENCY_STORE=store_name,
+                  IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS)) as server:
+        failing, failed = in_background(lambda: post(server.url, client_id, key, name, SLOW_SECONDS,
+                                                     **{"X-Test-Fail": "1"}))
+        wait_until_claimed(client_id, key)
+        time.sleep(LEASE_SECONDS + 0.3)
+        owner, owned = in_background(lambda: post(server.url, client_id, key, name, SLOW_SECONDS,
+                                                  **{"X-Test-Renew": "1"}))
+        failing.join(timeout=30)
+        third = post(server.url, client_id, key, name)
+        owner.join(timeout=30)
+        replay = post(server.url, client_id, key, name)
+
+    assert failed["r"].status == 503, "the late attempt's own answer"
+    # Redis: 409, the key is in use. Database: the new owner's renewals are in its uncommitted
+    # transaction, so the third attempt tries to take over, waits on the record's row lock, and
+    # replays the new owner's answer once it commits. Never a second run.
+    in_use = third.status == 409 and third.json()["type"].endswith("/idempotency-key-in-use")
+    waited = third.status == 201 and third.header("X-Cache-Lookup") == "HIT" and third.body == owned["r"].body
+    assert in_use or waited, f"the new owner still ran, no one else may: {third.status} {third.body[:200]!r}"
+    assert owned["r"].status == 201 and owned["r"].header("X-Cache-Lookup") == "MISS"
+    assert Customer.objects.filter(name=name).count() == 1
+    assert replay.header("X-Cache-Lookup") == "HIT" and replay.body == owned["r"].body
