@@ -2,7 +2,7 @@
 many times; afterwards every key has at most one payment, and a retry after the lease answers
 the stored payment or makes it, exactly once.
 
-``FAULTS_KILLS`` (default 24 per store) and ``FAULTS_SEED`` (default: random, printed) repeat a run.
+``FAULTS_KILLS`` (default 20 per store) and ``FAULTS_SEED`` (default: random, printed) repeat a run.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .test_idempotency_concurrency import pay
 
 pytestmark = [pytest.mark.faults, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
-KILLS = int(os.environ.get("FAULTS_KILLS", "24"))
+KILLS = int(os.environ.get("FAULTS_KILLS", "20"))
 LEASE_SECONDS = 2
 GATEWAY_DELAY_MS = 200
 # Kill points spread over the whole request, measured on the busy machine before the kills:
@@ -107,6 +107,9 @@ def test_a_worker_killed_between_the_commit_and_the_stored_answer(store_name: st
     assert retry.status == 201 and retry.header("X-Cache-Lookup") == "HIT", (retry.status, retry.body)
     assert Customer.objects.filter(name=name).count() == 1, "the retry answered the committed run"
     assert retry.json() == {"id": Customer.objects.get(name=name).pk}
+    report(f"faults-killed-after-commit-{store_name}", {
+        "store": store_name, "kills": 1, "retry": retry.header("X-Cache-Lookup"), "executions": 1,
+    })
 
 
 def _pay_into(seen: dict[str, Any], url: str, invoice: Invoice, key: str, client_id: str) -> None:
