@@ -10,12 +10,9 @@ documented window (see docs/idempotency.md, "The Redis store").
 
 from __future__ import annotations
 
-import logging
 from enum import Enum
 
-from django.db import connections
-
-logger = logging.getLogger("django_api_conventions.idempotency")
+from django.db import connections, transaction
 
 
 class TransactionStatus(Enum):
@@ -28,7 +25,7 @@ class TransactionStatus(Enum):
 def transaction_marker(alias: str) -> str | None:
     """The id of the transaction open on ``alias``, or ``None`` where it cannot be asked about."""
     connection = connections[alias]
-    if connection.vendor != "postgresql" or not connection.in_atomic_block or connection.needs_rollback:
+    if connection.vendor != "postgresql" or not connection.in_atomic_block or transaction.get_rollback(alias):
         return None  # nothing to ask about, or nothing will commit (an error answer rolls back)
     with connection.cursor() as cursor:
         cursor.execute("SELECT txid_current()")
