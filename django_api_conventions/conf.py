@@ -66,6 +66,9 @@ DEFAULTS: dict[str, Any] = {
     "IDEMPOTENCY_REQUIRED": False,
     # Retry-After (seconds) sent when the idempotency store cannot be reached.
     "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": 5,
+    # When the store cannot be reached for the claim: "fail-closed" (503, the view does not
+    # run) or "fail-open" (the view runs once without idempotency, as if no key were sent).
+    "IDEMPOTENCY_STORE_UNAVAILABLE": "fail-closed",
     # Page size when the client sends no `limit`.
     "PAGINATION_DEFAULT_LIMIT": 20,
     # Largest `limit` a client may ask for.

@@ -193,6 +193,16 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         "a positive number of seconds",
         ("`Retry-After` of the 503 `idempotency-store-unavailable` sent when the idempotency store cannot be reached."),
     ),
+    "IDEMPOTENCY_STORE_UNAVAILABLE": SettingDoc(
+        '`"fail-closed"` or `"fail-open"`',
+        (
+            "What a keyed request does when the idempotency store cannot be reached for its claim: "
+            '`"fail-closed"` answers 503 `idempotency-store-unavailable` and the view does not run; '
+            '`"fail-open"` runs the view once without idempotency, as if no key had been sent (nothing is '
+            "stored: a retry runs it again). Another value is error `E003`. See "
+            "[When the store is unreachable](idempotency.md#when-the-store-is-unreachable)."
+        ),
+    ),
     "PAGINATION_DEFAULT_LIMIT": SettingDoc(
         "a positive integer",
         (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
@@ -9,6 +10,8 @@ from rest_framework.settings import api_settings as drf_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from .clients import get_client_id
+
+logger = logging.getLogger("django_api_conventions.throttling")
 
 
 class ClientRateThrottle(SimpleRateThrottle):
@@ -28,6 +31,15 @@ class ClientRateThrottle(SimpleRateThrottle):
                 f"Set REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'][{self.scope!r}], e.g. '1000/min' "
                 "(None disables the throttle)."
             ) from None
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        try:
+            return bool(super().allow_request(request, view))
+        except Exception as exc:  # noqa: BLE001 -- whatever the cache backend raises when it is down
+            # A throttle protects capacity, not correctness: an unreachable cache (Redis down)
+            # lets requests through rather than turning every one into a 500.
+            logger.warning("Throttle cache unavailable, request let through: %s", exc)
+            return True
 
     def get_cache_key(self, request: Any, view: Any) -> str:
         return self.cache_format % {"scope": self.scope, "ident": get_client_id(request)}

@@ -94,6 +94,7 @@ API_CONVENTIONS = {
     "MAINTENANCE_SWITCH_STORE": "cache" if os.environ.get("REDIS_URL") else "database",
     "IDEMPOTENCY_STORE": os.environ.get("IDEMPOTENCY_STORE", "database"),
     "IDEMPOTENCY_LEASE_SECONDS": integer("IDEMPOTENCY_LEASE_SECONDS", 60),
+    "IDEMPOTENCY_STORE_UNAVAILABLE": os.environ.get("IDEMPOTENCY_STORE_UNAVAILABLE", "fail-closed"),
     # Oldest first: v0 is gone (410), v1 is still served until its sunset, v2 is current.
     "VERSIONS": [
         {"name": "v0", "status": "retired", "deprecation": "2025-06-01", "sunset": "2026-01-01",

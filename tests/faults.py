@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
+import uuid
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import connections
+from django.db import connections, transaction
 from django.db.utils import ConnectionHandler
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_protect
@@ -244,6 +247,38 @@ class LongRunningView(IdempotencyMixin, APIView):
             time.sleep(0.25)
             request._request.idempotency.renew_lease()
         return Response({"id": _create_customer(request.data).pk}, status=201)
+
+
+class HeaderDelayedCreateView(IdempotencyMixin, APIView):
+    """Sleeps ``X-Test-Delay`` seconds (renewing its lease meanwhile with ``X-Test-Renew: 1``),
+    then creates a customer named by the body and answers 201, or 503 with ``X-Test-Fail: 1``.
+
+    The headers are outside the fingerprint: attempts of the same request can take different
+    times and end differently, so a late first attempt can end after the one that took over.
+    """
+
+    def post(self, request: Request) -> Response:
+        deadline = time.monotonic() + float(request.headers.get("X-Test-Delay", "0"))
+        while (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(left, 0.1))
+            if request.headers.get("X-Test-Renew"):
+                request._request.idempotency.renew_lease()
+        customer = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name=request.data["name"])
+        if request.headers.get("X-Test-Fail"):
+            return Response({"detail": "failed on purpose"}, status=503)
+        return Response({"id": customer.pk}, status=201)
+
+
+class DiesAfterCommitView(IdempotencyMixin, APIView):
+    """Creates a customer named by the body; with ``X-Test-Die: after-commit`` (a header, outside
+    the fingerprint) the worker kills itself with SIGKILL right after the view's transaction
+    commits, before the answer is stored in a store outside the transaction."""
+
+    def post(self, request: Request) -> Response:
+        customer = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name=request.data["name"])
+        if request.headers.get("X-Test-Die") == "after-commit":
+            transaction.on_commit(lambda: os.kill(os.getpid(), signal.SIGKILL))
+        return Response({"id": customer.pk}, status=201)
 
 
 @idempotent(required=True)

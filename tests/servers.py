@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -20,9 +21,25 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A free loopback port: from ``TEST_PORTS`` ("18200-18299") when set, else any the OS gives."""
+    first, _, last = os.environ.get("TEST_PORTS", "").partition("-")
+    candidates = random.sample(range(int(first), int(last) + 1), int(last) - int(first) + 1) if last else [0]
+    for candidate in candidates:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return int(sock.getsockname()[1])
+    raise RuntimeError(f"no free port in TEST_PORTS={os.environ['TEST_PORTS']}")
+
+
+def rss_kib(pid: int) -> int:
+    """Resident memory of a process, from /proc (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for process {pid}")
 
 
 def test_database_url() -> str:
@@ -47,20 +64,35 @@ class Gunicorn:
             os.kill(pid, signal.SIGKILL)
         return pids
 
+    def wait_until_serving(self, timeout: float = 30) -> None:
+        """Until a worker answers (after a kill, gunicorn boots a new one)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                urllib.request.urlopen(f"{self.url}/problems/", timeout=2).read()  # noqa: S310 -- loopback only
+                return
+            except OSError:
+                assert self.process.poll() is None, "gunicorn exited"
+                assert time.monotonic() < deadline, "gunicorn did not replace its worker"
+                time.sleep(0.05)
+
 
 @contextmanager
-def gunicorn(workers: int, **environment: str) -> Iterator[Gunicorn]:
+def gunicorn(workers: int, *, preload: bool = False, **environment: str) -> Iterator[Gunicorn]:
+    """``preload``: import the application once in the master, so a killed worker is replaced in
+    milliseconds (a fork) rather than seconds (an import of Django)."""
     port = free_port()
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "testproject.settings",
-        "DATABASE_URL": test_database_url(),
+        "DATABASE_URL": environment.get("DATABASE_URL") or test_database_url(),
         "PYTHONPATH": str(REPOSITORY),
         **environment,
     }
     env.pop("COVERAGE_PROCESS_START", None)
     command = [sys.executable, "-m", "gunicorn", "testproject.wsgi:application", "--workers", str(workers),
-               "--bind", f"127.0.0.1:{port}", "--timeout", "60", "--graceful-timeout", "2", "--log-level", "warning"]
+               "--bind", f"127.0.0.1:{port}", "--timeout", "60", "--graceful-timeout", "2", "--log-level", "warning",
+               *(["--preload"] if preload else [])]
     process = subprocess.Popen(command, cwd=REPOSITORY, env=env)
     url = f"http://127.0.0.1:{port}"
     try:

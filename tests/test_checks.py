@@ -52,6 +52,8 @@ def test_every_message_formats() -> None:
         ({"JSON_MAX_DEPTH": 0}, ["E003"]),
         ({"MAINTENANCE_SWITCH_STORE": "disk"}, ["E003"]),
         ({"SCHEMA_BASELINE_DIR": 3}, ["E003"]),
+        ({"IDEMPOTENCY_STORE_UNAVAILABLE": "open"}, ["E003"]),
+        ({"IDEMPOTENCY_STORE_UNAVAILABLE": "fail-open"}, []),
         ({"CLIENT_ID_RESOLVER": "no.such.module.resolver"}, ["E004"]),
         ({"PROBLEM_BASE_URL": "/problems"}, ["E005"]),
         ({"PROBLEM_BASE_URL": "https://api.example.com/problems"}, []),

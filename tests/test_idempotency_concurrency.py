@@ -116,7 +116,7 @@ def test_worker_killed_mid_payment(store_name: str, invoice: Invoice, client_id:
         first.join()
         assert not Payment.objects.exists(), "the killed payment left nothing behind"
 
-        _wait_for_a_worker(server.url)
+        server.wait_until_serving()
         within_lease = pay(server.url, invoice, key, client_id)
         assert within_lease.status == 409 and within_lease.json()["type"].endswith("/idempotency-key-in-use")
         time.sleep(max(0.0, claimed_at + lease + 0.2 - time.monotonic()))
@@ -160,16 +160,4 @@ def _wait_until_claimed(scope: str, key: str) -> float:
         assert time.monotonic() < deadline, "the request never claimed its key"
         time.sleep(0.01)
     return time.monotonic()
-
-
-def _wait_for_a_worker(url: str) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if send(url, "GET", "/problems/").status == 200:
-                return
-        except OSError:
-            pass
-        assert time.monotonic() < deadline, "gunicorn did not replace its worker"
-        time.sleep(0.1)
 

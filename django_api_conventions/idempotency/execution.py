@@ -31,9 +31,10 @@ from ..conf import api_settings
 from ..problems import ProblemException, retry_after_header
 from ..tracing import assign_trace_id
 from . import signals
+from .commit_markers import transaction_marker
 from .fingerprint import request_fingerprint
 from .keys import read_idempotency_key
-from .stores import ClaimOutcome, IdempotencyStore, StoredResponse, get_store
+from .stores import Claim, ClaimOutcome, IdempotencyStore, StoredResponse, get_store
 
 logger = logging.getLogger("django_api_conventions.idempotency")
 
@@ -83,6 +84,22 @@ class KeyedRequest:
         if not renewed:
             raise LeaseExpired
 
+    def hold_over_commit(self, response: HttpResponseBase) -> None:
+        """For a store outside the transaction, just before the commit: prove the lease is still
+        ours and extend it over the commit, storing the response as committing where the
+        database can later tell whether the commit happened. Raises :class:`LeaseExpired`."""
+        alias = api_settings.IDEMPOTENCY_DATABASE
+        marker = transaction_marker(alias) if self.store.prepares_commits and alias in settings.DATABASES else None
+        with store_errors(self.store):
+            if marker is None:
+                held = self.store.renew(self.scope, self.key, self.owner, self.lease_seconds)
+            else:
+                held = self.store.prepare(
+                    self.scope, self.key, self.owner, _stored(response), marker, alias, self.lease_seconds
+                )
+        if not held:
+            raise LeaseExpired
+
     def complete(self, response: HttpResponseBase, retention: int) -> bool:
         with store_errors(self.store):
             return self.store.complete(self.scope, self.key, self.owner, _stored(response), retention)
@@ -126,13 +143,32 @@ def store_errors(store: IdempotencyStore) -> Iterator[None]:
     try:
         yield
     except store.unavailable_errors as exc:
-        # The trace id comes from the request's context (TraceIdFilter), like Django's own lines.
-        logger.error("Idempotency store unavailable: %s", exc)
-        raise ProblemException(
-            "idempotency-store-unavailable",
-            "Keyed requests cannot run while the idempotency store is unreachable; retry later.",
-            headers=retry_after_header(api_settings.IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER),
-        ) from exc
+        raise _store_unavailable(exc) from exc
+
+
+def _store_unavailable(exc: BaseException) -> ProblemException:
+    # The trace id comes from the request's context (TraceIdFilter), like Django's own lines.
+    logger.error("Idempotency store unavailable: %s", exc)
+    return ProblemException(
+        "idempotency-store-unavailable",
+        "Keyed requests cannot run while the idempotency store is unreachable; retry later.",
+        headers=retry_after_header(api_settings.IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER),
+    )
+
+
+def _claim_or_fail_open(
+    store: IdempotencyStore, claim: Callable[[], Claim], log_context: dict[str, str]
+) -> Claim | None:
+    """The claim; ``None`` when the store is unreachable and ``IDEMPOTENCY_STORE_UNAVAILABLE``
+    is ``"fail-open"`` (the request then runs without its key), else the 503 problem."""
+    try:
+        return claim()
+    except store.unavailable_errors as exc:
+        if api_settings.IDEMPOTENCY_STORE_UNAVAILABLE != "fail-open":
+            raise _store_unavailable(exc) from exc
+        logger.warning("Idempotency store unavailable, request run without its key (fail-open): %s", exc,
+                       extra=log_context)
+        return None
 
 
 def _run_keyed(
@@ -153,8 +189,12 @@ def _run_keyed(
     deadline = time.monotonic() + options.wait_seconds
     sleep = _WAIT_FIRST_SLEEP
     while True:
-        with store_errors(store):
-            claim = store.claim(scope, key, fingerprint, lease_seconds, retention)
+        claim = _claim_or_fail_open(
+            store, lambda: store.claim(scope, key, fingerprint, lease_seconds, retention), log_context
+        )
+        if claim is None:
+            with request_transaction(None):
+                return run_view()
         if claim.outcome is not ClaimOutcome.IN_FLIGHT or time.monotonic() + sleep > deadline:
             break
         time.sleep(sleep)
@@ -213,9 +253,9 @@ def _execute(
                     raise LeaseExpired
                 keyed.completed = True
             elif not rollback_pending():
-                # A store outside the transaction: prove the lease is still ours (and extend it
-                # over the commit) before the business change commits, or roll it back.
-                keyed.renew_lease()
+                # A store outside the transaction: before the business change commits, prove
+                # the lease is still ours (or roll it back) and record what is being committed.
+                keyed.hold_over_commit(response)
     except LeaseExpired:
         raise ProblemException(
             "idempotency-lease-expired",

@@ -62,6 +62,8 @@ class IdempotencyStore(ABC):
     unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = ()
     #: Database alias whose transaction :meth:`complete` joins, for transactional stores.
     database_alias: str | None = None
+    #: True when the store implements :meth:`prepare` (a store outside the transaction).
+    prepares_commits: ClassVar[bool] = False
 
     @abstractmethod
     def claim(self, scope: str, key: str, fingerprint: str, lease_seconds: float, retention_seconds: int) -> Claim:
@@ -70,6 +72,18 @@ class IdempotencyStore(ABC):
     @abstractmethod
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
         """Store the response and mark the key resolved; False when ``owner`` lost the lease."""
+
+    def prepare(
+        self, scope: str, key: str, owner: str, response: StoredResponse, marker: str, alias: str,
+        lease_seconds: float,
+    ) -> bool:
+        """Just before the commit of the transaction ``marker`` of database ``alias``: store the
+        response as "committing" and extend the lease; False when ``owner`` lost the lease.
+
+        A later claim that finds the key committing after its lease asks the database what became
+        of ``marker``: committed, the response answers; rolled back, the key is taken over.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not prepare commits")
 
     @abstractmethod
     def fail(self, scope: str, key: str, owner: str) -> bool:

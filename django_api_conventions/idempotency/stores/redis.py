@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from ...conf import api_settings
+from ..commit_markers import TransactionStatus, transaction_status
 from .base import Claim, ClaimOutcome, IdempotencyStore, RecordSummary, StoredResponse, new_owner_token
 
 try:
@@ -24,6 +26,7 @@ except ImportError as exc:  # pragma: no cover - the redis extra is not installe
     raise ImportError("The Redis idempotency store needs: pip install 'django-api-conventions[redis]'") from exc
 
 KEY_PREFIX = "api-conventions:idempotency:"
+logger = logging.getLogger("django_api_conventions.idempotency")
 
 
 class Script:
@@ -44,9 +47,10 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 """
 
-# KEYS[1] record; ARGV fingerprint, owner, lease ms, ttl ms
+# KEYS[1] record; ARGV fingerprint, owner, lease ms, ttl ms, owner whose commit is known rolled back
 _CLAIM = Script(_NOW_MS + """
-local r = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'lease_until', 'status', 'headers', 'body')
+local r = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'lease_until', 'status', 'headers', 'body', 'owner',
+                      'marker', 'marker_alias')
 local lease_until = now + tonumber(ARGV[3])
 if not r[1] then
   redis.call('HSET', KEYS[1], 'state', 'started', 'fingerprint', ARGV[1], 'owner', ARGV[2], 'lease_until', lease_until)
@@ -55,9 +59,12 @@ if not r[1] then
 end
 if r[2] ~= ARGV[1] then return {'mismatch'} end
 if r[1] == 'resolved' then return {'resolved', r[4], r[5], r[6]} end
-if r[1] == 'started' and tonumber(r[3]) > now then return {'in_flight', tostring(tonumber(r[3]) - now)} end
+if (r[1] == 'started' or r[1] == 'committing') and tonumber(r[3]) > now then
+  return {'in_flight', tostring(tonumber(r[3]) - now)}
+end
+if r[1] == 'committing' and r[7] ~= ARGV[5] then return {'committing', r[7], r[8], r[9], r[4], r[5], r[6]} end
 redis.call('HSET', KEYS[1], 'state', 'started', 'owner', ARGV[2], 'lease_until', lease_until)
-redis.call('HDEL', KEYS[1], 'status', 'headers', 'body')
+redis.call('HDEL', KEYS[1], 'status', 'headers', 'body', 'marker', 'marker_alias')
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return {'claimed', r[1]}
 """)
@@ -67,11 +74,37 @@ if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] or redis.call('HGET', KEYS[1]
   return 0
 end
 """
+# The response of a committing key is final once its transaction committed: only its owner
+# (right after the commit) or a later claim (which asked the database) marks it resolved.
+_OWNED_STARTED_OR_COMMITTING = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] or (state ~= 'started' and state ~= 'committing') then
+  return 0
+end
+"""
 
 # ARGV owner, status, headers json, body, ttl ms
-_COMPLETE = Script(_OWNED + """
+_COMPLETE = Script(_OWNED_STARTED_OR_COMMITTING + """
 redis.call('HSET', KEYS[1], 'state', 'resolved', 'status', ARGV[2], 'headers', ARGV[3], 'body', ARGV[4])
+redis.call('HDEL', KEYS[1], 'marker', 'marker_alias')
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
+""")
+# ARGV owner, status, headers json, body, marker, alias, lease ms
+_PREPARE = Script(_OWNED + _NOW_MS + """
+redis.call('HSET', KEYS[1], 'state', 'committing', 'status', ARGV[2], 'headers', ARGV[3], 'body', ARGV[4],
+           'marker', ARGV[5], 'marker_alias', ARGV[6], 'lease_until', now + tonumber(ARGV[7]))
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[7]) then redis.call('PEXPIRE', KEYS[1], ARGV[7]) end
+return 1
+""")
+# ARGV owner of the committing key, ttl ms: its transaction committed
+_SETTLE = Script("""
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'state') ~= 'committing' then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'state', 'resolved')
+redis.call('HDEL', KEYS[1], 'marker', 'marker_alias')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 """)
 _FAIL = Script(_OWNED + "redis.call('HSET', KEYS[1], 'state', 'failed') return 1")
@@ -88,15 +121,22 @@ def _ms(seconds: float) -> int:
     return max(1, int(seconds * 1000))
 
 
+def _response(status: bytes, headers: bytes, body: bytes) -> StoredResponse:
+    return StoredResponse(int(status), json.loads(headers), bytes(body))
+
+
 class RedisStore(IdempotencyStore):
     """Records as Redis hashes that expire on their own.
 
-    Redis cannot join the database transaction: the response is stored right after the
-    business change commits. A crash between the two leaves the key started; after its lease a
-    retry runs the view again. Choose the database store where that window matters.
+    Redis cannot join the database transaction. On PostgreSQL the response is stored just
+    before the commit as "committing", with the transaction's id, and marked resolved after
+    it: a worker dying in between leaves a key that the next claim settles by asking
+    PostgreSQL whether the commit happened. Elsewhere the response is stored right after the
+    commit, and a crash between the two lets a retry run the view again.
     """
 
     transactional: ClassVar[bool] = False
+    prepares_commits: ClassVar[bool] = True
     needs_redis_cache: ClassVar[bool] = True
     unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (
         # OutOfMemoryError under maxmemory noeviction, ReadOnlyError on a replica after a
@@ -120,16 +160,39 @@ class RedisStore(IdempotencyStore):
     def claim(self, scope: str, key: str, fingerprint: str, lease_seconds: float, retention_seconds: int) -> Claim:
         owner = new_owner_token()
         ttl = _ms(max(retention_seconds, lease_seconds))
-        reply = _CLAIM([self.record_key(scope, key)], [fingerprint, owner, _ms(lease_seconds), ttl], client=self.client)
-        outcome = reply[0].decode()
-        if outcome == "claimed":
-            return Claim(ClaimOutcome.CLAIMED, owner=owner, taken_over_from=reply[1].decode())
-        if outcome == "mismatch":
-            return Claim(ClaimOutcome.MISMATCH)
-        if outcome == "in_flight":
-            return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=int(reply[1]) / 1000)
-        status, headers, body = reply[1:4]
-        return Claim(ClaimOutcome.RESOLVED, response=StoredResponse(int(status), json.loads(headers), bytes(body)))
+        name = self.record_key(scope, key)
+        rolled_back_owner = ""
+        for _attempt in range(5):  # another request may settle or take over the key between two calls
+            reply = _CLAIM([name], [fingerprint, owner, _ms(lease_seconds), ttl, rolled_back_owner], client=self.client)
+            outcome = reply[0].decode()
+            if outcome == "claimed":
+                return Claim(ClaimOutcome.CLAIMED, owner=owner, taken_over_from=reply[1].decode())
+            if outcome == "mismatch":
+                return Claim(ClaimOutcome.MISMATCH)
+            if outcome == "in_flight":
+                return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=int(reply[1]) / 1000)
+            if outcome == "resolved":
+                return Claim(ClaimOutcome.RESOLVED, response=_response(*reply[1:4]))
+            # Committing, lease passed: the worker died around its commit. The database knows.
+            prior_owner, marker, alias = (part.decode() for part in reply[1:4])
+            status = transaction_status(alias, marker)
+            if status is TransactionStatus.COMMITTED:
+                if _SETTLE([name], [prior_owner, _ms(retention_seconds)], client=self.client):
+                    return Claim(ClaimOutcome.RESOLVED, response=_response(*reply[4:7]))
+                continue
+            if status is TransactionStatus.IN_PROGRESS:
+                return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=1.0)
+            if status is TransactionStatus.UNKNOWN:
+                logger.error("Idempotency key committing for longer than the database remembers: taken over")
+            rolled_back_owner = prior_owner
+        return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=1.0)
+
+    def prepare(
+        self, scope: str, key: str, owner: str, response: StoredResponse, marker: str, alias: str,
+        lease_seconds: float,
+    ) -> bool:
+        args = [owner, response.status, json.dumps(response.headers), response.body, marker, alias, _ms(lease_seconds)]
+        return bool(_PREPARE([self.record_key(scope, key)], args, client=self.client))
 
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
         args = [owner, response.status, json.dumps(response.headers), response.body, _ms(retention_seconds)]

@@ -1,0 +1,78 @@
+"""An unreachable Redis, in process: a real refused connection (port 1), no mock.
+
+``IDEMPOTENCY_STORE_UNAVAILABLE = "fail-open"`` runs keyed requests without their key; a Django
+cache that is down lets throttled requests through and reads the maintenance switch as off.
+The same faults against real gunicorn workers and a killed redis-server: test_faults_redis_outage.py.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from testproject.billing.models import Customer
+
+pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
+
+UNREACHABLE = {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0",
+               "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5}}
+
+
+@pytest.fixture
+def client() -> APIClient:
+    return APIClient(headers={"X-Client-ID": "acme"})
+
+
+def create_user(client: APIClient, email: str, key: str | None) -> Any:
+    headers = {"Idempotency-Key": key} if key else {}
+    return client.generic("POST", "/v2/users", json.dumps({"email": email, "name": "U"}),
+                          content_type="application/json", headers=headers)
+
+
+def redis_store_down(settings: Any, policy: str | None) -> None:
+    settings.CACHES = {**settings.CACHES, "unreachable": UNREACHABLE}
+    policy_setting = {"IDEMPOTENCY_STORE_UNAVAILABLE": policy} if policy else {}
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "redis",
+                                "IDEMPOTENCY_CACHE": "unreachable", **policy_setting}
+
+
+def test_fail_open_runs_the_request_without_its_key(client: APIClient, settings: Any,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    redis_store_down(settings, "fail-open")
+    email, key = f"{uuid.uuid4().hex}@example.com", uuid.uuid4().hex
+    with caplog.at_level(logging.WARNING, logger="django_api_conventions.idempotency"):
+        response = create_user(client, email, key)
+    assert response.status_code == 201 and "X-Cache-Lookup" not in response
+    assert Customer.objects.filter(email=email).count() == 1
+    assert "request run without its key (fail-open)" in caplog.text
+    assert key not in caplog.text, "raw keys are never logged"
+    again = create_user(client, email, key)
+    assert again.status_code == 422, "nothing was stored: the retry runs again (here the e-mail is unique)"
+
+
+def test_fail_closed_is_the_default(client: APIClient, settings: Any) -> None:
+    redis_store_down(settings, None)
+    email = f"{uuid.uuid4().hex}@example.com"
+    response = create_user(client, email, uuid.uuid4().hex)
+    assert response.status_code == 503 and response.json()["type"].endswith("/idempotency-store-unavailable")
+    assert response["Content-Type"] == "application/problem+json" and response["Retry-After"] == "5"
+    assert not Customer.objects.filter(email=email).exists()
+
+
+def test_a_cache_that_is_down_lets_throttled_requests_through(client: APIClient, settings: Any,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    settings.CACHES = {**settings.CACHES, "default": UNREACHABLE}
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_STORE": "cache"}
+    with caplog.at_level(logging.WARNING):
+        listing = client.get("/v2/users")
+        once = client.get("/faults/throttled")
+        twice = client.get("/faults/throttled")
+    assert listing.status_code == 200
+    assert (once.status_code, twice.status_code) == (200, 200), "no counter to read: the throttle lets them through"
+    assert "Throttle cache unavailable, request let through" in caplog.text
+    assert "Maintenance switch unreadable, treated as off" in caplog.text
