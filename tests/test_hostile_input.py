@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from django.core import signing
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django_redis import get_redis_connection
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -437,3 +438,20 @@ def test_a_keyed_body_of_another_media_type_is_415_and_not_stored(live_server: A
                 'Unsupported media type "text/plain" in request.', body=PAYMENT,
                 headers={**JSON, "Content-Type": "text/plain"})
     assert_rejected(_send(live_server.url, case, invoice), case, problem_log, _business_rows())
+
+
+@pytest.mark.parametrize(("variable", "target", "status"), [
+    ("RAW_URI", "http://evil.example/v2/invoices", 400),  # gunicorn
+    ("REQUEST_URI", "http://user@evil.example:80/v2/invoices", 400),  # uWSGI
+    ("RAW_URI", "http://TestServer:8000/v2/invoices", 200),  # the Host header's own host
+    ("RAW_URI", "/v2/invoices", 200),
+    ("RAW_URI", "*", 200),
+])
+def test_an_absolute_form_target_must_name_the_host_header_host(variable: str, target: str, status: int) -> None:
+    # The same check as the gunicorn test above, in process, for the servers' two spellings.
+    response = Client().get("/v2/invoices", **{variable: target})
+    assert response.status_code == status
+    if status == 400:
+        assert response.json()["detail"] == (
+            "The absolute-form request target names another host than the Host header."
+        )
