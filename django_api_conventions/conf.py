@@ -58,6 +58,9 @@ DEFAULTS: dict[str, Any] = {
     "IDEMPOTENCY_RETENTION_SECONDS": 24 * 60 * 60,
     # Response headers stored and replayed with the body; no other header is ever stored.
     "IDEMPOTENCY_REPLAYED_HEADERS": ["Content-Type", "Location", "ETag"],
+    # Largest response body stored for replay, in bytes; None: no limit. A larger response is
+    # sent, never stored: a retry gets 410 idempotency-response-too-large, never a second run.
+    "IDEMPOTENCY_MAX_STORED_BODY_BYTES": 1024 * 1024,
     # Callable(request) -> str: whose key it is. Default: the client id.
     "IDEMPOTENCY_SCOPE_RESOLVER": "django_api_conventions.clients.get_client_id",
     # Regular expressions of paths IdempotencyMiddleware protects (for views without the mixin).

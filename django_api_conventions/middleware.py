@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import BadRequest, RequestDataTooBig, SuspiciousOperation
 from django.core.signals import got_request_exception
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http.request import split_domain_port
 from django.utils.deprecation import MiddlewareMixin
 
 from .conf import api_settings
@@ -47,8 +49,10 @@ class TraceIdMiddleware(MiddlewareMixin):
 class ProblemDetailsMiddleware(MiddlewareMixin):
     """Problem details for everything that does not pass through DRF's exception handler.
 
-    - rejects, before any other code reads them, a disallowed ``Host``, a body over
-      ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413) and a query string with too many fields;
+    - rejects, before any other code reads them, a disallowed ``Host`` (also when an
+      absolute-form request target names another host), a body over
+      ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413), a body without ``Content-Length`` (411) and a
+      query string with too many fields;
     - answers exceptions raised by any view, a 500 logged with its trace id and reported to
       ``got_request_exception`` receivers, its text never sent;
     - turns any other error response (Django's HTML pages with ``DEBUG`` on or off, a view's own
@@ -57,10 +61,10 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
 
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
         try:
-            request.get_host()
+            _check_request_target_host(request.get_host(), request)
             _check_content_length(request)
             _check_no_nul(request)  # parsing the query string also raises TooManyFieldsSent
-        except (SuspiciousOperation, BadRequest) as exc:
+        except (SuspiciousOperation, BadRequest, ProblemException) as exc:
             return self.process_exception(request, exc)
         return None
 
@@ -108,7 +112,28 @@ class MaintenanceModeMiddleware(MiddlewareMixin):
         )
 
 
+def _check_request_target_host(host: str, request: HttpRequest) -> None:
+    # An absolute-form target (``GET http://other.example/v2/users``) names the host the request
+    # is for (RFC 9112 3.2.2), but Django reads the Host header: one request, two hosts. gunicorn
+    # keeps the raw target in RAW_URI, uWSGI in REQUEST_URI; the dev server sees no such target.
+    target = request.META.get("RAW_URI") or request.META.get("REQUEST_URI") or ""
+    if target.startswith("/") or "://" not in target:
+        return
+    target_domain, _ = split_domain_port(urlsplit(target).netloc.rpartition("@")[2])
+    if target_domain != split_domain_port(host)[0]:
+        raise ProblemException(
+            "invalid-host", "The absolute-form request target names another host than the Host header."
+        )
+
+
 def _check_content_length(request: HttpRequest) -> None:
+    if "HTTP_TRANSFER_ENCODING" in request.META and not request.META.get("CONTENT_LENGTH"):
+        # A WSGI request without Content-Length reads as an empty body: Django would silently
+        # run the view without the client's data (on ASGI, read it all into memory, unbounded).
+        raise ProblemException(
+            "length-required",
+            "Send the body with a Content-Length header: this service does not accept chunked request bodies.",
+        )
     # Django applies this limit only when the body is read, deep inside a view or another
     # middleware, where it becomes a 400 or an HTML page; here it becomes a precise 413.
     # Multipart bodies stream file parts to disk and are limited field by field instead.

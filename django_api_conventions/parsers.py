@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
+import sys
 from collections.abc import Mapping
 from typing import IO, Any
 
@@ -18,9 +20,10 @@ class StrictJSONParser(JSONParser):
     """DRF's ``JSONParser`` made strict and safe.
 
     Rejects (400 ``malformed-request``, with the position of the fault): invalid UTF-8,
-    malformed or truncated JSON, ``NaN`` / ``Infinity``, duplicate object keys, integers
-    beyond Python's digit limit, and nesting deeper than ``JSON_MAX_DEPTH`` (the stock parser
-    lets a ``RecursionError`` escape as a 500 on 10,000 nested arrays).
+    malformed or truncated JSON, ``NaN`` / ``Infinity``, numbers too large for a float
+    (``1e999999``, which the stock parser silently turns into ``inf``), duplicate object keys,
+    integers beyond Python's digit limit, and nesting deeper than ``JSON_MAX_DEPTH`` (the stock
+    parser lets a ``RecursionError`` escape as a 500 on 10,000 nested arrays).
     """
 
     def parse(
@@ -41,12 +44,18 @@ class StrictJSONParser(JSONParser):
         except UnicodeDecodeError as exc:
             raise ParseError(f"The body is not valid UTF-8: byte {exc.start} is invalid.") from None
         try:
-            data = json.loads(text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
+            data = json.loads(
+                text,
+                object_pairs_hook=_reject_duplicate_keys,
+                parse_constant=_reject_constant,
+                parse_float=_finite_float,
+                parse_int=_bounded_int,
+            )
         except json.JSONDecodeError as exc:
             raise ParseError(f"Malformed JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.") from None
         except RecursionError:
             raise ParseError(_too_deep()) from None
-        except ValueError as exc:  # our hooks, and integers over sys.get_int_max_str_digits()
+        except ValueError as exc:  # our hooks
             raise ParseError(f"Malformed JSON: {exc}") from None
         _check_structure(data, api_settings.JSON_MAX_DEPTH)
         return data
@@ -78,6 +87,26 @@ def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number.")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # float("1e999999") is inf: no client meant that
+        raise ValueError(f"the number {_abridged(text)} is too large.")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # over sys.get_int_max_str_digits(): the conversion itself is quadratic
+        raise ValueError(
+            f"an integer has {len(text.lstrip('-'))} digits, more than the {sys.get_int_max_str_digits()} accepted."
+        ) from None
+
+
+def _abridged(text: str, keep: int = 20) -> str:
+    return text if len(text) <= keep else f"{text[:keep]}... ({len(text)} characters)"
 
 
 def _check_structure(data: Any, limit: int) -> None:

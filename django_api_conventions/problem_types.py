@@ -148,6 +148,9 @@ _BUILT_IN = [
     ("endpoint-retired", "Endpoint retired", 410,
      "This endpoint (or this method of it) has passed its sunset and answers no more requests. "
      "`migration_guide` links the guide to what replaces it."),
+    ("length-required", "Content-Length required", 411,
+     "The request has a body (Transfer-Encoding) but no Content-Length header. Send the body "
+     "with a Content-Length: chunked request bodies are not accepted."),
     ("request-too-large", "Request body too large", 413,
      "The request body is larger than the service accepts. `limit_bytes` gives the limit."),
     ("unsupported-media-type", "Unsupported media type", 415,
@@ -174,6 +177,11 @@ _BUILT_IN = [
     ("idempotency-key-reused", "Idempotency-Key reused with another request", 422,
      "The key was first used with another method, path, query or body. Use a new key for a new "
      "operation; resend exactly the same request to retry."),
+    ("idempotency-response-too-large", "Stored response too large", 410,
+     "The first request with this Idempotency-Key ran, once, but its response was larger than "
+     "the service stores (IDEMPOTENCY_MAX_STORED_BODY_BYTES), so it cannot be replayed. "
+     "`original_status` gives its status; the Location header, when present, the resource it "
+     "created. Do not send the operation again under a new key: read its result instead."),
     ("idempotency-store-unavailable", "Idempotency store unavailable", 503,
      "The service cannot record idempotency keys right now, so it does not run keyed requests. "
      "Retry after the seconds given in the Retry-After header."),
@@ -190,7 +198,7 @@ _BUILT_IN = [
 
 _STATUS_DEFAULTS = {
     "bad-request", "authentication-required", "permission-denied", "not-found",
-    "method-not-allowed", "not-acceptable", "conflict", "gone", "request-too-large",
+    "method-not-allowed", "not-acceptable", "conflict", "gone", "length-required", "request-too-large",
     "unsupported-media-type", "validation-error", "rate-limited", "internal-error",
     "service-unavailable",
 }

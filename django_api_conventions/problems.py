@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -19,6 +20,8 @@ from .problem_types import ProblemType, problem_types
 from .tracing import assign_trace_id
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+logger = logging.getLogger("django_api_conventions.problems")
 
 #: Members of every problem body; extensions can never overwrite them, and field errors live
 #: in ``errors`` so a field called ``title`` or ``status`` keeps its message.
@@ -109,7 +112,21 @@ def render_problem(request: HttpRequest, problem: ProblemException) -> HttpRespo
     for name, value in problem.headers.items():
         response[name] = value
     response[api_settings.TRACE_ID_HEADER] = trace_id
+    if problem.status_code < 500:  # server failures are logged, with their traceback, where they happen
+        _log_rejection(request, problem, trace_id)
     return response
+
+
+def _log_rejection(request: HttpRequest, problem: ProblemException, trace_id: str) -> None:
+    """One line per rejected request: what was answered, never what was sent (no body, no header)."""
+    logger.info(
+        "Rejected %s %s: %s %s",
+        ascii(request.method or "")[1:-1],  # ascii(): a path's CR, LF or NUL cannot forge a log line
+        ascii(request.path)[1:-1],
+        problem.status_code,
+        problem.problem_type.slug,
+        extra={"status_code": problem.status_code, "problem_type": problem.problem_type.slug, "trace_id": trace_id},
+    )
 
 
 def is_problem_response(response: HttpResponse) -> bool:

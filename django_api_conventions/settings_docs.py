@@ -193,6 +193,16 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         "a positive number of seconds",
         ("`Retry-After` of the 503 `idempotency-store-unavailable` sent when the idempotency store cannot be reached."),
     ),
+    "IDEMPOTENCY_MAX_STORED_BODY_BYTES": SettingDoc(
+        "a positive number of bytes, or `None` for no limit",
+        (
+            "Largest response body stored for replay. A larger response is sent to the first request as usual "
+            "but not stored: its key is resolved with the status (and `Location`) only, and a retry gets 410 "
+            "[`idempotency-response-too-large`](idempotency.md#responses-too-large-to-store), never a second "
+            "run. Logged at `WARNING`. See [Security](security.md#what-is-stored)."
+        ),
+        default="`1048576` (`1024 * 1024`)",
+    ),
     "IDEMPOTENCY_STORE_UNAVAILABLE": SettingDoc(
         '`"fail-closed"` or `"fail-open"`',
         (

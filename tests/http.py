@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -51,3 +52,14 @@ def send(
         return HTTPResult(response.status, response.headers, response.read())
     finally:
         connection.close()
+
+
+def send_raw(base_url: str, request: bytes) -> HTTPResult:
+    """Send ``request`` byte for byte: what http.client refuses to build (bare CR, folded or
+    repeated headers, absolute-form targets, hand-made chunked bodies)."""
+    parts = urlsplit(base_url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
+        sock.sendall(request)
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        return HTTPResult(response.status, response.headers, response.read())

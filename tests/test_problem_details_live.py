@@ -36,9 +36,7 @@ CASES: list[tuple[str, str, str, dict[str, Any], int, str, tuple[str, ...]]] = [
     ("django-permission-denied", "GET", "/faults/django-permission-denied", {}, 403, "permission-denied", ()),
     ("django-validation-error", "GET", "/faults/django-validation-error", {}, 422, "validation-error", ()),
     ("drf-validation-error", "POST", "/v2/users", {"json_body": {"email": "no"}}, 422, "validation-error", ()),
-    ("malformed-json", "POST", "/v2/users", {"body": "{'email': 1}", "headers": JSON}, 400, "malformed-request", ()),
-    ("truncated-json", "POST", "/v2/users", {"body": '{"email": "a@b.c", "na', "headers": JSON},
-     400, "malformed-request", ()),
+    # One parser error stands for the others: tests/test_hostile_input.py sends each hostile body.
     ("deeply-nested-json", "POST", "/v2/users", {"body": DEEP_JSON, "headers": JSON}, 400, "malformed-request", ()),
     ("unsupported-media-type", "POST", "/v2/users", {"body": "email=a", "headers": {"Content-Type": "text/plain"}},
      415, "unsupported-media-type", ()),

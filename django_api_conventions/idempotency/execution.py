@@ -39,6 +39,11 @@ from .stores import Claim, ClaimOutcome, IdempotencyStore, StoredResponse, get_s
 logger = logging.getLogger("django_api_conventions.idempotency")
 
 DEFAULT_METHODS = frozenset({"POST", "PATCH"})
+#: Stored in place of a body over IDEMPOTENCY_MAX_STORED_BODY_BYTES: its size. No response
+#: header can have this name (a colon starts no HTTP field name), so none is mistaken for it.
+OMITTED_BODY_HEADER = ":omitted-body-bytes"
+#: The stored headers a replay of an omitted body still sends: where the result can be read.
+_OMITTED_BODY_REPLAYED_HEADERS = ("Location",)
 _WAIT_FIRST_SLEEP = 0.05
 _WAIT_LONGEST_SLEEP = 1.0
 
@@ -101,8 +106,16 @@ class KeyedRequest:
             raise LeaseExpired
 
     def complete(self, response: HttpResponseBase, retention: int) -> bool:
+        stored = _stored(response)
+        if OMITTED_BODY_HEADER in stored.headers:
+            logger.warning(
+                "Idempotent response of %s bytes not stored (IDEMPOTENCY_MAX_STORED_BODY_BYTES = %s): "
+                "a retry gets idempotency-response-too-large",
+                stored.headers[OMITTED_BODY_HEADER], api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES,
+                extra={"key_hash": key_hash(self.scope, self.key)},
+            )
         with store_errors(self.store):
-            return self.store.complete(self.scope, self.key, self.owner, _stored(response), retention)
+            return self.store.complete(self.scope, self.key, self.owner, stored, retention)
 
 
 def key_hash(scope: str, key: str) -> str:
@@ -296,10 +309,21 @@ def _keepable(response: HttpResponseBase) -> bool:
 def _stored(response: HttpResponseBase) -> StoredResponse:
     allowed = {name.lower() for name in api_settings.IDEMPOTENCY_REPLAYED_HEADERS} - {"set-cookie"}
     headers = {name: value for name, value in response.items() if name.lower() in allowed}
-    return StoredResponse(status=response.status_code, headers=headers, body=bytes(response.content))
+    body = bytes(response.content)
+    limit = api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES
+    if limit is not None and len(body) > limit:
+        # The view ran and its answer was sent; what is stored says so, without the body. A
+        # retry must learn that the operation happened, not run it again.
+        kept = {name: value for name, value in headers.items() if name in _OMITTED_BODY_REPLAYED_HEADERS}
+        return StoredResponse(status=response.status_code, headers={**kept, OMITTED_BODY_HEADER: str(len(body))},
+                              body=b"")
+    return StoredResponse(status=response.status_code, headers=headers, body=body)
 
 
 def replay(stored: StoredResponse) -> HttpResponse:
+    """The stored response again; a problem when its body was too large to be stored."""
+    if OMITTED_BODY_HEADER in stored.headers:
+        raise _response_too_large(stored)
     response = HttpResponse(stored.body, status=stored.status)
     if "Content-Type" not in stored.headers and "content-type" not in stored.headers:
         del response["Content-Type"]
@@ -308,6 +332,22 @@ def replay(stored: StoredResponse) -> HttpResponse:
     response["X-Cache-Lookup"] = "HIT"
     response["Idempotent-Replayed"] = "true"
     return response
+
+
+def _response_too_large(stored: StoredResponse) -> ProblemException:
+    header = api_settings.IDEMPOTENCY_HEADER
+    return ProblemException(
+        "idempotency-response-too-large",
+        f"The request with this {header} ran once and answered {stored.status}, but its response "
+        f"({stored.headers[OMITTED_BODY_HEADER]} bytes) was too large to be kept for replay. Do not send it again "
+        "under a new key: read its result instead.",
+        headers={
+            **{name: value for name, value in stored.headers.items() if name != OMITTED_BODY_HEADER},
+            "X-Cache-Lookup": "HIT",
+            "Idempotent-Replayed": "true",
+        },
+        extensions={"original_status": stored.status},
+    )
 
 
 @contextmanager

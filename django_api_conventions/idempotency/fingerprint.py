@@ -4,6 +4,11 @@ Covers the method, the resolved route, the path, the query string (in any order)
 JSON bodies are canonicalised (object key order, white space and the spelling of numbers do not
 matter); form and multipart bodies are hashed field by field in a stable order; any other body
 byte for byte. Only the SHA-256 digest is ever stored.
+
+The fingerprint is computed before the view parses the body, so it must survive any body: a
+number is canonicalised from its exact digits (no decimal context: no rounding, so two numbers
+that differ in their 29th digit differ, and no ``Overflow`` on ``1e99999999``), and a huge
+exponent is never expanded into its digits.
 """
 
 from __future__ import annotations
@@ -47,8 +52,10 @@ def _canonical_body(request: HttpRequest) -> bytes:
     if content_type == "application/json" or content_type.endswith("+json"):
         try:
             return b"json:" + canonical_json(json.loads(body, parse_float=Decimal, parse_int=Decimal)).encode()
-        except (ValueError, RecursionError):
-            pass  # not JSON after all: the parser will reject it; fingerprint the bytes
+        except (ValueError, RecursionError, ArithmeticError):
+            # Not JSON after all (or a number Decimal refuses, 1e99999999999999999999999999999):
+            # the parser will reject it; fingerprint the bytes.
+            pass
     return b"raw:" + body
 
 
@@ -60,5 +67,33 @@ def canonical_json(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ",".join(canonical_json(item) for item in value) + "]"
     if isinstance(value, Decimal):
-        return format(value.normalize(), "f")
+        return canonical_number(value)
     return json.dumps(value)
+
+
+#: Beyond this exponent a number is spelt ``<digits>e<exponent>`` rather than written out in full.
+_LONGEST_PLAIN_EXPONENT = 100
+
+
+def canonical_number(value: Decimal) -> str:
+    """One spelling per finite number, exact: ``1``, ``1.0``, ``10e-1`` are ``1``; ``1e400`` is ``1e400``.
+
+    Plain positional digits (what ``format(value.normalize(), "f")`` gives for ordinary numbers)
+    up to an exponent of 100; beyond, ``<digits>e<exponent>``, which no plain spelling contains.
+    """
+    sign, digit_tuple, exponent = value.as_tuple()
+    assert isinstance(exponent, int)  # JSON has no NaN or Infinity
+    digits = "".join(map(str, digit_tuple)).lstrip("0")
+    minus = "-" if sign else ""
+    if not digits:
+        return f"{minus}0"
+    significant = digits.rstrip("0")
+    exponent += len(digits) - len(significant)
+    if abs(exponent) > _LONGEST_PLAIN_EXPONENT:
+        return f"{minus}{significant}e{exponent}"
+    if exponent >= 0:
+        return f"{minus}{significant}{'0' * exponent}"
+    point = len(significant) + exponent
+    if point > 0:
+        return f"{minus}{significant[:point]}.{significant[point:]}"
+    return f"{minus}0.{'0' * -point}{significant}"

@@ -6,8 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
-from rest_framework.request import Request
+from rest_framework.request import Request, is_form_media_type
 
+from ..conf import api_settings
 from .execution import (
     DEFAULT_METHODS,
     IdempotencyOptions,
@@ -22,8 +23,9 @@ class IdempotencyMixin:
     """Runs each keyed request at most once and replays its stored response to retries.
 
     Put it before the DRF view class: ``class PaymentList(IdempotencyMixin, ListCreateAPIView)``.
-    The key is claimed after DRF authenticated, permitted and throttled the request, so those
-    4xx answers store nothing and the key belongs to the authenticated client.
+    The key is claimed after DRF authenticated, permitted and throttled the request and parsed
+    its body, so those 4xx answers (a malformed body included) store nothing and the key belongs
+    to the authenticated client.
     """
 
     idempotency_required: bool = False
@@ -60,6 +62,7 @@ class IdempotencyMixin:
             view.initial(drf_request, *args, **kwargs)
             # A method the view does not handle is a 405, whatever the key says.
             if drf_request.method in options.methods and self._handles(drf_request.method):
+                _parse_before_claim(request, drf_request)
                 response = run_idempotently(
                     request, options, lambda: self._handle(drf_request, *args, **kwargs), scope_request=drf_request
                 )
@@ -86,3 +89,20 @@ class IdempotencyMixin:
         except Exception as exc:  # noqa: BLE001 -- as in DRF's dispatch
             response = view.handle_exception(exc)
         return view.finalize_response(request, response, *args, **kwargs)
+
+
+def _parse_before_claim(http_request: HttpRequest, drf_request: Request) -> None:
+    """Parse a keyed request's body before its key is claimed.
+
+    A body the parsers refuse (400 ``malformed-request``, 415) is answered here, before the
+    view ever runs: like an authentication failure it stores nothing, and the key stays free
+    for the corrected request.
+    """
+    header = "HTTP_" + api_settings.IDEMPOTENCY_HEADER.upper().replace("-", "_")
+    if header not in http_request.META:
+        return  # no key, nothing to store: the view parses its body when it wants to
+    if not is_form_media_type(http_request.content_type or ""):
+        # The fingerprint hashes the raw bytes; once DRF has read the stream they are gone,
+        # unless HttpRequest.body holds them first. Form bodies are hashed from request.POST.
+        http_request.body  # noqa: B018 -- read for its side effect
+    drf_request.data  # noqa: B018 -- parsing errors are raised here, before the claim

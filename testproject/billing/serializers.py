@@ -11,6 +11,8 @@ from .models import Customer, Invoice, Order, Payment
 
 _CURRENCY = re.compile(r"[a-z]{3}")
 AMOUNT_DUE_GUIDE = "https://billing.example.com/docs/migrating-to-v2#amount-due"
+# The largest amount a bigint column holds: a larger one is a 422, not a database overflow (500).
+MAX_AMOUNT = 2**63 - 1
 
 
 def validate_currency(value: str) -> str:
@@ -38,11 +40,12 @@ class InvoiceSerializer(RenamedFieldsMixin, serializers.ModelSerializer):
     class Meta:
         model = Invoice
         fields = ["id", "user_id", "status", "amount_due", "total", "currency", "created_at"]
+        extra_kwargs = {"amount_due": {"max_value": MAX_AMOUNT}}
 
 
 class PaymentSerializer(serializers.ModelSerializer):
     invoice_id = serializers.CharField(source="invoice.id", read_only=True)
-    amount = serializers.IntegerField(min_value=1)
+    amount = serializers.IntegerField(min_value=1, max_value=MAX_AMOUNT)
     currency = serializers.CharField(validators=[validate_currency])
 
     class Meta:
