@@ -168,8 +168,8 @@ class ProblemAutoSchema(AutoSchema):
         if "{" in self.path:
             add("not-found")
         if self.method in BODY_METHODS:
-            add("malformed-request", "unreadable-request", "request-too-large", "unsupported-media-type",
-                "validation-error")
+            add("malformed-request", "unreadable-request", "length-required", "request-too-large",
+                "unsupported-media-type", "validation-error")
         if self.method in UNSAFE_METHODS:
             add("conflict")
         if self._is_list_view() and isinstance(self._get_paginator(), KeysetPagination):
@@ -177,7 +177,7 @@ class ProblemAutoSchema(AutoSchema):
         options = self._idempotency_options()
         if options is not None:
             add("idempotency-key-invalid", "idempotency-key-reused", "idempotency-key-in-use",
-                "idempotency-lease-expired", "idempotency-store-unavailable")
+                "idempotency-lease-expired", "idempotency-store-unavailable", "idempotency-response-too-large")
             if options.required:
                 add("idempotency-key-missing")
         if view.get_throttles():
