@@ -28,7 +28,7 @@ class Plan:
     name: str
     rows: int  # rows of the pagination dataset
     depth_fractions: tuple[float, ...] = (0.0, 0.01, 0.1, 0.5, 0.9)
-    page_rounds: int = 40
+    page_rounds: int = 30
     tie_rows: int = 30_000
     tie_group: int = 1_500
     http_rounds: int = 10
@@ -38,7 +38,7 @@ class Plan:
     clients: int = 8
     duplicate_keys: int = 100
     inprocess_rounds: int = 10
-    inprocess_requests: int = 200
+    inprocess_requests: int = 60
     workers: int = 2
     http: bool = True
     backends: tuple[str, ...] = ("postgresql", "redis", "sqlite")

@@ -75,6 +75,12 @@ class KeyedRequest:
     owner: str
     lease_seconds: float
     completed: bool = field(default=False)
+    #: ``time.monotonic()`` just before the claim was sent: the lease cannot end sooner than
+    #: ``lease_seconds`` after it, whatever the store's clock says.
+    claimed_at: float = field(default_factory=time.monotonic)
+
+    def lease_half_used(self) -> bool:
+        return time.monotonic() - self.claimed_at >= self.lease_seconds / 2
 
     def renew_lease(self, seconds: float | None = None) -> None:
         """Call from a long view to keep its key; raises :class:`LeaseExpired` if it was lost."""
@@ -153,6 +159,7 @@ def _run_keyed(
     deadline = time.monotonic() + options.wait_seconds
     sleep = _WAIT_FIRST_SLEEP
     while True:
+        claimed_at = time.monotonic()
         with store_errors(store):
             claim = store.claim(scope, key, fingerprint, lease_seconds, retention)
         if claim.outcome is not ClaimOutcome.IN_FLIGHT or time.monotonic() + sleep > deadline:
@@ -184,7 +191,7 @@ def _run_keyed(
         logger.warning("Idempotency key taken over after its lease passed", extra=log_context)
         signals.lease_taken_over.send(sender=store.__class__, **signal_context)
 
-    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds)
+    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, claimed_at=claimed_at)
     http_request.idempotency = keyed  # type: ignore[attr-defined]
     response = _execute(keyed, options, run_view, retention)
     response["X-Cache-Lookup"] = "MISS"
@@ -212,9 +219,11 @@ def _execute(
                 if not keyed.complete(response, retention):
                     raise LeaseExpired
                 keyed.completed = True
-            elif not rollback_pending():
+            elif not rollback_pending() and keyed.lease_half_used():
                 # A store outside the transaction: prove the lease is still ours (and extend it
-                # over the commit) before the business change commits, or roll it back.
+                # over the commit) before the business change commits, or roll it back. With
+                # half the lease left it cannot have passed to another request, and it outlasts
+                # the commit: no round trip to the store needed.
                 keyed.renew_lease()
     except LeaseExpired:
         raise ProblemException(

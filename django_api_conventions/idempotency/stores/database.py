@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
@@ -97,25 +98,34 @@ class DatabaseStore(IdempotencyStore):
         connection = connections[self.database_alias]
         quote = connection.ops.quote_name
         table = quote(IdempotencyRecord._meta.db_table)
-        columns = ", ".join(quote(name) for name in (
-            "scope", "key", "state", "fingerprint", "response_headers", "lease_owner", "lease_expires_at",
-            "expires_at", "created_at", "updated_at",
-        ))
+        inserted = ", ".join(quote(name) for name in _CLAIM_COLUMNS)
+        returned = ", ".join(quote(field.column) for field in IdempotencyRecord._meta.concrete_fields)
         # Identifiers come from the model, quoted; every value is a parameter.
         sql = (
             "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)), "  # noqa: S608
-            f"claimed AS (INSERT INTO {table} ({columns}) "
+            f"claimed AS (INSERT INTO {table} ({inserted}) "
             "SELECT %s, %s, %s, %s, '{}'::jsonb, %s, %s, %s, %s, %s FROM relaxed "
-            f"ON CONFLICT ({quote('scope')}, {quote('key')}) DO NOTHING RETURNING *) "
-            "SELECT *, TRUE AS claimed_now FROM claimed UNION ALL "
-            f"SELECT *, FALSE FROM {table} WHERE {quote('scope')} = %s AND {quote('key')} = %s "
+            f"ON CONFLICT ({quote('scope')}, {quote('key')}) DO NOTHING RETURNING {returned}) "
+            f"SELECT {returned}, TRUE FROM claimed UNION ALL "
+            f"SELECT {returned}, FALSE FROM {table} WHERE {quote('scope')} = %s AND {quote('key')} = %s "
             "AND NOT EXISTS (SELECT 1 FROM claimed)"
         )
         params = [
             scope, key, lease["state"], fingerprint, lease["lease_owner"], lease["lease_expires_at"],
             lease["expires_at"], now, now, scope, key,
         ]
-        return next(iter(self.records.raw(sql, params)), None)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        *values, claimed_now = row
+        attnames = [field.attname for field in IdempotencyRecord._meta.concrete_fields]
+        record = IdempotencyRecord.from_db(self.database_alias, attnames, values)
+        if isinstance(record.response_headers, str):  # jsonb arrives as text through Django's loader
+            record.response_headers = json.loads(record.response_headers)
+        record.claimed_now = claimed_now  # type: ignore[attr-defined]
+        return record
 
     def _relax_durability_if_outermost(self, outermost: bool) -> None:
         # Only for a transaction of our own: inside the caller's transaction, SET LOCAL would
@@ -127,21 +137,38 @@ class DatabaseStore(IdempotencyStore):
 
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
         now = timezone.now()
-        return bool(
-            self._owned(scope, key, owner).update(
-                state=State.RESOLVED,
-                response_status=response.status,
-                response_headers=response.headers,
-                response_body=response.body,
-                lease_expires_at=now,
-                expires_at=now + timedelta(seconds=retention_seconds),
-                updated_at=now,
-            )
-        )
+        return self._update_owned(scope, key, owner, {
+            "state": State.RESOLVED,
+            "response_status": response.status,
+            "response_headers": response.headers,
+            "response_body": response.body,
+            "lease_expires_at": now,
+            "expires_at": now + timedelta(seconds=retention_seconds),
+            "updated_at": now,
+        })
 
     def fail(self, scope: str, key: str, owner: str) -> bool:
         now = timezone.now()
-        return bool(self._owned(scope, key, owner).update(state=State.FAILED, lease_expires_at=now, updated_at=now))
+        values = {"state": State.FAILED, "lease_expires_at": now, "updated_at": now}
+        return self._update_owned(scope, key, owner, values)
+
+    def _update_owned(self, scope: str, key: str, owner: str, values: dict[str, Any]) -> bool:
+        """``self._owned(...).update(**values)`` in SQL written once: the ORM's query compiler
+        cost more CPU than the UPDATE itself, on every keyed request."""
+        connection = connections[self.database_alias]
+        quote = connection.ops.quote_name
+        fields = IdempotencyRecord._meta
+        assignments = ", ".join(f"{quote(fields.get_field(name).column)} = %s" for name in values)
+        params = [fields.get_field(name).get_db_prep_save(value, connection) for name, value in values.items()]
+        params += [scope, key, owner, State.STARTED]
+        sql = (
+            f"UPDATE {quote(fields.db_table)} SET {assignments} "  # noqa: S608 -- quoted identifiers, parameters
+            f"WHERE {quote('scope')} = %s AND {quote('key')} = %s AND {quote('lease_owner')} = %s "
+            f"AND {quote('state')} = %s"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.rowcount > 0
 
     def release(self, scope: str, key: str, owner: str) -> bool:
         deleted, _ = self._owned(scope, key, owner).delete()
@@ -183,6 +210,13 @@ class DatabaseStore(IdempotencyStore):
                 return total
             deleted, _ = self.records.filter(pk__in=batch, expires_at__lt=now, lease_expires_at__lt=now).delete()
             total += deleted
+
+
+#: What the claim statement inserts.
+_CLAIM_COLUMNS = (
+    "scope", "key", "state", "fingerprint", "response_headers", "lease_owner", "lease_expires_at", "expires_at",
+    "created_at", "updated_at",
+)
 
 
 def _stored_response(record: IdempotencyRecord) -> StoredResponse:
