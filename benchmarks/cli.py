@@ -8,6 +8,7 @@ import json
 import multiprocessing
 import os
 import platform
+import statistics
 import sys
 import time
 import uuid
@@ -32,11 +33,11 @@ class Plan:
     tie_rows: int = 30_000
     tie_group: int = 1_500
     http_rounds: int = 10
-    http_seconds: float = 6.0
-    throughput_rounds: int = 10
+    http_seconds: float = 5.0
+    throughput_rounds: int = 8
     throughput_seconds: float = 3.0
     clients: int = 8
-    duplicate_keys: int = 100
+    duplicate_keys: int = 50
     inprocess_rounds: int = 10
     inprocess_requests: int = 60
     workers: int = 2
@@ -183,6 +184,7 @@ def run_idempotency(
         }, env)
         out["inprocess"][store] = {
             "scenarios": {name: summary(samples) for name, samples in raw["samples_ms"].items()},
+            "cpu": {name: statistics.mean(samples) for name, samples in raw["cpu_ms"].items()},
             "statuses": raw["statuses"], "profile": profile,
         }
         if plan.http and store != "sqlite":

@@ -67,11 +67,15 @@ def render(results: dict[str, Any]) -> str:
         rows = []
         for store, data in inprocess.items():
             plain = data["scenarios"]["plain"]["p50_ms"]
+            plain_cpu = data["cpu"]["plain"]
             for mode, scenario in data["scenarios"].items():
+                cpu = data["cpu"][mode]
                 rows.append([store, mode, _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]),
-                             _x(ratio(scenario["p50_ms"], plain)), f"{scenario['p50_ms'] - plain:+.2f}"])
+                             _x(ratio(scenario["p50_ms"], plain)), f"{scenario['p50_ms'] - plain:+.2f}",
+                             _ms(cpu), _x(ratio(cpu, plain_cpu))])
         parts.append(_table("Idempotent POST in-process (Django test client: the package's own Python cost)",
-                            ["store", "scenario", "p50 ms", "p99 ms", "p50 vs plain", "ms vs plain"], rows))
+                            ["store", "scenario", "p50 ms", "p99 ms", "p50 vs plain", "ms vs plain", "CPU ms (mean)",
+                             "CPU vs plain"], rows))
     for vendor, data in results.get("pagination", {}).items():
         rows = []
         keyset_deep = None

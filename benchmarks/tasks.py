@@ -97,6 +97,7 @@ def inprocess_idempotency(rounds: int, requests_per_round: int, profile: str | N
         for _ in range(20):
             action()
     samples: dict[str, list[float]] = {name: [] for name in scenarios}
+    cpu: dict[str, list[float]] = {name: [] for name in scenarios}  # this process's CPU: no waiting counted
     statuses: dict[str, Counter[int]] = {name: Counter() for name in scenarios}
     profiler = _start_profiler(profile)
     turn = list(scenarios)
@@ -104,12 +105,13 @@ def inprocess_idempotency(rounds: int, requests_per_round: int, profile: str | N
     for _request in range(rounds * requests_per_round):
         shuffler.shuffle(turn)  # request by request, so a busy machine slows every scenario alike
         for name in turn:
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             status = scenarios[name]()
             samples[name].append((time.perf_counter() - started) * 1000)
+            cpu[name].append((time.process_time() - cpu_started) * 1000)
             statuses[name][status] += 1
     _stop_profiler(profiler, profile)
-    return {"samples_ms": samples, "statuses": {name: dict(count) for name, count in statuses.items()}}
+    return {"samples_ms": samples, "cpu_ms": cpu, "statuses": {name: dict(count) for name, count in statuses.items()}}
 
 
 def _start_profiler(path: str | None) -> Any:
