@@ -56,7 +56,7 @@ class Plan:
 PLANS = {
     "full": Plan("full", rows=1_000_000),
     "quick": Plan(
-        "quick", rows=100_000, page_rounds=10, tie_rows=15_000, http_rounds=3, http_seconds=3.0,
+        "quick", rows=100_000, page_rounds=25, tie_rows=15_000, http_rounds=3, http_seconds=3.0,
         throughput_rounds=4, throughput_seconds=1.0, duplicate_keys=10, inprocess_rounds=3, inprocess_requests=30,
     ),
     # Seconds, SQLite only, no server: keeps the benchmark code from rotting (tests/test_benchmarks.py).
