@@ -56,10 +56,10 @@ class DatabaseStore(IdempotencyStore):
                 if record is not None and record.claimed_now:
                     return Claim(ClaimOutcome.CLAIMED, owner=owner)
             else:
-                outermost = not connection.in_atomic_block
+                # Inside the caller's transaction (or with autocommit off) the claim keeps its
+                # durability: relaxing it there would relax the commit of the caller's work too.
                 try:
                     with transaction.atomic(using=self.database_alias):
-                        self._relax_durability_if_outermost(outermost)
                         self.records.create(scope=scope, key=key, fingerprint=fingerprint, **lease)
                     return Claim(ClaimOutcome.CLAIMED, owner=owner)
                 except IntegrityError:
@@ -126,14 +126,6 @@ class DatabaseStore(IdempotencyStore):
             record.response_headers = json.loads(record.response_headers)
         record.claimed_now = claimed_now  # type: ignore[attr-defined]
         return record
-
-    def _relax_durability_if_outermost(self, outermost: bool) -> None:
-        # Only for a transaction of our own: inside the caller's transaction, SET LOCAL would
-        # relax the commit of the caller's work too.
-        connection = connections[self.database_alias]
-        if outermost and connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")
 
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
         now = timezone.now()
