@@ -82,3 +82,18 @@ def test_the_redis_store_renews_before_the_commit_only_past_half_the_lease(
                            headers={"Idempotency-Key": uuid.uuid4().hex})
     assert response.status_code == 201
     assert len(calls) == renewals
+
+
+def test_a_short_renewal_brings_the_renewal_before_the_commit_back() -> None:
+    import time
+
+    from django_api_conventions.idempotency.execution import KeyedRequest
+
+    store, key = DatabaseStore(), f"key-{uuid.uuid4().hex}"
+    claim = store.claim("scope", key, "fp", 60, 3600)
+    keyed = KeyedRequest(store, "scope", key, claim.owner, 60, lease_deadline=time.monotonic() + 60)
+    assert not keyed.lease_half_used()
+    keyed.renew_lease(seconds=5)  # the view asked for less than the lease: 5 seconds are left
+    assert keyed.lease_half_used()
+    keyed.renew_lease()
+    assert not keyed.lease_half_used()

@@ -75,19 +75,22 @@ class KeyedRequest:
     owner: str
     lease_seconds: float
     completed: bool = field(default=False)
-    #: ``time.monotonic()`` just before the claim was sent: the lease cannot end sooner than
-    #: ``lease_seconds`` after it, whatever the store's clock says.
-    claimed_at: float = field(default_factory=time.monotonic)
+    #: ``time.monotonic()`` before which the lease cannot end, whatever the store's clock says:
+    #: measured from just before the claim (or the last renewal) was sent.
+    lease_deadline: float = field(default_factory=time.monotonic)
 
     def lease_half_used(self) -> bool:
-        return time.monotonic() - self.claimed_at >= self.lease_seconds / 2
+        """Whether less than half of ``lease_seconds`` is surely left of the lease."""
+        return self.lease_deadline - time.monotonic() < self.lease_seconds / 2
 
     def renew_lease(self, seconds: float | None = None) -> None:
         """Call from a long view to keep its key; raises :class:`LeaseExpired` if it was lost."""
+        started = time.monotonic()
         with store_errors(self.store):
             renewed = self.store.renew(self.scope, self.key, self.owner, seconds or self.lease_seconds)
         if not renewed:
             raise LeaseExpired
+        self.lease_deadline = started + (seconds or self.lease_seconds)
 
     def complete(self, response: HttpResponseBase, retention: int) -> bool:
         with store_errors(self.store):
@@ -191,7 +194,7 @@ def _run_keyed(
         logger.warning("Idempotency key taken over after its lease passed", extra=log_context)
         signals.lease_taken_over.send(sender=store.__class__, **signal_context)
 
-    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, claimed_at=claimed_at)
+    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, lease_deadline=claimed_at + lease_seconds)
     http_request.idempotency = keyed  # type: ignore[attr-defined]
     response = _execute(keyed, options, run_view, retention)
     response["X-Cache-Lookup"] = "MISS"
