@@ -81,13 +81,22 @@ class KeyedRequest:
     owner: str
     lease_seconds: float
     completed: bool = field(default=False)
+    #: ``time.monotonic()`` before which the lease cannot end, whatever the store's clock says:
+    #: measured from just before the claim (or the last renewal) was sent.
+    lease_deadline: float = field(default_factory=time.monotonic)
+
+    def lease_half_used(self) -> bool:
+        """Whether less than half of ``lease_seconds`` is surely left of the lease."""
+        return self.lease_deadline - time.monotonic() < self.lease_seconds / 2
 
     def renew_lease(self, seconds: float | None = None) -> None:
         """Call from a long view to keep its key; raises :class:`LeaseExpired` if it was lost."""
+        started = time.monotonic()
         with store_errors(self.store):
             renewed = self.store.renew(self.scope, self.key, self.owner, seconds or self.lease_seconds)
         if not renewed:
             raise LeaseExpired
+        self.lease_deadline = started + (seconds or self.lease_seconds)
 
     def hold_over_commit(self, response: HttpResponseBase) -> None:
         """For a store outside the transaction, just before the commit: prove the lease is still
@@ -95,6 +104,11 @@ class KeyedRequest:
         database can later tell whether the commit happened. Raises :class:`LeaseExpired`."""
         alias = api_settings.IDEMPOTENCY_DATABASE
         marker = transaction_marker(alias) if self.store.prepares_commits and alias in settings.DATABASES else None
+        if marker is None and not self.lease_half_used():
+            # With half the lease left it cannot have passed to another request, and it
+            # outlasts the commit: no round trip to the store needed.
+            return
+        started = time.monotonic()
         with store_errors(self.store):
             if marker is None:
                 held = self.store.renew(self.scope, self.key, self.owner, self.lease_seconds)
@@ -104,6 +118,7 @@ class KeyedRequest:
                 )
         if not held:
             raise LeaseExpired
+        self.lease_deadline = started + self.lease_seconds
 
     def complete(self, response: HttpResponseBase, retention: int) -> bool:
         stored = _stored(response)
@@ -202,6 +217,7 @@ def _run_keyed(
     deadline = time.monotonic() + options.wait_seconds
     sleep = _WAIT_FIRST_SLEEP
     while True:
+        claimed_at = time.monotonic()
         claim = _claim_or_fail_open(
             store, lambda: store.claim(scope, key, fingerprint, lease_seconds, retention), log_context
         )
@@ -237,7 +253,7 @@ def _run_keyed(
         logger.warning("Idempotency key taken over after its lease passed", extra=log_context)
         signals.lease_taken_over.send(sender=store.__class__, **signal_context)
 
-    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds)
+    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, lease_deadline=claimed_at + lease_seconds)
     http_request.idempotency = keyed  # type: ignore[attr-defined]
     response = _execute(keyed, options, run_view, retention)
     response["X-Cache-Lookup"] = "MISS"

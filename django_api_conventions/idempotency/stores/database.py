@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import ClassVar
+import json
+from datetime import datetime, timedelta
+from typing import Any, ClassVar
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
 from django.utils import timezone
@@ -38,6 +39,10 @@ class DatabaseStore(IdempotencyStore):
 
     def claim(self, scope: str, key: str, fingerprint: str, lease_seconds: float, retention_seconds: int) -> Claim:
         owner = new_owner_token()
+        connection = connections[self.database_alias]
+        # Outside any transaction, PostgreSQL claims in one statement: one round trip for a new
+        # key and for a replay, instead of BEGIN, SET, INSERT, COMMIT (and ROLLBACK, SELECT).
+        one_statement = connection.vendor == "postgresql" and connection.get_autocommit()
         for _attempt in range(5):  # the record may vanish between our INSERT and our SELECT
             now = timezone.now()
             lease = {
@@ -46,15 +51,20 @@ class DatabaseStore(IdempotencyStore):
                 "lease_expires_at": now + timedelta(seconds=lease_seconds),
                 "expires_at": now + timedelta(seconds=max(retention_seconds, lease_seconds)),
             }
-            outermost = not connections[self.database_alias].in_atomic_block
-            try:
-                with transaction.atomic(using=self.database_alias):
-                    self._relax_durability_if_outermost(outermost)
-                    self.records.create(scope=scope, key=key, fingerprint=fingerprint, **lease)
-                return Claim(ClaimOutcome.CLAIMED, owner=owner)
-            except IntegrityError:
-                pass
-            record = self.records.filter(scope=scope, key=key).first()
+            if one_statement:
+                record = self._insert_or_read(scope, key, fingerprint, lease, now)
+                if record is not None and record.claimed_now:
+                    return Claim(ClaimOutcome.CLAIMED, owner=owner)
+            else:
+                # Inside the caller's transaction (or with autocommit off) the claim keeps its
+                # durability: relaxing it there would relax the commit of the caller's work too.
+                try:
+                    with transaction.atomic(using=self.database_alias):
+                        self.records.create(scope=scope, key=key, fingerprint=fingerprint, **lease)
+                    return Claim(ClaimOutcome.CLAIMED, owner=owner)
+                except IntegrityError:
+                    pass
+                record = self.records.filter(scope=scope, key=key).first()
             if record is None:
                 continue
             expired = record.expires_at <= now and record.lease_expires_at <= now
@@ -75,31 +85,82 @@ class DatabaseStore(IdempotencyStore):
                 return Claim(ClaimOutcome.CLAIMED, owner=owner, taken_over_from=record.state)
         return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=1.0)
 
-    def _relax_durability_if_outermost(self, outermost: bool) -> None:
-        # Only for a transaction of our own: inside the caller's transaction, SET LOCAL would
-        # relax the commit of the caller's work too.
+    def _insert_or_read(
+        self, scope: str, key: str, fingerprint: str, lease: dict[str, Any], now: datetime
+    ) -> IdempotencyRecord | None:
+        """PostgreSQL, in autocommit: INSERT the claim, or else read the record that holds the key.
+
+        One statement, so one implicit transaction: ``set_config(..., true)`` relaxes the
+        durability of that transaction alone (as ``SET LOCAL`` would). A record committed by a
+        concurrent claim after our snapshot is neither inserted nor seen: ``None``, try again.
+        The record answered carries ``claimed_now``: whether this statement inserted it.
+        """
         connection = connections[self.database_alias]
-        if outermost and connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        quote = connection.ops.quote_name
+        table = quote(IdempotencyRecord._meta.db_table)
+        inserted = ", ".join(quote(name) for name in _CLAIM_COLUMNS)
+        returned = ", ".join(quote(field.column) for field in IdempotencyRecord._meta.concrete_fields)
+        # Identifiers come from the model, quoted; every value is a parameter.
+        sql = (
+            "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)), "  # noqa: S608
+            f"claimed AS (INSERT INTO {table} ({inserted}) "
+            "SELECT %s, %s, %s, %s, '{}'::jsonb, %s, %s, %s, %s, %s FROM relaxed "
+            f"ON CONFLICT ({quote('scope')}, {quote('key')}) DO NOTHING RETURNING {returned}) "
+            f"SELECT {returned}, TRUE FROM claimed UNION ALL "
+            f"SELECT {returned}, FALSE FROM {table} WHERE {quote('scope')} = %s AND {quote('key')} = %s "
+            "AND NOT EXISTS (SELECT 1 FROM claimed)"
+        )
+        params = [
+            scope, key, lease["state"], fingerprint, lease["lease_owner"], lease["lease_expires_at"],
+            lease["expires_at"], now, now, scope, key,
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        *values, claimed_now = row
+        attnames = [field.attname for field in IdempotencyRecord._meta.concrete_fields]
+        record = IdempotencyRecord.from_db(self.database_alias, attnames, values)
+        if isinstance(record.response_headers, str):  # jsonb arrives as text through Django's loader
+            record.response_headers = json.loads(record.response_headers)
+        record.claimed_now = claimed_now  # type: ignore[attr-defined]
+        return record
 
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
         now = timezone.now()
-        return bool(
-            self._owned(scope, key, owner).update(
-                state=State.RESOLVED,
-                response_status=response.status,
-                response_headers=response.headers,
-                response_body=response.body,
-                lease_expires_at=now,
-                expires_at=now + timedelta(seconds=retention_seconds),
-                updated_at=now,
-            )
-        )
+        return self._update_owned(scope, key, owner, {
+            "state": State.RESOLVED,
+            "response_status": response.status,
+            "response_headers": response.headers,
+            "response_body": response.body,
+            "lease_expires_at": now,
+            "expires_at": now + timedelta(seconds=retention_seconds),
+            "updated_at": now,
+        })
 
     def fail(self, scope: str, key: str, owner: str) -> bool:
         now = timezone.now()
-        return bool(self._owned(scope, key, owner).update(state=State.FAILED, lease_expires_at=now, updated_at=now))
+        values = {"state": State.FAILED, "lease_expires_at": now, "updated_at": now}
+        return self._update_owned(scope, key, owner, values)
+
+    def _update_owned(self, scope: str, key: str, owner: str, values: dict[str, Any]) -> bool:
+        """``self._owned(...).update(**values)`` in SQL written once: the ORM's query compiler
+        cost more CPU than the UPDATE itself, on every keyed request."""
+        connection = connections[self.database_alias]
+        quote = connection.ops.quote_name
+        fields = IdempotencyRecord._meta
+        assignments = ", ".join(f"{quote(fields.get_field(name).column)} = %s" for name in values)
+        params = [fields.get_field(name).get_db_prep_save(value, connection) for name, value in values.items()]
+        params += [scope, key, owner, State.STARTED]
+        sql = (
+            f"UPDATE {quote(fields.db_table)} SET {assignments} "  # noqa: S608 -- quoted identifiers, parameters
+            f"WHERE {quote('scope')} = %s AND {quote('key')} = %s AND {quote('lease_owner')} = %s "
+            f"AND {quote('state')} = %s"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.rowcount > 0
 
     def release(self, scope: str, key: str, owner: str) -> bool:
         deleted, _ = self._owned(scope, key, owner).delete()
@@ -141,6 +202,13 @@ class DatabaseStore(IdempotencyStore):
                 return total
             deleted, _ = self.records.filter(pk__in=batch, expires_at__lt=now, lease_expires_at__lt=now).delete()
             total += deleted
+
+
+#: What the claim statement inserts.
+_CLAIM_COLUMNS = (
+    "scope", "key", "state", "fingerprint", "response_headers", "lease_owner", "lease_expires_at", "expires_at",
+    "created_at", "updated_at",
+)
 
 
 def _stored_response(record: IdempotencyRecord) -> StoredResponse:

@@ -1,0 +1,151 @@
+"""The table of a run, and its targets (each a ratio against the baseline of the same run)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .stats import ratio
+
+#: (store, the POST with a fresh key may cost at most this many times the plain POST's p50)
+FRESH_KEY_TARGETS = {"postgresql": 1.20, "redis": 1.15}
+REPLAY_TARGET = 0.60
+THROUGHPUT_TARGET = 0.85
+DEEP_PAGE_TARGET = 1.2
+
+
+def _ms(value: float) -> str:
+    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.2f}"
+
+
+def _x(value: float) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.2f}x"
+
+
+def _table(title: str, header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
+    line = lambda cells: "  ".join(str(cell).ljust(width) for cell, width in zip(cells, widths, strict=True))  # noqa: E731
+    return "\n".join([f"\n{title}", line(header), line(["-" * width for width in widths]), *map(line, rows)])
+
+
+def render(results: dict[str, Any]) -> str:
+    parts = [f"benchmarks ({results['plan']['name']}), {results['started_at']}, "
+             f"{results['machine']['cpus']} CPUs, Python {results['machine']['python']}"]
+    if results["skipped"]:
+        parts.append("skipped: " + "; ".join(results["skipped"]))
+    idempotency = results.get("idempotency", {})
+    http = idempotency.get("http", {})
+    if http:
+        rows = []
+        for store, data in http.items():
+            plain = data["one_client"]["plain"]["p50_ms"]
+            for mode, scenario in data["one_client"].items():
+                rows.append([store, mode, _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]),
+                             _x(ratio(scenario["p50_ms"], plain)), f"{scenario['n']}", _statuses(scenario)])
+        parts.append(_table(
+            f"Idempotent POST /v2/orders over HTTP (gunicorn, {next(iter(http.values()))['workers']} sync workers, "
+            "1 client, keep-alive)",
+            ["store", "scenario", "p50 ms", "p99 ms", "p50 vs plain", "requests", "answers"], rows))
+        rows = []
+        for store, data in http.items():
+            plain = data["many_clients"]["plain"]["rps_median"]
+            for mode, scenario in data["many_clients"].items():
+                rows.append([store, mode, f"{scenario['rps_median']:.0f}", _x(ratio(scenario["rps_median"], plain)),
+                             _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]), _statuses(scenario)])
+        clients = next(iter(http.values()))["clients"]
+        parts.append(_table(f"Throughput, {clients} clients", ["store", "scenario", "req/s", "vs plain", "p50 ms",
+                                                               "p99 ms", "answers"], rows))
+        rows = []
+        for store, data in http.items():
+            burst = data["duplicates"]
+            rows.append([store, str(burst["keys"]), str(burst["keys_run_once"]),
+                         f"{burst['executions_min']}..{burst['executions_max']}", _statuses(burst)])
+        parts.append(_table(f"{clients} simultaneous duplicates per key (executions counted in the database)",
+                            ["store", "keys", "keys run once", "executions per key", "answers"], rows))
+    inprocess = idempotency.get("inprocess", {})
+    if inprocess:
+        rows = []
+        for store, data in inprocess.items():
+            plain = data["scenarios"]["plain"]["p50_ms"]
+            plain_cpu = data["cpu"]["plain"]
+            for mode, scenario in data["scenarios"].items():
+                cpu = data["cpu"][mode]
+                rows.append([store, mode, _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]),
+                             _x(ratio(scenario["p50_ms"], plain)), f"{scenario['p50_ms'] - plain:+.2f}",
+                             _ms(cpu), _x(ratio(cpu, plain_cpu))])
+        parts.append(_table("Idempotent POST in-process (Django test client: the package's own Python cost)",
+                            ["store", "scenario", "p50 ms", "p99 ms", "p50 vs plain", "ms vs plain", "CPU ms (mean)",
+                             "CPU vs plain"], rows))
+    for vendor, data in results.get("pagination", {}).items():
+        rows = []
+        keyset_deep = None
+        for name, by_depth in data["pages"].items():
+            depths = sorted(by_depth, key=int)
+            first = by_depth[depths[0]]["p50_ms"]
+            for depth in depths:
+                scenario = by_depth[depth]
+                keyset = data["pages"]["keyset"][depth]["p50_ms"]
+                rows.append([name, f"{int(depth):,}", _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]),
+                             _x(ratio(scenario["p50_ms"], first)), _x(ratio(scenario["p50_ms"], keyset)),
+                             str(data["queries"][name][depth])])
+            if name == "keyset":
+                keyset_deep = depths[-1]
+        parts.append(_table(
+            f"Pagination on {vendor}, {data['rows']:,} rows, 20 a page (Django test client)",
+            ["paginator", "depth", "p50 ms", "p99 ms", "vs depth 0", "vs keyset", "queries"], rows))
+        plan_lines = data["deepest_keyset_plan"].replace("\n", " | ")
+        parts.append(f"keyset page at depth {int(keyset_deep or 0):,}, query plan: {plan_lines}")
+        ties = data["ties"]
+        rows = [
+            [name, str(walk["pages"]), f"{walk['rows_returned']:,}", str(walk["duplicates"]), str(walk["skips"]),
+             "yes" if walk.get("loops") else "no", f"{walk['seconds']:.1f}"]
+            for name, walk in ties["walks"].items()
+        ]
+        parts.append(_table(
+            f"Full walk on {vendor}, {ties['rows']:,} rows in groups of {ties['group']:,} equal created_at, 100 a page",
+            ["paginator", "pages", "rows", "duplicates", "skips", "loops", "seconds"], rows))
+    found = targets(results)
+    if found:
+        rows = [[t["target"], t["value"], t["limit"], "yes" if t["met"] else "NO"] for t in found]
+        parts.append(_table("Targets", ["target", "measured", "limit", "met"], rows))
+    return "\n".join(parts)
+
+
+def _statuses(scenario: dict[str, Any]) -> str:
+    return ", ".join(f"{status}: {count}" for status, count in sorted(scenario["statuses"].items()))
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+
+    def add(name: str, value: float, limit: str, met: bool) -> None:
+        found.append({"target": name, "value": f"{value:.2f}" if isinstance(value, float) else str(value),
+                      "limit": limit, "met": bool(met)})
+
+    for store, data in results.get("idempotency", {}).get("http", {}).items():
+        one = data["one_client"]
+        plain = one["plain"]["p50_ms"]
+        fresh = ratio(one["fresh_key"]["p50_ms"], plain)
+        add(f"{store}: fresh key p50 / plain", fresh, f"<= {FRESH_KEY_TARGETS[store]}",
+            fresh <= FRESH_KEY_TARGETS[store])
+        replay = ratio(one["replay"]["p50_ms"], plain)
+        add(f"{store}: replay p50 / plain", replay, f"<= {REPLAY_TARGET}", replay <= REPLAY_TARGET)
+        many = data["many_clients"]
+        throughput = ratio(many["fresh_key"]["rps_median"], many["plain"]["rps_median"])
+        add(f"{store}: throughput {data['clients']} clients / plain", throughput, f">= {THROUGHPUT_TARGET}",
+            throughput >= THROUGHPUT_TARGET)
+        burst = data["duplicates"]
+        add(f"{store}: keys run exactly once", f"{burst['keys_run_once']}/{burst['keys']}", "all",
+            burst["keys_run_once"] == burst["keys"])
+    for vendor, data in results.get("pagination", {}).items():
+        pages = data["pages"]["keyset"]
+        depths = sorted(pages, key=int)
+        deep = ratio(pages[depths[-1]]["p50_ms"], pages[depths[0]]["p50_ms"])
+        add(f"{vendor}: keyset depth {int(depths[-1]):,} / depth 0", deep, f"<= {DEEP_PAGE_TARGET}",
+            deep <= DEEP_PAGE_TARGET)
+        queries = set(data["queries"]["keyset"].values())
+        add(f"{vendor}: keyset queries per page", max(queries), "1", queries == {1})
+        walk = data["ties"]["walks"]["keyset"]
+        add(f"{vendor}: keyset duplicates + skips on ties", walk["duplicates"] + walk["skips"], "0",
+            walk["duplicates"] + walk["skips"] == 0)
+    return found

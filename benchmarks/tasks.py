@@ -1,0 +1,335 @@
+"""The parts of the benchmark that run inside Django, one subprocess per database and store.
+
+``python -m benchmarks.tasks NAME ARGS_JSON OUTPUT_JSON`` with ``DJANGO_SETTINGS_MODULE`` set to
+``benchmarks.settings`` and ``DATABASE_URL`` / ``REDIS_URL`` / ``IDEMPOTENCY_STORE`` naming what
+to run on. The orchestrator (:mod:`benchmarks.cli`) never imports Django settings itself, so each
+task sees exactly the configuration a server would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+import uuid
+from base64 import b64encode
+from collections import Counter
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import django
+
+BENCH_USER = "usr_bench"
+SQLITE_LOAD_BATCH = 50_000
+
+
+def main(argv: list[str]) -> int:
+    name, raw_args, output = argv
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmarks.settings")
+    django.setup()
+    result = TASKS[name](**json.loads(raw_args))
+    with open(output, "w") as handle:
+        json.dump(result, handle, default=str)
+    return 0
+
+
+def migrate() -> None:
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=0)
+
+
+# --- idempotency -----------------------------------------------------------------------------
+
+
+def prepare_idempotency(duplicate_users: list[str]) -> dict[str, Any]:
+    """Migrate, then create the user every benchmark order belongs to, and one user per
+    duplicate-burst key (its orders count the executions of that key)."""
+    from testproject.billing.models import Customer
+
+    migrate()
+    Customer.objects.get_or_create(id=BENCH_USER, defaults={"email": "bench@example.com", "name": "Bench"})
+    Customer.objects.bulk_create(
+        [Customer(id=user, email=f"{user}@example.com", name="Burst") for user in duplicate_users],
+        ignore_conflicts=True,
+    )
+    return {"users": 1 + len(duplicate_users)}
+
+
+def count_orders(user_ids: list[str]) -> dict[str, int]:
+    from django.db.models import Count
+
+    from testproject.billing.models import Order
+
+    counts = dict(Order.objects.filter(user_id__in=user_ids).values_list("user_id").annotate(n=Count("id")))
+    return {user: counts.get(user, 0) for user in user_ids}
+
+
+def inprocess_idempotency(rounds: int, requests_per_round: int, profile: str | None = None) -> dict[str, Any]:
+    """POST without a key, with a fresh key, and a replay, through Django's test client: what
+    the package's Python costs without a network or a second process in between."""
+    from django.test import Client
+
+    prepare_idempotency([])
+    client = Client()
+    body = json.dumps({"user_id": BENCH_USER})
+    run = uuid.uuid4().hex[:8]
+    counter = iter(range(10**9))
+
+    def post(key: str | None) -> int:
+        headers = {"HTTP_X_CLIENT_ID": "bench-inprocess"}
+        if key is not None:
+            headers["HTTP_IDEMPOTENCY_KEY"] = key
+        return client.post("/v2/orders", data=body, content_type="application/json", **headers).status_code
+
+    replay_key = f"replay-{run}"
+    assert post(replay_key) == 201
+    scenarios: dict[str, Callable[[], int]] = {
+        "plain": lambda: post(None),
+        "fresh_key": lambda: post(f"fresh-{run}-{next(counter)}"),
+        "replay": lambda: post(replay_key),
+    }
+    for action in scenarios.values():  # warm-up: imports, connections, caches
+        for _ in range(20):
+            action()
+    samples: dict[str, list[float]] = {name: [] for name in scenarios}
+    cpu: dict[str, list[float]] = {name: [] for name in scenarios}  # this process's CPU: no waiting counted
+    statuses: dict[str, Counter[int]] = {name: Counter() for name in scenarios}
+    profiler = _start_profiler(profile)
+    turn = list(scenarios)
+    shuffler = random.Random(7)
+    for _request in range(rounds * requests_per_round):
+        shuffler.shuffle(turn)  # request by request, so a busy machine slows every scenario alike
+        for name in turn:
+            started, cpu_started = time.perf_counter(), time.process_time()
+            status = scenarios[name]()
+            samples[name].append((time.perf_counter() - started) * 1000)
+            cpu[name].append((time.process_time() - cpu_started) * 1000)
+            statuses[name][status] += 1
+    _stop_profiler(profiler, profile)
+    return {"samples_ms": samples, "cpu_ms": cpu, "statuses": {name: dict(count) for name, count in statuses.items()}}
+
+
+def _start_profiler(path: str | None) -> Any:
+    if not path:
+        return None
+    from pyinstrument import Profiler
+
+    profiler = Profiler(interval=0.0005)
+    profiler.start()
+    return profiler
+
+
+def _stop_profiler(profiler: Any, path: str | None) -> None:
+    if profiler is None or not path:
+        return
+    profiler.stop()
+    with open(path, "w") as handle:
+        handle.write(profiler.output_text(unicode=False, color=False, show_all=False))
+
+
+# --- pagination ------------------------------------------------------------------------------
+
+
+def pagination(
+    rows: int, depths: list[int], rounds: int, tie_group: int | None = None, walk: bool = False,
+    rebuild: bool = False,
+) -> dict[str, Any]:
+    """Build ``rows`` orders (``tie_group`` rows per ``created_at`` if given), then time a page
+    at each depth through each paginator, or (``walk``) walk every page and count duplicates and
+    skips."""
+    from django.db import connection
+
+    migrate()
+    started = time.perf_counter()
+    built = build_orders(rows, tie_group=tie_group, rebuild=rebuild)
+    result: dict[str, Any] = {
+        "vendor": connection.vendor, "rows": rows, "tie_group": tie_group,
+        "build_seconds": round(time.perf_counter() - started, 1), "built": built,
+    }
+    if walk:
+        result["walks"] = {name: walk_all_pages(name, rows) for name in PAGINATORS}
+    else:
+        result.update(time_pages(depths, rounds))
+    return result
+
+
+def build_orders(rows: int, *, tie_group: int | None, rebuild: bool) -> bool:
+    """Fill the orders table in bulk (COPY on PostgreSQL, batched executemany on SQLite); keep
+    a table that already holds this dataset unless ``rebuild``."""
+    from django.db import connection, transaction
+
+    from testproject.billing.models import Customer, Order
+
+    label = f"bench rows={rows} tie_group={tie_group}"
+    marker = Customer.objects.filter(id=BENCH_USER).values_list("name", flat=True).first()
+    if not rebuild and marker == label and Order.objects.count() == rows:
+        return False
+    table = Order._meta.db_table
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    generator = random.Random(7)
+
+    def created_at(index: int) -> datetime:
+        step = index // tie_group * 1000 if tie_group else index
+        return base + timedelta(milliseconds=step)
+
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                cursor.execute(f"TRUNCATE {table}")
+            else:
+                cursor.execute(f"DELETE FROM {table}")
+        Customer.objects.filter(id=BENCH_USER).delete()
+        Customer.objects.create(id=BENCH_USER, email="bench@example.com", name=label)
+        ids = (f"ord_{generator.getrandbits(80):020x}" for _ in range(rows))
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                copy_sql = f"COPY {table} (id, user_id, status, created_at) FROM STDIN"
+                with cursor.cursor.copy(copy_sql) as copy:
+                    for index, order_id in enumerate(ids):
+                        copy.write_row((order_id, BENCH_USER, "pending", created_at(index)))
+        else:
+            insert = f"INSERT INTO {table} (id, user_id, status, created_at) VALUES (?, ?, ?, ?)"
+            raw = connection.connection
+            batch: list[tuple[str, str, str, str]] = []
+            for index, order_id in enumerate(ids):
+                # Django's own SQLite spelling of an aware UTC datetime, so lookups compare equal.
+                batch.append((order_id, BENCH_USER, "pending", str(created_at(index).replace(tzinfo=None))))
+                if len(batch) == SQLITE_LOAD_BATCH:
+                    raw.executemany(insert, batch)
+                    batch.clear()
+            raw.executemany(insert, batch)
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM ANALYZE {table}" if connection.vendor == "postgresql" else "ANALYZE")
+    return True
+
+
+PAGINATORS = ("keyset", "cursor", "limitoffset")
+
+
+def page_url(name: str, depth: int) -> str:
+    """The URL of the page that starts after ``depth`` rows, as a client would hold it."""
+    from django.urls import resolve
+
+    from testproject.billing.models import Order
+
+    path = f"/bench/{name}"
+    if depth == 0:
+        return path
+    if name == "limitoffset":
+        return f"{path}?{urlencode({'offset': depth})}"
+    created_at, order_id = Order.objects.order_by("-created_at", "-id").values_list("created_at", "id")[depth - 1]
+    if name == "cursor":
+        # DRF's own cursor spelling: the last row's position, offset 0 (timestamps are unique here).
+        token = b64encode(urlencode({"p": str(created_at)}).encode("ascii")).decode("ascii")
+        return f"{path}?{urlencode({'cursor': token})}"
+    from django_api_conventions.pagination.cursors import Cursor, encode_cursor, filters_signature
+
+    from .pagination_views import KeysetOrders
+
+    ordering = KeysetOrders.pagination_class().get_ordering(Order)
+    endpoint = f"{resolve(path).view_name}:{path}"
+    token = encode_cursor(Cursor((created_at, order_id), ordering, endpoint, filters_signature({})))
+    return f"{path}?{urlencode({'cursor': token})}"
+
+
+def time_pages(depths: list[int], rounds: int) -> dict[str, Any]:
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from testproject.billing.models import Order
+
+    client = Client()
+    urls = {(name, depth): page_url(name, depth) for name in PAGINATORS for depth in depths}
+    queries: dict[str, dict[int, int]] = {name: {} for name in PAGINATORS}
+    deepest_sql = ""
+    for (name, depth), url in urls.items():
+        with CaptureQueriesContext(connection) as captured:
+            response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code, response.content[:300])
+        body = response.json()
+        page = body["data"] if name == "keyset" else body["results"]
+        assert len(page) == 20, (url, len(page))
+        # The page's own queries: not BEGIN/COMMIT of ATOMIC_REQUESTS, not the maintenance switch.
+        own = [query["sql"] for query in captured.captured_queries if Order._meta.db_table in query["sql"]]
+        queries[name][depth] = len(own)
+        if name == "keyset" and depth == max(depths):
+            deepest_sql = own[-1]
+    samples: dict[str, dict[int, list[float]]] = {name: {depth: [] for depth in depths} for name in PAGINATORS}
+    keys = list(urls)
+    for round_number in range(rounds):
+        random.Random(round_number).shuffle(keys)
+        for name, depth in keys:
+            started = time.perf_counter()
+            client.get(urls[name, depth])
+            samples[name][depth].append((time.perf_counter() - started) * 1000)
+    return {"samples_ms": samples, "queries": queries, "deepest_keyset_sql": deepest_sql,
+            "deepest_keyset_plan": explain(deepest_sql)}
+
+
+def explain(sql: str) -> str:
+    from django.db import connection
+
+    if not sql:
+        return ""
+    prefix = "EXPLAIN QUERY PLAN " if connection.vendor == "sqlite" else "EXPLAIN "
+    with connection.cursor() as cursor:
+        cursor.execute(prefix + sql)
+        return "\n".join(" ".join(str(column) for column in row) for row in cursor.fetchall())
+
+
+def walk_all_pages(name: str, rows: int) -> dict[str, Any]:
+    """Follow ``next`` from the first page to the last, 100 rows a page; count what repeats and
+    what never came."""
+    from django.test import Client
+
+    from testproject.billing.models import Order
+
+    client = Client()
+    url: str | None = f"/bench/{name}?limit=100"
+    seen: list[str] = []
+    visited: set[str] = set()
+    pages = 0
+    loops = False
+    started = time.perf_counter()
+    while url:
+        if url in visited or len(seen) > 2 * rows:
+            loops = True  # the paginator sent us back to a page it already served: it never ends
+            break
+        visited.add(url)
+        body = client.get(url).json()
+        pages += 1
+        if name == "keyset":
+            seen.extend(row["id"] for row in body["data"])
+            cursor = body["pagination"]["next_cursor"]
+            url = f"/bench/keyset?{urlencode({'limit': 100, 'cursor': cursor})}" if cursor else None
+        else:
+            seen.extend(row["id"] for row in body["results"])
+            url = _path_and_query(body["next"]) if body["next"] else None
+    everything = set(Order.objects.values_list("id", flat=True))
+    distinct = set(seen)
+    return {
+        "pages": pages, "rows_returned": len(seen), "duplicates": len(seen) - len(distinct),
+        "skips": len(everything - distinct), "loops": loops, "seconds": round(time.perf_counter() - started, 2),
+    }
+
+
+def _path_and_query(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.path}?{parts.query}" if parts.query else parts.path
+
+
+TASKS: dict[str, Callable[..., Any]] = {
+    "prepare_idempotency": prepare_idempotency,
+    "count_orders": count_orders,
+    "inprocess_idempotency": inprocess_idempotency,
+    "pagination": pagination,
+}
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,44 @@
+"""The benchmark command keeps working (its timings are not tested here: docs/benchmarks.md).
+
+``--smoke`` runs every in-process scenario on SQLite at tiny sizes, without gunicorn.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import cli, services
+
+
+def test_quick_and_full_plans_parse() -> None:
+    quick = cli.parse_args(["--quick"]).plan
+    assert quick.name == "quick" and quick.rows == 100_000
+    assert quick.depths == [0, 1_000, 10_000, 50_000, 90_000]
+    full = cli.parse_args([]).plan
+    assert full.depths == [0, 10_000, 100_000, 500_000, 900_000]
+    assert cli.parse_args(["--workers", "4"]).plan.workers == 4
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--quick", "--smoke"])
+
+
+def test_the_smoke_run_measures_every_in_process_scenario(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(services, "WORK_DIR", tmp_path)
+    output = tmp_path / "results.json"
+    assert cli.main(["--smoke", "--json", str(output)]) == 0
+    results = json.loads(output.read_text())
+    scenarios = results["idempotency"]["inprocess"]["sqlite"]["scenarios"]
+    assert set(scenarios) == {"plain", "fresh_key", "replay"}
+    assert all(scenario["n"] == 5 for scenario in scenarios.values())
+    statuses = results["idempotency"]["inprocess"]["sqlite"]["statuses"]
+    assert statuses == {"plain": {"201": 5}, "fresh_key": {"201": 5}, "replay": {"201": 5}}
+    sqlite = results["pagination"]["sqlite"]
+    assert set(sqlite["pages"]) == {"keyset", "cursor", "limitoffset"}
+    assert sqlite["queries"]["keyset"] == {str(depth): 1 for depth in cli.PLANS["smoke"].depths}
+    assert sqlite["ties"]["walks"]["keyset"]["duplicates"] == sqlite["ties"]["walks"]["keyset"]["skips"] == 0
+    assert {target["target"] for target in results["targets"]} >= {"sqlite: keyset queries per page"}
+    assert "Targets" in capsys.readouterr().out

@@ -1,0 +1,99 @@
+"""Round trips to the store on each keyed request: the database store on PostgreSQL claims a key
+in one statement (one round trip for a new key, one for a replay) and the relaxed durability of
+the claim never leaks into the session; the Redis store proves its lease before the commit only
+once half of it has passed."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from django_api_conventions.idempotency.stores import ClaimOutcome, StoredResponse
+from django_api_conventions.idempotency.stores.database import DatabaseStore
+from testproject.billing.models import Customer, Invoice
+
+pytestmark = pytest.mark.django_db(transaction=True)
+postgres_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's one-statement claim")
+
+
+def synchronous_commit() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return str(cursor.fetchone()[0])
+
+
+@pytest.mark.postgres
+@postgres_only
+def test_a_new_key_and_its_replay_each_cost_one_statement() -> None:
+    store, key = DatabaseStore(), f"key-{uuid.uuid4().hex}"
+    with CaptureQueriesContext(connection) as claiming:
+        claim = store.claim("scope", key, "fp", 60, 3600)
+    assert claim.outcome is ClaimOutcome.CLAIMED
+    assert len(claiming.captured_queries) == 1, claiming.captured_queries
+    assert "set_config('synchronous_commit', 'off', true)" in claiming.captured_queries[0]["sql"]
+    assert store.complete("scope", key, claim.owner, StoredResponse(201, {"Location": "/x"}, b"{}"), 3600)
+    with CaptureQueriesContext(connection) as replaying:
+        replay = store.claim("scope", key, "fp", 60, 3600)
+    assert replay.outcome is ClaimOutcome.RESOLVED
+    assert replay.response == StoredResponse(201, {"Location": "/x"}, b"{}")
+    assert len(replaying.captured_queries) == 1, replaying.captured_queries
+    assert synchronous_commit() == "on", "the relaxed durability stayed in the claim's own transaction"
+
+
+@pytest.mark.postgres
+@postgres_only
+def test_inside_a_transaction_the_claim_keeps_its_durability() -> None:
+    store, key = DatabaseStore(), f"key-{uuid.uuid4().hex}"
+    with transaction.atomic(), CaptureQueriesContext(connection) as claiming:
+        assert store.claim("scope", key, "fp", 60, 3600).outcome is ClaimOutcome.CLAIMED
+        assert synchronous_commit() == "on"
+    assert not any("synchronous_commit TO OFF" in query["sql"] or "set_config" in query["sql"]
+                   for query in claiming.captured_queries)
+    assert store.claim("scope", key, "fp", 60, 3600).outcome is ClaimOutcome.IN_FLIGHT
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("store_name", ["redis"], indirect=True)
+@pytest.mark.parametrize(("gateway_delay_ms", "renewals"), [(0, 0), (700, 1)])
+def test_the_redis_store_renews_before_the_commit_only_past_half_the_lease(
+    store_name: str, settings: Any, monkeypatch: pytest.MonkeyPatch, gateway_delay_ms: int, renewals: int
+) -> None:
+    from django_api_conventions.idempotency.stores.redis import RedisStore
+
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_LEASE_SECONDS": 1}
+    settings.PAYMENT_GATEWAY_DELAY_MS = gateway_delay_ms
+    calls: list[str] = []
+    renew = RedisStore.renew
+
+    def counted(self: RedisStore, *args: Any) -> bool:
+        calls.append("renew")
+        return renew(self, *args)
+
+    monkeypatch.setattr(RedisStore, "renew", counted)
+    user = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name="R")
+    invoice = Invoice.objects.create(user=user, amount_due=1000, currency="eur")
+    client = APIClient(headers={"X-Client-ID": "renewals"})
+    response = client.post(f"/v2/invoices/{invoice.pk}/payments", {"amount": 100, "currency": "eur"}, format="json",
+                           headers={"Idempotency-Key": uuid.uuid4().hex})
+    assert response.status_code == 201
+    assert len(calls) == renewals
+
+
+def test_a_short_renewal_brings_the_renewal_before_the_commit_back() -> None:
+    import time
+
+    from django_api_conventions.idempotency.execution import KeyedRequest
+
+    store, key = DatabaseStore(), f"key-{uuid.uuid4().hex}"
+    claim = store.claim("scope", key, "fp", 60, 3600)
+    keyed = KeyedRequest(store, "scope", key, claim.owner, 60, lease_deadline=time.monotonic() + 60)
+    assert not keyed.lease_half_used()
+    keyed.renew_lease(seconds=5)  # the view asked for less than the lease: 5 seconds are left
+    assert keyed.lease_half_used()
+    keyed.renew_lease()
+    assert not keyed.lease_half_used()
