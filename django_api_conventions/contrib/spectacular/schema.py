@@ -24,7 +24,7 @@ from rest_framework.permissions import AllowAny
 
 from ...idempotency.mixins import IdempotencyMixin
 from ...pagination import FilterSet, KeysetPagination, SearchMixin
-from ...pagination.views import SEARCH_MEMBERS, filter_value_schema
+from ...pagination.views import filter_value_schema
 from ...problem_types import problem_types
 from ...problems import PROBLEM_CONTENT_TYPE
 from ...versioning.deprecation import endpoint_deprecations
@@ -100,23 +100,24 @@ class ProblemAutoSchema(AutoSchema):
     def _search_body_schema(self) -> dict[str, Any]:
         view: Any = self.view
         filters = getattr(view, "filterset_class", FilterSet).filters
-        limit = self._get_paginator().get_schema_operation_parameters(view)[1]["schema"]
+        paginator = self._get_paginator()
+        limit = next(parameter["schema"] for parameter in paginator.get_schema_operation_parameters(view)
+                     if parameter["name"] == paginator.limit_query_param)
         return {
             "type": "object",
             "description": "Rows that match ANY of the filter objects; inside one object, the filters are ANDed.",
             "required": ["any"],
             "additionalProperties": False,
             "properties": {
-                SEARCH_MEMBERS[0]: {
+                "any": {
                     "type": "array", "minItems": 1, "maxItems": view.search_max_alternatives,
                     "items": {
                         "type": "object", "minProperties": 1, "additionalProperties": False,
                         "properties": {name: filter_value_schema(declared) for name, declared in filters.items()},
                     },
                 },
-                SEARCH_MEMBERS[1]: limit,
-                SEARCH_MEMBERS[2]: {"type": "string", "minLength": 1,
-                                    "description": "The next_cursor of the previous page."},
+                "limit": limit,
+                "cursor": {"type": "string", "minLength": 1, "description": "The next_cursor of the previous page."},
             },
         }
 
