@@ -18,8 +18,6 @@ import pytest
 
 from .example_service import Service, example_service
 
-pytest.importorskip("schemathesis")
-
 CHECKS = ",".join([
     "not_a_server_error",
     "status_code_conformance",
