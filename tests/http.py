@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
@@ -47,7 +48,10 @@ def send(
             connection.putheader(name, value)
         if body is not None and "Content-Length" not in all_headers:
             connection.putheader("Content-Length", str(len(body)))
-        connection.endheaders(body)
+        # The server may answer (a 413, say) and close before the whole body is sent: its
+        # answer is still there to read, as curl and browsers read it.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            connection.endheaders(body)
         response = connection.getresponse()
         return HTTPResult(response.status, response.headers, response.read())
     finally:
