@@ -115,8 +115,7 @@ def test_a_host_port_outside_1_to_65535_is_400_and_echoed_nowhere(
                               content_type=JSON, headers={"Host": host})
     body = problem(response, 400, "invalid-host")
     assert body["detail"] == detail
-    port = host.rpartition(":")[2]
-    assert f":{port}" not in response.content.decode() and f":{port}" not in str(response.headers)
+    assert host not in response.content.decode() and host not in str(response.headers)
     assert rows() == before
 
 
