@@ -23,6 +23,7 @@ from rest_framework.fields import get_error_detail
 
 from .conf import api_settings
 from .error_items import pointer_items
+from .hosts import InvalidHostPort
 from .problem_types import problem_types
 from .problems import ProblemException, retry_after_header
 from .tracing import assign_trace_id
@@ -114,6 +115,8 @@ def _from_api_exception(exc: drf.APIException) -> ProblemException:
 
 
 def _from_suspicious_operation(exc: SuspiciousOperation) -> ProblemException:
+    if isinstance(exc, InvalidHostPort):
+        return ProblemException("invalid-host", str(exc))
     if isinstance(exc, DisallowedHost):
         return ProblemException("invalid-host", "The Host header names a host this service does not serve.")
     if isinstance(exc, RequestDataTooBig):

@@ -25,6 +25,7 @@ from django.utils.deprecation import MiddlewareMixin
 from .conf import api_settings
 from .exception_mapping import INTERNAL_ERROR_DETAIL, problem_for_exception, report_server_failure
 from .handlers import not_found_problem
+from .hosts import checked_host
 from .maintenance import maintenance_retry_after
 from .problem_types import problem_types
 from .problems import ProblemException, is_problem_response, render_problem, retry_after_header
@@ -50,7 +51,8 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
     """Problem details for everything that does not pass through DRF's exception handler.
 
     - rejects, before any other code reads them, a disallowed ``Host`` (also when an
-      absolute-form request target names another host), a body over
+      absolute-form request target names another host, or its port is not a number from 1 to
+      65535: ``127.0.0.1:0``, ``:65536``, ``:080``), a body over
       ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413), a body without ``Content-Length`` (411) and a
       query string with too many fields;
     - answers exceptions raised by any view, a 500 logged with its trace id and reported to
@@ -61,7 +63,7 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
 
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
         try:
-            _check_request_target_host(request.get_host(), request)
+            _check_request_target_host(checked_host(request), request)
             _check_content_length(request)
             _check_no_nul(request)  # parsing the query string also raises TooManyFieldsSent
         except (SuspiciousOperation, BadRequest, ProblemException) as exc:

@@ -113,7 +113,8 @@ _BUILT_IN = [
      "A query parameter is unknown, repeated or has an invalid value. `errors` names each "
      "parameter."),
     ("invalid-host", "Invalid Host header", 400,
-     "The Host header names a host this service does not serve."),
+     "The Host header names a host this service does not serve, or a port that is not a number "
+     "from 1 to 65535."),
     ("too-many-fields", "Too many fields", 400,
      "The query string or form body has more fields (DATA_UPLOAD_MAX_NUMBER_FIELDS) or more "
      "files (DATA_UPLOAD_MAX_NUMBER_FILES) than the service accepts."),

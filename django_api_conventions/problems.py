@@ -16,6 +16,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.utils.encoders import JSONEncoder
 
 from .conf import api_settings
+from .hosts import checked_host
 from .problem_types import ProblemType, problem_types
 from .tracing import assign_trace_id
 
@@ -69,8 +70,9 @@ def retry_after_header(seconds: float) -> dict[str, str]:
 
 
 def _origin(request: HttpRequest) -> str:
-    """Scheme and host of ``request``, without trusting a Host header Django rejects."""
+    """Scheme and host of ``request``, without trusting a Host header Django or the package rejects."""
     try:
+        checked_host(request)  # build_absolute_uri() would echo a port such as 99999999999999999999
         return request.build_absolute_uri("/").rstrip("/")
     except DisallowedHost:  # fall back on a host the service does serve
         hosts = [h for h in settings.ALLOWED_HOSTS if h and h[0] not in ".*"]

@@ -35,5 +35,8 @@ def test_lists_document_their_400_problems(schema: dict[str, Any]) -> None:
     assert {"type", "title", "status", "detail", "instance", "trace_id"} <= set(problem["required"])
     assert {"invalid-parameters", "invalid-cursor"} <= set(response["x-problem-types"])
     assert "parameter" in schema["components"]["schemas"]["ProblemErrorItem"]["properties"]
+    # A detail has no cursor; an undeclared parameter is refused there too (StrictQueryParametersMixin).
     detail_400 = schema["paths"]["/v2/invoices/{id}"]["get"]["responses"]["400"]
-    assert "invalid-parameters" not in detail_400["x-problem-types"]
+    assert "invalid-cursor" not in detail_400["x-problem-types"]
+    assert "invalid-parameters" in detail_400["x-problem-types"]
+    assert "invalid-parameters" in schema["paths"]["/v2/users"]["post"]["responses"]["400"]["x-problem-types"]

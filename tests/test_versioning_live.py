@@ -209,6 +209,35 @@ def test_retired_version_answers_410_linking_the_migration_guide(live_server: An
     assert result.header("Location") is None  # never a redirect
 
 
+@pytest.mark.parametrize("method", ["GET", "POST", "DELETE"])
+@pytest.mark.parametrize("path", ["/v0", "/v0/"])
+def test_the_retired_version_root_answers_410_with_or_without_its_slash(
+    live_server: Any, method: str, path: str
+) -> None:
+    result = send(live_server.url, method, path, json_body={} if method == "POST" else None)
+    body = assert_problem(result, 410, "version-retired")
+    assert body["migration_guide"] == GUIDE and body["version"] == "v0"
+    assert result.header("Sunset") == "Thu, 01 Jan 2026 00:00:00 GMT"
+
+
+@pytest.mark.parametrize("path", ["/v1", "/v1/"])
+def test_the_deprecated_version_root_carries_the_headers(live_server: Any, path: str) -> None:
+    result = send(live_server.url, "GET", path)
+    assert_problem(result, 404, "not-found")  # nothing is served at the root: still announced
+    assert_v1_headers(result)
+
+
+@pytest.mark.parametrize(
+    ("path", "slug"),
+    [("/v9", "not-found"), ("/v10", "not-found"), ("/v0foo", "not-found"), ("/v1foo", "not-found"),
+     ("/v10/users", "not-found"), ("/v2", "not-found")],
+)
+def test_a_version_root_lookalike_is_no_retired_or_deprecated_version(live_server: Any, path: str, slug: str) -> None:
+    result = send(live_server.url, "GET", path)
+    assert_problem(result, 404, slug)
+    assert_not_deprecated(result)
+
+
 def test_unknown_version_answers_404(live_server: Any) -> None:
     body = assert_problem(send(live_server.url, "GET", "/v9/users"), 404, "not-found")
     assert body["versions"] == ["v1", "v2"]

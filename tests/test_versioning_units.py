@@ -36,7 +36,7 @@ from django_api_conventions.versioning.headers import (
     link_value,
     sunset_header_value,
 )
-from django_api_conventions.versioning.lifecycle import APIVersion, parse_moment
+from django_api_conventions.versioning.lifecycle import APIVersion, parse_moment, version_in_path
 
 UTC = dt.UTC
 TODAY = dt.datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -216,6 +216,10 @@ def test_without_the_middleware_the_resolver_still_answers_410_and_404(client: A
     unknown = client.get("/v9/users")
     assert unknown.status_code == 404 and unknown.json()["versions"] == ["v1", "v2"]
     assert client.get("/v2/users").status_code == 200
+    # The version root without its slash follows the lifecycle too.
+    assert client.get("/v0").status_code == 410
+    assert client.get("/v9").json()["versions"] == ["v1", "v2"]
+    assert client.get("/v2").status_code == 404 and "versions" not in client.get("/v2").json()
 
 
 @pytest.mark.django_db
@@ -230,6 +234,22 @@ def test_reverse_outside_a_version() -> None:
     assert reverse("api_conventions:problem-type", RequestFactory().get("/"), kwargs={"slug": "gone"}) == (
         "/problems/gone"
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "version"),
+    [("/v0", "v0"), ("/v0/", "v0"), ("/v1/users", "v1"), ("/v10", "v10"), ("/v0foo", None), ("/v0foo/x", None),
+     ("/v", None), ("/", None), ("/problems/v1", None)],
+)
+def test_the_version_of_a_path_with_or_without_the_roots_slash(path: str, version: str | None) -> None:
+    assert version_in_path(path) == version
+
+
+def test_a_custom_version_regex_reads_the_root_without_its_slash(settings: Any) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "VERSION_PATH_REGEX": r"^/api/(?P<version>v[0-9]+)/"}
+    assert version_in_path("/api/v1") == "v1"
+    assert version_in_path("/api/v1x") is None
+    assert version_in_path("/v1") is None
 
 
 def test_drf_versioning_reads_only_known_versions(rf: RequestFactory) -> None:

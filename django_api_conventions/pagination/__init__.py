@@ -4,7 +4,7 @@ from .cursors import Cursor, decode_cursor, encode_cursor
 from .filters import Filter, FilterSet, InvalidFilterValue, parse_integer, parse_text, parse_timestamp
 from .keyset import RowValueComparison, keyset_predicate
 from .paginator import KeysetPagination
-from .views import SearchMixin, StrictFilterBackend
+from .views import SearchMixin, StrictFilterBackend, StrictQueryParametersMixin
 
 __all__ = [
     "Cursor",
@@ -15,6 +15,7 @@ __all__ = [
     "RowValueComparison",
     "SearchMixin",
     "StrictFilterBackend",
+    "StrictQueryParametersMixin",
     "decode_cursor",
     "encode_cursor",
     "keyset_predicate",

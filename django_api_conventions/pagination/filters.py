@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from ..problems import ErrorItem, ProblemException
+from ..query_parameters import invalid_parameters, parameter_error, refuse_undeclared
 
 #: Query parameters every paginated list accepts besides its filters.
 PAGINATION_PARAMETERS = ("cursor", "limit")
@@ -107,15 +108,7 @@ class FilterSet:
     @classmethod
     def from_query(cls, query: Mapping[str, Sequence[str]], *, allowed_extra: Iterable[str] = ()) -> FilterSet:
         """Validate a query string: unknown or repeated parameters and bad values are a 400."""
-        accepted = [*cls.filters, *allowed_extra]
-        errors: list[ErrorItem] = []
-        for name, values in query.items():
-            if name not in accepted:
-                errors.append(parameter_error(name, f"Unknown parameter. Accepted: {', '.join(accepted)}.", "unknown"))
-            elif len(values) > 1:
-                errors.append(parameter_error(name, "Send this parameter once.", "repeated"))
-        if errors:
-            raise invalid_parameters(errors)
+        refuse_undeclared(query, [*cls.filters, *allowed_extra])
         return cls(cls._clean({name: values[0] for name, values in query.items() if name in cls.filters}))
 
     @classmethod
@@ -146,12 +139,3 @@ class FilterSet:
     def signature_data(self) -> dict[str, Any]:
         return {name: self.values[name] for name in sorted(self.values)}
 
-
-def parameter_error(name: str, detail: str, code: str) -> ErrorItem:
-    return {"parameter": name, "detail": detail, "code": code}
-
-
-def invalid_parameters(errors: list[ErrorItem]) -> ProblemException:
-    """The 400 ``invalid-parameters`` problem naming each parameter of ``errors``."""
-    names = ", ".join(item["parameter"] for item in errors)
-    return ProblemException("invalid-parameters", f"Invalid query parameters: {names}.", errors=errors)

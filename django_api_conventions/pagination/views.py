@@ -1,4 +1,4 @@
-"""Wiring into DRF: the strict filter backend and the ``POST .../search`` mixin."""
+"""Wiring into DRF: the strict filter backend, strict query parameters and the ``POST .../search`` mixin."""
 
 from __future__ import annotations
 
@@ -13,16 +13,8 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings as drf_settings
 
 from ..problems import ErrorItem, ProblemException
-from .filters import (
-    PAGINATION_PARAMETERS,
-    Filter,
-    FilterSet,
-    invalid_parameters,
-    parameter_error,
-    parse_integer,
-    parse_text,
-    parse_timestamp,
-)
+from ..query_parameters import invalid_parameters, parameter_error, refuse_undeclared
+from .filters import PAGINATION_PARAMETERS, Filter, FilterSet, parse_integer, parse_text, parse_timestamp
 
 SEARCH_MEMBERS = ("any", "limit", "cursor")
 
@@ -38,10 +30,7 @@ class StrictFilterBackend(BaseFilterBackend):
             return queryset
         filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
         query = {name: request.query_params.getlist(name) for name in request.query_params}
-        # DRF's own ?format= override is a legitimate parameter of every list.
-        format_override = [drf_settings.URL_FORMAT_OVERRIDE] if drf_settings.URL_FORMAT_OVERRIDE else []
-        extra = [*PAGINATION_PARAMETERS, *format_override]
-        filterset = filterset_class.from_query(query, allowed_extra=extra)
+        filterset = filterset_class.from_query(query, allowed_extra=[*PAGINATION_PARAMETERS, *format_override()])
         request.active_filters = filterset.signature_data()  # type: ignore[attr-defined]
         return queryset.filter(filterset.q())
 
@@ -83,6 +72,45 @@ def _is_detail(view: Any) -> bool:
     return bool(lookup) and lookup in getattr(view, "kwargs", {})
 
 
+def format_override() -> list[str]:
+    """DRF's ``?format=`` parameter, which every request may carry (``FallbackContentNegotiation``
+    refuses a format the view does not speak); none when ``URL_FORMAT_OVERRIDE`` is off."""
+    name = drf_settings.URL_FORMAT_OVERRIDE
+    return [name] if name else []
+
+
+class StrictQueryParametersMixin:
+    """Refuses, on every method, a query parameter the request does not declare.
+
+    The list filters of :class:`StrictFilterBackend` only guard ``GET`` on the list; with this
+    mixin a ``POST``, a ``GET`` or ``DELETE`` of one resource and the search refuse an undeclared
+    parameter too (``POST /v2/users?foo=1``), with the same 400 ``invalid-parameters`` problem
+    naming each one and listing what :meth:`get_query_parameters` accepts.
+
+    The check runs at the end of ``initial()``: after DRF authenticated, permitted and throttled
+    the request, before the handler, and before :class:`~.idempotency.IdempotencyMixin` claims
+    a key, so the 400 is never stored as a key's answer and the key stays free.
+    Put it among the mixins, before the DRF base classes:
+    ``class InvoiceViewSet(IdempotencyMixin, StrictQueryParametersMixin, viewsets.ModelViewSet)``.
+    """
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)  # type: ignore[misc]
+        query = {name: request.query_params.getlist(name) for name in request.query_params}
+        refuse_undeclared(query, self.get_query_parameters(request))
+
+    def get_query_parameters(self, request: Request) -> list[str]:
+        """The parameters ``request`` may carry: on a list, its filters, ``cursor`` and ``limit``;
+        elsewhere none; DRF's ``format`` everywhere. Override it for an action of your own that
+        reads the query string."""
+        view: Any = self
+        if request.method in ("GET", "HEAD") and hasattr(view, "list") and not _is_detail(view) \
+                and getattr(view, "action", None) != "search":
+            filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
+            return [*filterset_class.filters, *PAGINATION_PARAMETERS, *format_override()]
+        return format_override()
+
+
 class SearchMixin:
     """``POST <list>/search`` with ``{"any": [filters, ...], "limit": n, "cursor": c}``.
 
@@ -95,9 +123,11 @@ class SearchMixin:
     @action(detail=False, methods=["post"], url_path="search")
     def search(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         view: Any = self
-        if request.query_params:
+        # DRF's format override is not a search parameter: it chooses the renderer, as everywhere.
+        misplaced = [name for name in request.query_params if name not in format_override()]
+        if misplaced:
             detail = "The search takes its filters, limit and cursor from the body, not the query string."
-            raise invalid_parameters([parameter_error(name, detail, "unknown") for name in request.query_params])
+            raise invalid_parameters([parameter_error(name, detail, "unknown") for name in misplaced])
         filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
         alternatives, limit, cursor = self._read_search_body(request.data, filterset_class)
         condition = Q()

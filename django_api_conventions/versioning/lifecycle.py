@@ -183,6 +183,16 @@ def get_version_table() -> VersionTable:
 
 
 def version_in_path(path: str) -> str | None:
-    """The version named by ``VERSION_PATH_REGEX`` in ``path``, if any."""
-    match = re.search(api_settings.VERSION_PATH_REGEX, path)
+    """The version named by ``VERSION_PATH_REGEX`` in ``path``, if any.
+
+    The version root without its trailing slash (``/v0``, ``/api/v1``) names its version too:
+    ``path + "/"`` is tried, and counts only when the regex's match ends exactly there, so that
+    ``/v0`` is ``v0`` while ``/v0foo`` (and ``/v10`` for ``v1``) name nothing.
+    """
+    regex = api_settings.VERSION_PATH_REGEX
+    match = re.search(regex, path)
+    if match is None and not path.endswith("/"):
+        match = re.search(regex, path + "/")
+        if match is not None and match.end() != len(path) + 1:
+            match = None
     return match.group("version") if match else None

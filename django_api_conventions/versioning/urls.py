@@ -35,6 +35,10 @@ class VersionedURLResolver(URLResolver):
 
     def resolve(self, path: Any) -> ResolverMatch:
         prefix = self.pattern.match(str(path))
+        if prefix is None and not str(path).endswith("/"):
+            # The version root without its slash (/v0): a retired or unknown version answers for it too.
+            prefix = self.pattern.match(f"{path}/")
+            prefix = prefix if prefix is not None and prefix[0] == "" else None
         version = prefix[2].get(VERSION_KWARG) if prefix else None
         table = get_version_table()
         if version is not None and table:

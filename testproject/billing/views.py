@@ -11,7 +11,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from django_api_conventions.idempotency import IdempotencyMixin
-from django_api_conventions.pagination import Filter, FilterSet, KeysetPagination, SearchMixin, parse_timestamp
+from django_api_conventions.pagination import (
+    Filter,
+    FilterSet,
+    KeysetPagination,
+    SearchMixin,
+    StrictQueryParametersMixin,
+    parse_timestamp,
+)
 from django_api_conventions.soft_delete import SoftDeleteDestroyMixin
 
 from . import gateway
@@ -51,7 +58,17 @@ class CreateWithLocationMixin:
         return response
 
 
-class UserViewSet(IdempotencyMixin, CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+# StrictQueryParametersMixin on every view: an undeclared query parameter is a 400 on every
+# method, a POST included, not only on the lists StrictFilterBackend guards.
+
+
+class UserViewSet(
+    IdempotencyMixin,
+    StrictQueryParametersMixin,
+    CreateWithLocationMixin,
+    mixins.CreateModelMixin,
+    viewsets.ReadOnlyModelViewSet,
+):
     queryset = Customer.objects.all()
     serializer_class = UserSerializer
     pagination_class = NewestFirst
@@ -60,6 +77,7 @@ class UserViewSet(IdempotencyMixin, CreateWithLocationMixin, mixins.CreateModelM
 
 class InvoiceViewSet(
     IdempotencyMixin,
+    StrictQueryParametersMixin,
     SearchMixin,
     SoftDeleteDestroyMixin,
     CreateWithLocationMixin,
@@ -75,14 +93,20 @@ class InvoiceViewSet(
     filterset_class = InvoiceFilters
 
 
-class OrderViewSet(IdempotencyMixin, CreateWithLocationMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class OrderViewSet(
+    IdempotencyMixin,
+    StrictQueryParametersMixin,
+    CreateWithLocationMixin,
+    mixins.CreateModelMixin,
+    viewsets.ReadOnlyModelViewSet,
+):
     queryset = Order.objects.all()
     serializer_class = OrderSerializer
     pagination_class = NewestFirst
     filterset_class = OrderFilters
 
 
-class InvoicePaymentList(IdempotencyMixin, generics.ListCreateAPIView):
+class InvoicePaymentList(IdempotencyMixin, StrictQueryParametersMixin, generics.ListCreateAPIView):
     """``/v2/invoices/{id}/payments``: a payment that covers ``amount_due`` marks the invoice paid.
 
     Creating a payment requires an ``Idempotency-Key``: a retried charge must never run twice.
@@ -117,7 +141,9 @@ class InvoicePaymentList(IdempotencyMixin, generics.ListCreateAPIView):
         return {**super().get_serializer_context(), "invoice": getattr(self, "invoice", None)}
 
 
-class InvoicePaymentDetail(generics.RetrieveAPIView):
+class InvoicePaymentDetail(StrictQueryParametersMixin, generics.RetrieveAPIView):
+    """One payment of an invoice."""
+
     serializer_class = PaymentSerializer
     lookup_field = "payment_id"
 

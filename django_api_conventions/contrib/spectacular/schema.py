@@ -23,7 +23,7 @@ from drf_spectacular.plumbing import ResolvedComponent
 from rest_framework.permissions import AllowAny
 
 from ...idempotency.mixins import IdempotencyMixin
-from ...pagination import FilterSet, KeysetPagination, SearchMixin
+from ...pagination import FilterSet, KeysetPagination, SearchMixin, StrictQueryParametersMixin
 from ...pagination.views import filter_value_schema
 from ...problem_types import problem_types
 from ...problems import PROBLEM_CONTENT_TYPE
@@ -175,6 +175,8 @@ class ProblemAutoSchema(AutoSchema):
             add("conflict")
         if self._is_list_view() and isinstance(self._get_paginator(), KeysetPagination):
             add("invalid-parameters", "invalid-cursor")
+        elif isinstance(view, StrictQueryParametersMixin):  # an undeclared parameter, on any method
+            add("invalid-parameters")
         options = self._idempotency_options()
         if options is not None:
             add("idempotency-key-invalid", "idempotency-key-reused", "idempotency-key-in-use",

@@ -1,0 +1,37 @@
+"""Query parameters a request may carry: the 400 ``invalid-parameters`` problem for the others."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from .problems import ErrorItem, ProblemException
+
+
+def parameter_error(name: str, detail: str, code: str) -> ErrorItem:
+    return {"parameter": name, "detail": detail, "code": code}
+
+
+def invalid_parameters(errors: list[ErrorItem]) -> ProblemException:
+    """The 400 ``invalid-parameters`` problem naming each parameter of ``errors``."""
+    names = ", ".join(item["parameter"] for item in errors)
+    return ProblemException("invalid-parameters", f"Invalid query parameters: {names}.", errors=errors)
+
+
+def refuse_undeclared(query: Mapping[str, Sequence[str]], accepted: Iterable[str]) -> None:
+    """A 400 naming each parameter of ``query`` that is not ``accepted``, or that is sent twice.
+
+    ``query`` maps each name to its values, as ``QueryDict.lists()`` gives them.
+    """
+    accepted = list(accepted)
+    unknown = (
+        f"Unknown parameter. Accepted: {', '.join(accepted)}." if accepted
+        else "Unknown parameter: this request takes no query parameters."
+    )
+    errors: list[ErrorItem] = []
+    for name, values in query.items():
+        if name not in accepted:
+            errors.append(parameter_error(name, unknown, "unknown"))
+        elif len(values) > 1:
+            errors.append(parameter_error(name, "Send this parameter once.", "repeated"))
+    if errors:
+        raise invalid_parameters(errors)
