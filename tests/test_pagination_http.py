@@ -9,6 +9,7 @@ import pytest
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from django_api_conventions.pagination import InvalidFilterValue, parse_integer
 from testproject.billing.models import Customer, Invoice
 
 pytestmark = pytest.mark.django_db
@@ -379,3 +380,11 @@ def test_a_search_limit_out_of_range_names_limit(client: APIClient) -> None:
                                           "code": "invalid"}]
     assert client.post("/v2/invoices/search", {"any": [{"status": "open"}], "limit": 5},
                        format="json").status_code == 200
+
+
+@pytest.mark.parametrize("value", [" 5", "5 ", "1_000", "\u0665", "\uff15", "", "5.0", "0x5"])
+def test_parse_integer_takes_what_its_schema_pattern_says(value: str) -> None:
+    # int() read " 5", "1_000" and other scripts' digits; the schema says ^[+-]?[0-9]+$.
+    with pytest.raises(InvalidFilterValue, match="must be an integer in ASCII digits"):
+        parse_integer(value)
+    assert (parse_integer("-5"), parse_integer("+5"), parse_integer("05")) == (-5, 5, 5)
