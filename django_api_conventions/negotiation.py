@@ -47,7 +47,8 @@ class FallbackContentNegotiation(DefaultContentNegotiation):
         accepted = accepted_media_types(parsers)
         refuse_wildcard_media_type(content_type, accepted)
         parser = super().select_parser(request, parsers)
-        if parser is None:
+        longest = getattr(self, "max_media_type_length", None)  # DRF refuses a longer one unparsed
+        if parser is None and (longest is None or len(content_type) <= longest):
             parser = _parser_by_suffix(_bare_type(content_type), parsers)
         if parser is None:
             raise unsupported_media_type(content_type, accepted)
