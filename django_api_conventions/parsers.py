@@ -7,6 +7,7 @@ import json
 import math
 import sys
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import IO, Any
 
 from rest_framework.exceptions import ParseError
@@ -14,6 +15,7 @@ from rest_framework.parsers import JSONParser
 
 from .conf import api_settings
 from .http_request import http_request_of
+from .negotiation import refuse_wildcard_media_type
 
 
 class StrictJSONParser(JSONParser):
@@ -24,11 +26,23 @@ class StrictJSONParser(JSONParser):
     (``1e999999``, which the stock parser silently turns into ``inf``), duplicate object keys,
     integers beyond Python's digit limit, and nesting deeper than ``JSON_MAX_DEPTH`` (the stock
     parser lets a ``RecursionError`` escape as a 500 on 10,000 nested arrays).
+
+    Keeps numbers exact: a number with a fraction or an exponent is a :class:`JSONNumber`, a
+    ``float`` whose ``str()`` is the number as the client wrote it, so ``9.9999999999999999999``
+    is not read as ``10`` by a field that checks its digits (see :mod:`..fields`).
+
+    Accepts ``application/json`` and any ``+json`` type (``application/merge-patch+json``);
+    a wildcard Content-Type (``*/*``, ``application/*``) is a 415, whichever negotiation class
+    chose this parser.
     """
+
+    #: The structured syntax suffix (RFC 6839) of the other media types this parser reads.
+    structured_syntax_suffix = "+json"
 
     def parse(
         self, stream: IO[bytes], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
     ) -> Any:
+        refuse_wildcard_media_type(media_type, [self.media_type, f"*/*{self.structured_syntax_suffix}"])
         charset = _declared_charset(parser_context) or "utf-8"
         try:
             codec = codecs.lookup(charset).name
@@ -48,7 +62,7 @@ class StrictJSONParser(JSONParser):
                 text,
                 object_pairs_hook=_reject_duplicate_keys,
                 parse_constant=_reject_constant,
-                parse_float=_finite_float,
+                parse_float=_exact_float,
                 parse_int=_bounded_int,
             )
         except json.JSONDecodeError as exc:
@@ -89,8 +103,38 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number.")
 
 
-def _finite_float(text: str) -> float:
-    value = float(text)
+class JSONNumber(float):
+    """A JSON number with a fraction or an exponent: a ``float`` that keeps the client's spelling.
+
+    Everything that takes a float still does (arithmetic, ``json.dumps``, DRF's ``FloatField``
+    and ``JSONField``), while ``str()`` gives the exact text, ``"9.9999999999999999999"``,
+    where the float is ``10.0``; :attr:`exact` is that text as a ``Decimal``. DRF's own
+    ``IntegerField`` and ``DecimalField`` read a value through ``str()``, so they see the exact
+    number too. Comparisons (``==``) stay those of the float: use :attr:`exact` to compare
+    two numbers exactly.
+    """
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> JSONNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __reduce__(self) -> tuple[type[JSONNumber], tuple[str]]:  # copy and pickle keep the text
+        return type(self), (self.text,)
+
+    @property
+    def exact(self) -> Decimal:
+        return Decimal(self.text)
+
+
+def _exact_float(text: str) -> JSONNumber:
+    value = JSONNumber(text)
     if not math.isfinite(value):  # float("1e999999") is inf: no client meant that
         raise ValueError(f"the number {_abridged(text)} is too large.")
     return value

@@ -89,3 +89,56 @@ def test_any_iso_8601_offset_filters_without_a_database_error(client: APIClient,
     assert answer.status_code == 200, answer.content
     search = client.post("/v2/invoices/search", {"any": [{"created_before": moment}]}, format="json")
     assert search.status_code == 200, search.content
+
+
+@pytest.mark.parametrize(("raw", "detail"), [
+    # Each was taken as 10, 1000, 12 or 12: an amount altered, never refused.
+    ("9.9999999999999999999", "Must be an integer; 9.9999999999999999999 is not."),
+    ("399.5", "Must be an integer; 399.5 is not."),
+    ('"1_000"', 'Must be an integer: a JSON number, or a string of ASCII digits such as "1000"; "1_000" is not.'),
+    ('"\u0661\u0662"', 'Must be an integer: a JSON number, or a string of ASCII digits such as "1000"; '
+     '"\u0661\u0662" is not.'),
+    ('" 12"', 'Must be an integer: a JSON number, or a string of ASCII digits such as "1000"; " 12" is not.'),
+])
+def test_amounts_are_never_rounded_or_reinterpreted(client: APIClient, raw: str, detail: str) -> None:
+    user = create(client, "/v2/users", {"email": "dee@example.com", "name": "Dee"})
+    invoice = create(client, "/v2/invoices", {"user_id": user["id"], "amount_due": 5000, "currency": "eur"})
+    bodies = {
+        "/v2/invoices": (f'{{"user_id": "{user["id"]}", "amount_due": {raw}, "currency": "eur"}}', "/amount_due"),
+        "/v2/invoices ": (f'{{"user_id": "{user["id"]}", "total": {raw}, "currency": "eur"}}', "/total"),
+        f"/v2/invoices/{invoice['id']}/payments": (f'{{"amount": {raw}, "currency": "eur"}}', "/amount"),
+    }
+    for path, (body, pointer) in bodies.items():
+        answer = client.generic("POST", path.strip(), body, content_type="application/json",
+                                headers={"Idempotency-Key": uuid.uuid4().hex})
+        assert answer.status_code == 422, answer.content
+        assert answer.json()["errors"] == [{"pointer": pointer, "detail": detail, "code": "not_an_integer"}]
+    assert client.get(f"/v2/invoices/{invoice['id']}/payments").json()["data"] == []
+
+
+@pytest.mark.parametrize(("raw", "amount"), [("500", 500), ('"500"', 500), ("500.0", 500), ("5e2", 500)])
+def test_amounts_spelt_as_json_integers_are_accepted(client: APIClient, raw: str, amount: int) -> None:
+    user = create(client, "/v2/users", {"email": "eve@example.com", "name": "Eve"})
+    for name in ("amount_due", "total"):
+        body = f'{{"user_id": "{user["id"]}", "{name}": {raw}, "currency": "eur"}}'
+        answer = client.generic("POST", "/v2/invoices", body, content_type="application/json")
+        assert answer.status_code == 201 and answer.json()["amount_due"] == amount
+
+
+def test_both_names_of_the_amount_are_compared_exactly(client: APIClient) -> None:
+    user = create(client, "/v2/users", {"email": "fay@example.com", "name": "Fay"})
+    body = f'{{"user_id": "{user["id"]}", "amount_due": 10.0, "total": 9.9999999999999999999, "currency": "eur"}}'
+    answer = client.generic("POST", "/v2/invoices", body, content_type="application/json")
+    assert answer.status_code == 422 and answer.json()["errors"][0]["code"] == "rename_conflict"
+
+
+@pytest.mark.parametrize("currency", [" eur ", "eur\n", "\teur", "eur "])
+def test_a_currency_is_not_trimmed_into_a_valid_one(client: APIClient, currency: str) -> None:
+    user = create(client, "/v2/users", {"email": "gus@example.com", "name": "Gus"})
+    invoice = create(client, "/v2/invoices", {"user_id": user["id"], "amount_due": 100, "currency": "eur"})
+    for path, body in (("/v2/invoices", {"user_id": user["id"], "amount_due": 1, "currency": currency}),
+                       (f"/v2/invoices/{invoice['id']}/payments", {"amount": 1, "currency": currency})):
+        answer = client.post(path, body, format="json", headers={"Idempotency-Key": uuid.uuid4().hex})
+        assert answer.status_code == 422, answer.content
+        assert answer.json()["errors"] == [{"pointer": "/currency", "code": "invalid_currency",
+                                            "detail": "Use a lower-case ISO 4217 code such as 'eur'."}]

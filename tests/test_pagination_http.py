@@ -9,6 +9,7 @@ import pytest
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from django_api_conventions.pagination import InvalidFilterValue, parse_integer
 from testproject.billing.models import Customer, Invoice
 
 pytestmark = pytest.mark.django_db
@@ -297,3 +298,93 @@ def test_a_foreign_key_orders_by_its_column(client: APIClient, invoices: list[In
             break
     expected = sorted(invoices, key=lambda r: (r.user_id, -r.created_at.timestamp(), [-ord(c) for c in r.pk]))
     assert [r.pk for r in seen] == [r.pk for r in expected]
+
+
+@pytest.mark.parametrize(("limit", "detail"), [
+    # int() read each of these as 5.
+    (" 5", "limit must be an integer from 1 to 100 in plain digits: 5, not ' 5'."),
+    ("05", "limit must be an integer from 1 to 100 in plain digits: 5, not '05'."),
+    ("5\t", "limit must be an integer from 1 to 100 in plain digits: 5, not '5\\t'."),
+    ("+5", "limit must be an integer from 1 to 100 in plain digits: 5, not '+5'."),
+    ("5_0", "limit must be an integer from 1 to 100."),
+    ("\u0665", "limit must be an integer from 1 to 100."),
+    ("00", "limit must be an integer from 1 to 100."),
+])
+def test_a_limit_has_one_spelling(client: APIClient, limit: str, detail: str) -> None:
+    response = client.get("/v2/invoices", {"limit": limit})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [{"parameter": "limit", "detail": detail, "code": "invalid"}]
+
+
+TIMESTAMP_EXPECTED = ("created_after must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z (or a date, "
+                      "2026-01-31), in ASCII digits.")
+
+
+@pytest.mark.parametrize("moment", [
+    "2026-W01", "2026-W01-1", "2026-001", "20260101", "20260101T000000Z", "2026-01-01 00:00:00",
+    "2026-01-01T00:00:00,5Z", "2026-01-01T00", "2026-01-01T00:00:00.1234567Z", "2026-01-01T00:00:00+0100",
+    "2026-01-01T00:00:00+01", "\u0662\u0660\u0662\u0666-01-01", "\u0662\u0660\u0662\u0666-01-01T00:00:00Z",
+    "\uff12\uff10\uff12\uff16-01-01", "2026-01-01T00:00:00Z ", " 2026-01-01", "+2026-01-01", "2026-1-1",
+])
+def test_a_date_filter_takes_iso_8601_calendar_dates_in_ascii_digits_only(client: APIClient, moment: str) -> None:
+    # Week dates, ordinal dates, the basic format and other scripts' digits were read as some moment.
+    response = client.get("/v2/invoices", {"created_after": moment})
+    assert response.status_code == 400, response.content
+    assert response.json()["errors"] == [{"parameter": "created_after", "detail": TIMESTAMP_EXPECTED,
+                                          "code": "invalid"}]
+    search = client.post("/v2/invoices/search", {"any": [{"created_after": moment}]}, format="json")
+    assert search.status_code == 422
+    assert search.json()["errors"] == [{"pointer": "/any/0/created_after", "detail": TIMESTAMP_EXPECTED,
+                                        "code": "invalid"}]
+
+
+@pytest.mark.parametrize("moment", ["2026-13-01", "2026-02-30", "2026-01-01T24:00:00Z", "2026-01-01T00:00:60Z",
+                                    "2026-01-01T00:00:00+24:00"])
+def test_a_date_filter_refuses_moments_that_do_not_exist(client: APIClient, moment: str) -> None:
+    response = client.get("/v2/invoices", {"created_after": moment})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["detail"] == f"{TIMESTAMP_EXPECTED[:-1]}; {moment!r} is no such moment."
+
+
+@pytest.mark.parametrize(("moment", "expected"), [
+    ("2026-01-01T00:03:00Z", START + timedelta(minutes=3)),
+    ("2026-01-01t00:03:00z", START + timedelta(minutes=3)),
+    ("2026-01-01T01:03:00+01:00", START + timedelta(minutes=3)),
+    ("2026-01-01T00:03:00.000000Z", START + timedelta(minutes=3)),
+    ("2026-01-01T00:03Z", START + timedelta(minutes=3)),
+    ("2026-01-01T00:03:00", START + timedelta(minutes=3)),  # no offset: the current time zone (UTC here)
+    ("2026-01-01", START),
+])
+def test_every_documented_date_spelling_still_filters(client: APIClient, invoices: list[Invoice], moment: str,
+                                                      expected: datetime) -> None:
+    ids, _ = walk(client, "/v2/invoices", created_after=moment, limit=100)
+    assert ids == newest_first([r for r in invoices if r.created_at > expected])
+
+
+@pytest.mark.parametrize(("limit", "kind"), [
+    ('"5"', 'the string "5"'), ("5.0", "the number 5.0"), ("5e0", "the number 5e0"), ("true", "the boolean true"),
+    ("[5]", "an array"), ('{"n": 5}', "an object"),
+])
+def test_a_search_limit_must_be_a_json_integer(client: APIClient, limit: str, kind: str) -> None:
+    body = f'{{"any": [{{"status": "open"}}], "limit": {limit}}}'
+    response = client.generic("POST", "/v2/invoices/search", body, content_type="application/json")
+    assert response.status_code == 422
+    assert response.json()["errors"] == [{"pointer": "/limit", "detail": f"limit must be a JSON integer, not {kind}.",
+                                          "code": "invalid"}]
+
+
+def test_a_search_limit_out_of_range_names_limit(client: APIClient) -> None:
+    response = client.post("/v2/invoices/search", {"any": [{"status": "open"}], "limit": 0}, format="json")
+    assert response.status_code == 422
+    assert response.json()["errors"] == [{"pointer": "/limit", "detail": "limit must be an integer from 1 to 100.",
+                                          "code": "invalid"}]
+    assert client.post("/v2/invoices/search", {"any": [{"status": "open"}], "limit": 5},
+                       format="json").status_code == 200
+
+
+@pytest.mark.parametrize("value", [" 5", "5 ", "1_000", "\u0665", "\uff15", "", "5.0", "0x5"])
+def test_parse_integer_takes_what_its_schema_pattern_says(value: str) -> None:
+    # int() read " 5", "1_000" and other scripts' digits; the schema says ^[+-]?[0-9]+$.
+    with pytest.raises(InvalidFilterValue, match="must be an integer in ASCII digits"):
+        parse_integer(value)
+    assert (parse_integer("-5"), parse_integer("+5"), parse_integer("05")) == (-5, 5, 5)

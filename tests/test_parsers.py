@@ -1,16 +1,19 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
+import pickle
+from decimal import Decimal
 
 import pytest
 from django.test import RequestFactory, override_settings
 from hypothesis import given
 from hypothesis import strategies as st
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ParseError, UnsupportedMediaType
 
-from django_api_conventions.parsers import StrictJSONParser
+from django_api_conventions.parsers import JSONNumber, StrictJSONParser
 
 
 def parse(raw: bytes, charset: str | None = None) -> object:
@@ -92,3 +95,31 @@ def test_default_charset_does_not_apply_to_json() -> None:
     # The context's encoding comes from DEFAULT_CHARSET (latin-1 above); a client that declares
     # nothing sends UTF-8.
     assert parse("{\"name\": \"Zoë\"}".encode()) == {"name": "Zoë"}
+
+
+@pytest.mark.parametrize("text", ["9.9999999999999999999", "399.5", "1e2", "-0.0", "10.0", "1E-400", "0.1"])
+def test_a_number_with_a_fraction_or_exponent_keeps_its_digits(text: str) -> None:
+    # A float rounds 9.9999999999999999999 to 10.0, and a field reading it then charged 10.
+    number = parse(f'{{"amount": {text}}}'.encode())["amount"]  # type: ignore[index]
+    assert isinstance(number, JSONNumber) and isinstance(number, float)
+    assert str(number) == text and number.exact == Decimal(text)
+    assert number == float(text)  # a float still: arithmetic and comparisons as before
+    assert json.dumps(number) == json.dumps(float(text))  # and in responses
+    assert str(copy.deepcopy(number)) == text
+    assert str(pickle.loads(pickle.dumps(number))) == text  # noqa: S301 -- our own bytes
+
+
+def test_integers_stay_ints() -> None:
+    assert parse(b'{"a": 10, "b": -3}') == {"a": 10, "b": -3}
+    assert type(parse(b"[10]")[0]) is int  # type: ignore[index]
+
+
+@pytest.mark.parametrize("media_type", ["*/*", "application/*", "*/json", "*/*; charset=utf-8"])
+def test_a_wildcard_media_type_is_415_whichever_negotiation_chose_the_parser(media_type: str) -> None:
+    # DRF's own negotiation hands a */* body to the first parser: this one refuses it.
+    request = RequestFactory().post("/", b"{}", content_type=media_type)
+    with pytest.raises(UnsupportedMediaType) as raised:
+        StrictJSONParser().parse(io.BytesIO(b"{}"), media_type, {"request": request})
+    assert str(raised.value.detail) == (
+        f'Unsupported media type "{media_type}" in request. Accepted: application/json, any type ending in +json.'
+    )

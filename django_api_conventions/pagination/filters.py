@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -9,7 +10,6 @@ from typing import Any, ClassVar
 
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from ..problems import ErrorItem, ProblemException
 from ..query_parameters import invalid_parameters, parameter_error, refuse_undeclared
@@ -28,21 +28,38 @@ def parse_text(value: str) -> str:
     return value
 
 
+#: An integer as its OpenAPI pattern spells it; int() would also take " 5", "1_000" and other
+#: scripts' digits (Arabic-Indic, fullwidth).
+_INTEGER = re.compile(r"[+-]?[0-9]{1,4000}")
+
+#: ISO 8601 / RFC 3339 in ASCII digits: a calendar date, optionally a time (seconds and up to six
+#: fraction digits optional) and an offset. No week (2020-W01) or ordinal (2020-001) dates, no
+#: basic format (20200101), no space for the T, no comma for the point: one spelling per moment.
+_TIMESTAMP = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"(?:[Tt][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})?)?"
+)
+_TIMESTAMP_EXPECTED = (
+    "must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z (or a date, 2026-01-31), in ASCII digits"
+)
+
+
 def parse_integer(value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise InvalidFilterValue("must be an integer") from None
+    if not _INTEGER.fullmatch(value):
+        raise InvalidFilterValue("must be an integer in ASCII digits")
+    return int(value)
 
 
 def parse_timestamp(value: str) -> datetime:
-    """RFC 3339 / ISO 8601; a value without a time zone is read in the current time zone."""
+    """ISO 8601 / RFC 3339, ASCII digits only: ``2026-01-31T12:00:00Z``, ``2026-01-31T12:00+01:00``,
+    ``2026-01-31T12:00:00.5``, ``2026-01-31``. A value without an offset is read in the current
+    time zone; a date alone is its midnight there."""
+    if not _TIMESTAMP.fullmatch(value):
+        raise InvalidFilterValue(_TIMESTAMP_EXPECTED)
     try:
-        parsed = parse_datetime(value)
-    except ValueError:
-        parsed = None
-    if parsed is None:
-        raise InvalidFilterValue("must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z")
+        parsed = datetime.fromisoformat(value.upper())
+    except ValueError:  # month 13, 25:00, an offset of 24 hours or more ...
+        raise InvalidFilterValue(f"{_TIMESTAMP_EXPECTED}; {value!r} is no such moment") from None
     try:
         aware = parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
         # In UTC: databases store UTC (year 1 or 9999 may not survive the shift), and PostgreSQL

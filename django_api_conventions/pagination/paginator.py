@@ -19,6 +19,9 @@ from .cursors import Cursor, decode_cursor, encode_cursor, filters_signature
 from .filters import invalid_parameters, parameter_error
 from .keyset import keyset_predicate, order_by_expressions, position_of
 
+#: A limit as the query string spells it; nine digits at most, so int() never reads a long string.
+_LIMIT = re.compile(r"[1-9][0-9]{0,8}")
+
 
 class KeysetPagination(BasePagination):
     """Subclass it and set ``ordering``; the primary key is appended when the ordering needs a
@@ -94,12 +97,15 @@ class KeysetPagination(BasePagination):
         maximum = api_settings.PAGINATION_MAX_LIMIT
         if raw is None:
             return min(api_settings.PAGINATION_DEFAULT_LIMIT, maximum)
-        text = force_str(raw).strip() if not isinstance(raw, int) or isinstance(raw, bool) else str(raw)
-        # ASCII digits only: str.isdigit() also admits "²" and other digits int() refuses.
-        if isinstance(raw, bool) or not re.fullmatch(r"[0-9]{1,9}", text) or not 1 <= int(text) <= maximum:
-            raise invalid_parameters(
-                [parameter_error("limit", f"limit must be an integer from 1 to {maximum}.", "invalid")]
-            )
+        text = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else force_str(raw)
+        # One spelling: ASCII digits, no sign, no leading zero, no white space to trim. int()
+        # would also take " 5", "05", "+5", "5_0" and other scripts' digits (str.isdigit() "²").
+        if isinstance(raw, bool) or not _LIMIT.fullmatch(text) or not 1 <= int(text) <= maximum:
+            detail = f"limit must be an integer from 1 to {maximum}."
+            plain = text.strip().lstrip("+").lstrip("0")
+            if not isinstance(raw, bool) and _LIMIT.fullmatch(plain) and 1 <= int(plain) <= maximum:
+                detail = f"limit must be an integer from 1 to {maximum} in plain digits: {plain}, not {text!r}."
+            raise invalid_parameters([parameter_error("limit", detail, "invalid")])
         return int(text)
 
     def get_ordering(self, model: type[Model]) -> tuple[str, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -162,6 +163,11 @@ class SearchMixin:
             errors.append({"pointer": "/any", "detail": "any must be a list of 1 to "
                            f"{self.search_max_alternatives} filter objects.", "code": "invalid"})
             alternatives = []
+        limit = body.get("limit")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+            # A JSON integer, as the schema says: "5", 5.0 or true would each be a guess.
+            errors.append({"pointer": "/limit", "detail": f"limit must be a JSON integer, not {_json_kind(limit)}.",
+                           "code": "invalid"})
         cursor = body.get("cursor")
         if cursor is not None and not isinstance(cursor, str):
             errors.append({"pointer": "/cursor", "detail": "cursor must be a string.", "code": "invalid"})
@@ -189,7 +195,20 @@ class SearchMixin:
                 errors.extend(problem.errors)
         if errors:
             raise _body_problem(errors)
-        return cleaned, body.get("limit"), cursor
+        return cleaned, limit, cursor
+
+
+def _json_kind(value: Any) -> str:
+    """How the client wrote ``value``, for a detail: ``the string "5"``, ``the number 5.0``."""
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return f"the string {text if len(text) <= 40 else text[:40] + '...'}"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        text = str(value)  # a JSONNumber's str() is the client's own spelling
+        return f"the number {text if len(text) <= 40 else text[:40] + '...'}"
+    return "an array" if isinstance(value, list) else "an object"
 
 
 def _body_problem(errors: list[ErrorItem]) -> ProblemException:

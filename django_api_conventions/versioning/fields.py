@@ -26,6 +26,7 @@ from django.utils import timezone
 from rest_framework import serializers
 from rest_framework.fields import SkipField, empty
 
+from ..parsers import JSONNumber
 from .lifecycle import DateLike, Deprecation, parse_moment
 from .signals import deprecated_field_used
 from .usage import note_deprecation, report_use
@@ -131,9 +132,18 @@ class RenamedFieldsMixin:
         return renamed
 
     def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            data = self._apply_renames(data)
-        return super().to_internal_value(data)  # type: ignore[misc]
+        if not isinstance(data, Mapping):
+            return super().to_internal_value(data)  # type: ignore[misc]
+        # The names only the old one was sent under: their errors point at what the client sent.
+        sent_as = {field.new_name: old for old, field in self.renamed_fields() if old in data
+                   and field.new_name not in data}
+        data = self._apply_renames(data)
+        try:
+            return super().to_internal_value(data)  # type: ignore[misc]
+        except serializers.ValidationError as exc:
+            if sent_as and isinstance(exc.detail, dict):
+                exc.detail = {sent_as.get(name, name): errors for name, errors in exc.detail.items()}
+            raise
 
     def _apply_renames(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
         renames = [(old, field) for old, field in self.renamed_fields() if old in data]
@@ -154,7 +164,7 @@ class RenamedFieldsMixin:
             value = data.getlist(old) if hasattr(data, "getlist") else data[old]
             new_value = (data.getlist(field.new_name) or empty) if hasattr(data, "getlist") else data.get(
                 field.new_name, empty)
-            if new_value is not empty and (new_value != value or type(new_value) is not type(value)):
+            if new_value is not empty and not _same_value(new_value, value):
                 detail = f"{old!r} is the old name of {field.new_name!r}: send one of them, or both with one value."
                 raise serializers.ValidationError({old: [detail]}, code="rename_conflict")
             data.pop(old)
@@ -168,6 +178,15 @@ class RenamedFieldsMixin:
                 if note_deprecation(request, deprecation):
                     report_use(request, deprecated_field_used, deprecation, field=old)
         return data
+
+
+def _same_value(one: Any, other: Any) -> bool:
+    """Equal and of one JSON type; numbers by their exact digits (10.0 is not 9.9999999999999999999)."""
+    if type(one) is not type(other):
+        return False
+    if isinstance(one, JSONNumber):
+        return one.exact == other.exact
+    return bool(one == other)
 
 
 class OpenEnumField(serializers.ChoiceField):

@@ -5,6 +5,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from django_api_conventions.fields import StrictIntegerField
 from django_api_conventions.versioning import OpenEnumField, RenamedField, RenamedFieldsMixin
 
 from .models import Customer, Invoice, Order, Payment
@@ -21,6 +22,14 @@ def validate_currency(value: str) -> str:
     return value
 
 
+class CurrencyField(serializers.CharField):
+    """A currency code exactly as sent: DRF's CharField trims white space by default, which would
+    read " eur " and "eur\\n" as "eur"."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(trim_whitespace=False, validators=[validate_currency], **kwargs)
+
+
 class UserSerializer(serializers.ModelSerializer):
     class Meta:
         model = Customer
@@ -31,7 +40,10 @@ class InvoiceSerializer(RenamedFieldsMixin, serializers.ModelSerializer):
     user_id = serializers.PrimaryKeyRelatedField(source="user", queryset=Customer.objects.all())
     # Clients must tolerate new statuses: the stored value is sent as it is.
     status = OpenEnumField(choices=["draft", "open"], default="open")
-    currency = serializers.CharField(validators=[validate_currency])
+    # Exactly as sent: 9.9999999999999999999, "1_000" or "١٢" is a 422, never 10, 1000 or 12.
+    # total, its old name, is read through this field too (RenamedFieldsMixin).
+    amount_due = StrictIntegerField(min_value=0, max_value=MAX_AMOUNT)
+    currency = CurrencyField()
     # The old name of amount_due, returned and accepted until its sunset.
     total = RenamedField(
         "amount_due", deprecation="2026-11-01", sunset="2027-06-01", migration_guide=AMOUNT_DUE_GUIDE
@@ -40,13 +52,12 @@ class InvoiceSerializer(RenamedFieldsMixin, serializers.ModelSerializer):
     class Meta:
         model = Invoice
         fields = ["id", "user_id", "status", "amount_due", "total", "currency", "created_at"]
-        extra_kwargs = {"amount_due": {"max_value": MAX_AMOUNT}}
 
 
 class PaymentSerializer(serializers.ModelSerializer):
     invoice_id = serializers.CharField(source="invoice.id", read_only=True)
-    amount = serializers.IntegerField(min_value=1, max_value=MAX_AMOUNT)
-    currency = serializers.CharField(validators=[validate_currency])
+    amount = StrictIntegerField(min_value=1, max_value=MAX_AMOUNT)
+    currency = CurrencyField()
 
     class Meta:
         model = Payment
