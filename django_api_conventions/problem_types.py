@@ -154,6 +154,9 @@ _BUILT_IN = [
      "with a Content-Length: chunked request bodies are not accepted."),
     ("request-too-large", "Request body too large", 413,
      "The request body is larger than the service accepts. `limit_bytes` gives the limit."),
+    ("uri-too-long", "Request target too long", 414,
+     "The request line (path and query string) is longer than the service accepts; `limit_bytes` "
+     "gives the limit. Send long criteria in the body of a request instead."),
     ("unsupported-media-type", "Unsupported media type", 415,
      "The Content-Type of the body is not one the endpoint accepts. Send application/json."),
     ("validation-error", "Validation failed", 422,
@@ -162,6 +165,9 @@ _BUILT_IN = [
     ("rate-limited", "Too many requests", 429,
      "The client sent more requests than its rate allows. Wait for the seconds given in the "
      "Retry-After header."),
+    ("request-headers-too-large", "Request header fields too large", 431,
+     "A request header line, or all of them together, is larger than the service accepts. Send "
+     "fewer or shorter headers: large cookies are the usual cause."),
     ("idempotency-key-missing", "Idempotency-Key required", 400,
      "This endpoint changes state and requires an Idempotency-Key header: a unique string of 1 to "
      "255 visible ASCII characters chosen by the client for each operation, sent again unchanged "
@@ -195,13 +201,20 @@ _BUILT_IN = [
     ("database-unavailable", "Database unavailable", 503,
      "The service could not reach its database. Retry after the seconds given in the "
      "Retry-After header."),
+    ("bad-gateway", "Bad gateway", 502,
+     "The proxy in front of the service could not reach it, or the service closed the connection "
+     "without an answer (it is restarting, or it failed). Retry after the seconds given in the "
+     "Retry-After header."),
+    ("gateway-timeout", "Gateway timeout", 504,
+     "The service did not answer the proxy in front of it in time. The request may have run: retry "
+     "it with the same Idempotency-Key, which answers with its result if it did."),
 ]
 
 _STATUS_DEFAULTS = {
     "bad-request", "authentication-required", "permission-denied", "not-found",
     "method-not-allowed", "not-acceptable", "conflict", "gone", "length-required", "request-too-large",
     "unsupported-media-type", "validation-error", "rate-limited", "internal-error",
-    "service-unavailable",
+    "service-unavailable", "uri-too-long", "request-headers-too-large", "bad-gateway", "gateway-timeout",
 }
 
 for _slug, _title, _status, _description in _BUILT_IN:

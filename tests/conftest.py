@@ -1,7 +1,9 @@
 """Backends: SQLite always; PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set.
 
 ``REQUIRE_BACKENDS=postgres,redis`` (set by ``./dev test`` for its services pass) turns a
-missing service into a failure of the whole run rather than skipped tests.
+missing service into a failure of the whole run rather than skipped tests. nginx (the
+``nginx`` tests of the reverse-proxy recipe) is required the same way by
+``REQUIRE_BACKENDS=nginx`` and by ``CI=true``: elsewhere, without nginx, they are skipped.
 """
 
 from __future__ import annotations
@@ -18,11 +20,16 @@ from django.core.servers import basehttp
 
 from django_api_conventions.maintenance import _last_reading
 
+from .reverse_proxy import find_nginx
+
 # The live server's listen backlog (10) would reset the connections of 50 simultaneous clients
 # before any code of ours runs; gunicorn's default is 2048.
 basehttp.WSGIServer.request_queue_size = 256
 
 REQUIRED = {name.strip() for name in os.environ.get("REQUIRE_BACKENDS", "").split(",") if name.strip()}
+if os.environ.get("CI", "").lower() in ("true", "1"):
+    REQUIRED.add("nginx")
+INSTALL_NGINX = "apt-get install nginx"
 
 
 def _reachable(url: str, default_port: int) -> bool:
@@ -46,6 +53,8 @@ def pytest_configure(config: pytest.Config) -> None:
         problems.append("Redis is required but REDIS_URL is unset")
     elif redis_url and not _reachable(redis_url, 6379):
         problems.append(f"Redis at {redis_url} cannot be reached")
+    if "nginx" in REQUIRED and find_nginx() is None:
+        problems.append(f"nginx is required (CI=true or REQUIRE_BACKENDS=nginx) but is not installed: {INSTALL_NGINX}")
     if problems:
         raise pytest.UsageError("; ".join(problems))
 
@@ -53,13 +62,18 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> str:
     database = "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite"
     redis = "redis" if os.environ.get("REDIS_URL") else "no redis (Redis tests skipped)"
-    return f"backends: {database}, {redis}"
+    nginx = find_nginx() or "no nginx (nginx tests skipped)"
+    return f"backends: {database}, {redis}, {nginx}"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     skip_redis = pytest.mark.skip(reason="REDIS_URL is unset")
     skip_postgres = pytest.mark.skip(reason="DATABASE_URL is not PostgreSQL")
+    skip_nginx = pytest.mark.skip(reason=f"nginx is not installed (not on PATH, nor in /usr/sbin): {INSTALL_NGINX}")
+    nginx_missing = find_nginx() is None
     for item in items:
+        if "nginx" in item.keywords and nginx_missing:
+            item.add_marker(skip_nginx)
         if "redis" in item.keywords and not os.environ.get("REDIS_URL"):
             item.add_marker(skip_redis)
         if "postgres" in item.keywords and not os.environ.get("DATABASE_URL", "").startswith("postgres"):

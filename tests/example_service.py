@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,14 +47,16 @@ def postgres_database(server_url: str) -> Iterator[str]:
 
 
 @contextmanager
-def running_service(environment: dict[str, str], workers: int = 2) -> Iterator[Service]:
+def running_service(
+    environment: dict[str, str], workers: int = 2, gunicorn_options: Sequence[str] = ()
+) -> Iterator[Service]:
     port = free_port()
     service = Service(f"http://127.0.0.1:{port}", environment)
     service.manage("migrate", "--no-input", "-v", "0")
     service.manage("seed_demo")
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "testproject.wsgi:application", "--workers", str(workers),
-         "--bind", f"127.0.0.1:{port}", "--timeout", "30", "--log-level", "warning"],
+         "--bind", f"127.0.0.1:{port}", "--timeout", "30", "--log-level", "warning", *gunicorn_options],
         cwd=REPOSITORY, env=environment,
     )
     try:
@@ -74,9 +76,12 @@ def running_service(environment: dict[str, str], workers: int = 2) -> Iterator[S
 
 
 @contextmanager
-def example_service(backend: str, folder: Path, **settings: str) -> Iterator[Service]:
+def example_service(
+    backend: str, folder: Path, *, gunicorn_options: Sequence[str] = (), **settings: str
+) -> Iterator[Service]:
     """``backend``: ``sqlite`` (a file in ``folder``) or ``postgres+redis`` (a database of its own on
-    DATABASE_URL's server, dropped afterwards, with the Redis cache and idempotency store)."""
+    DATABASE_URL's server, dropped afterwards, with the Redis cache and idempotency store).
+    ``gunicorn_options``: more command-line options of gunicorn (``-c deploy/gunicorn.conf.py``)."""
     environment = {
         **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "COVERAGE_PROCESS_START")},
         "PYTHONPATH": str(REPOSITORY),
@@ -85,10 +90,10 @@ def example_service(backend: str, folder: Path, **settings: str) -> Iterator[Ser
     }
     if backend == "sqlite":
         environment["DATABASE_URL"] = f"sqlite:///{folder / 'service.sqlite3'}"
-        with running_service(environment) as running:
+        with running_service(environment, gunicorn_options=gunicorn_options) as running:
             yield running
         return
     with postgres_database(os.environ["DATABASE_URL"]) as database_url:
         environment.update(DATABASE_URL=database_url, REDIS_URL=os.environ["REDIS_URL"], IDEMPOTENCY_STORE="redis")
-        with running_service(environment) as running:
+        with running_service(environment, gunicorn_options=gunicorn_options) as running:
             yield running

@@ -2,8 +2,8 @@
 
 ``python tests/package_smoke.py contents DIST_DIR SOURCE_ROOT``
     The wheel holds the package and its metadata only (no tests, no example service); the
-    sdist holds the package, LICENSE, README, CHANGELOG, the tests, the example service and
-    the docs; both carry the version of ``django_api_conventions.__version__``.
+    sdist holds the package, LICENSE, README, CHANGELOG, the tests, the example service, the
+    deployment recipe and the docs; both carry the version of ``django_api_conventions.__version__``.
 
 ``python -I tests/package_smoke.py installed SOURCE_ROOT``
     Run by the interpreter of a fresh virtualenv into which a wheel or an sdist was installed,
@@ -74,7 +74,8 @@ def check_contents(dist: Path, source_root: Path) -> None:
         members = {name.removeprefix(root) for name in archive.getnames()}
     wanted = expected | {"LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "PKG-INFO", "tests/conftest.py",
                          "tests/settings.py", "tests/package_smoke.py", "testproject/settings.py",
-                         "testproject/openapi/v2.json", "docs/index.md", "mkdocs.yml"}
+                         "testproject/openapi/v2.json", "docs/index.md", "mkdocs.yml",
+                         "deploy/nginx/api.conf.template", "deploy/gunicorn.conf.py"}
     check(wanted <= members, f"missing from the sdist: {sorted(wanted - members)}")
     check(not [m for m in members if "__pycache__" in m or m.endswith(".pyc") or m.startswith(".venvs")],
           "the sdist holds compiled files or virtualenvs")
