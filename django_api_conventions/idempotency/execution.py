@@ -9,7 +9,7 @@ The protocol, whichever way a view is protected (mixin, decorator, middleware):
    written in that same transaction, so the business change and the stored response commit
    together or not at all;
 4. an unhandled exception or a 5xx the view does not keep marks the key failed, and a 4xx it
-   does not keep releases it; either way the view's transaction is rolled back, so a retry runs
+   does not keep (by default a 409) releases it; either way the view's transaction is rolled back, so a retry runs
    the view again on a clean slate.
 """
 
@@ -48,8 +48,18 @@ _WAIT_FIRST_SLEEP = 0.05
 _WAIT_LONGEST_SLEEP = 1.0
 
 
+def keep_final_answers(status: int) -> bool:
+    """Default: store every answer a retry would get again, all but server errors and 409s.
+
+    A 409 says the request met what other requests were doing (a uniqueness race lost to a
+    concurrent insert, answered ``conflict``); once they are done, the same request may well
+    succeed or get its definitive 422. Storing it would replay a passing state forever.
+    """
+    return status < 500 and status != 409
+
+
 def keep_below_500(status: int) -> bool:
-    """Default: store every answer the view gave except server errors."""
+    """Store every answer the view gave except server errors, 409 conflicts included."""
     return status < 500
 
 
@@ -60,7 +70,7 @@ class IdempotencyOptions:
     required: bool = False
     methods: frozenset[str] = DEFAULT_METHODS
     #: Which statuses are stored and replayed; the others release the key (4xx) or fail it (5xx).
-    keep_status: Callable[[int], bool] = keep_below_500
+    keep_status: Callable[[int], bool] = keep_final_answers
     #: While the first request runs, wait up to this long for its result instead of a 409.
     wait_seconds: float = 0.0
     #: Lease of this view, in seconds; ``None``: ``IDEMPOTENCY_LEASE_SECONDS``.
