@@ -30,6 +30,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from ..conf import api_settings
 from ..problems import ProblemException, retry_after_header
 from ..tracing import assign_trace_id
+from ..versioning.replay import dump_noted_since, note_dumped, noted_count
 from . import signals
 from .commit_markers import transaction_marker
 from .fingerprint import request_fingerprint
@@ -42,6 +43,9 @@ DEFAULT_METHODS = frozenset({"POST", "PATCH"})
 #: Stored in place of a body over IDEMPOTENCY_MAX_STORED_BODY_BYTES: its size. No response
 #: header can have this name (a colon starts no HTTP field name), so none is mistaken for it.
 OMITTED_BODY_HEADER = ":omitted-body-bytes"
+#: Stored with a response whose view noted deprecations (a renamed field's old name): they are
+#: noted again on its replay, so that it carries the same ``Deprecation`` and ``Link`` headers.
+DEPRECATIONS_HEADER = ":deprecations"
 #: The stored headers a replay of an omitted body still sends: where the result can be read.
 _OMITTED_BODY_REPLAYED_HEADERS = ("Location",)
 _WAIT_FIRST_SLEEP = 0.05
@@ -94,6 +98,9 @@ class KeyedRequest:
     #: ``time.monotonic()`` before which the lease cannot end, whatever the store's clock says:
     #: measured from just before the claim (or the last renewal) was sent.
     lease_deadline: float = field(default_factory=time.monotonic)
+    #: The request, whose deprecations noted after ``noted_mark`` are stored with the response.
+    request: HttpRequest | None = field(default=None)
+    noted_mark: int = field(default=0)
 
     def lease_half_used(self) -> bool:
         """Whether less than half of ``lease_seconds`` is surely left of the lease."""
@@ -124,14 +131,21 @@ class KeyedRequest:
                 held = self.store.renew(self.scope, self.key, self.owner, self.lease_seconds)
             else:
                 held = self.store.prepare(
-                    self.scope, self.key, self.owner, _stored(response), marker, alias, self.lease_seconds
+                    self.scope, self.key, self.owner, self.stored(response), marker, alias, self.lease_seconds
                 )
         if not held:
             raise LeaseExpired
         self.lease_deadline = started + self.lease_seconds
 
-    def complete(self, response: HttpResponseBase, retention: int) -> bool:
+    def stored(self, response: HttpResponseBase) -> StoredResponse:
         stored = _stored(response)
+        deprecations = dump_noted_since(self.request, self.noted_mark) if self.request is not None else None
+        if deprecations is not None:
+            stored.headers[DEPRECATIONS_HEADER] = deprecations
+        return stored
+
+    def complete(self, response: HttpResponseBase, retention: int) -> bool:
+        stored = self.stored(response)
         if OMITTED_BODY_HEADER in stored.headers:
             logger.warning(
                 "Idempotent response of %s bytes not stored (IDEMPOTENCY_MAX_STORED_BODY_BYTES = %s): "
@@ -258,12 +272,13 @@ def _run_keyed(
         assert claim.response is not None
         logger.info("Idempotency key replayed", extra=log_context)
         signals.replayed.send(sender=store.__class__, **signal_context)
-        return replay(claim.response)
+        return replay(claim.response, http_request)
     if claim.taken_over_from == "started":
         logger.warning("Idempotency key taken over after its lease passed", extra=log_context)
         signals.lease_taken_over.send(sender=store.__class__, **signal_context)
 
-    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, lease_deadline=claimed_at + lease_seconds)
+    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, lease_deadline=claimed_at + lease_seconds,
+                         request=http_request, noted_mark=noted_count(http_request))
     http_request.idempotency = keyed  # type: ignore[attr-defined]
     response = _execute(keyed, options, run_view, retention)
     response["X-Cache-Lookup"] = "MISS"
@@ -346,8 +361,19 @@ def _stored(response: HttpResponseBase) -> StoredResponse:
     return StoredResponse(status=response.status_code, headers=headers, body=body)
 
 
-def replay(stored: StoredResponse) -> HttpResponse:
-    """The stored response again; a problem when its body was too large to be stored."""
+def replay(stored: StoredResponse, request: HttpRequest | None = None) -> HttpResponse:
+    """The stored response again; a problem when its body was too large to be stored.
+
+    The deprecations the first request's view noted are noted again on ``request``.
+    """
+    deprecations = stored.headers.get(DEPRECATIONS_HEADER)
+    if deprecations is not None:
+        if request is not None:
+            note_dumped(request, deprecations)
+        stored = StoredResponse(
+            stored.status, {name: value for name, value in stored.headers.items() if name != DEPRECATIONS_HEADER},
+            stored.body,
+        )
     if OMITTED_BODY_HEADER in stored.headers:
         raise _response_too_large(stored)
     response = HttpResponse(stored.body, status=stored.status)
