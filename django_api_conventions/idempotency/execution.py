@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -48,8 +49,25 @@ OMITTED_BODY_HEADER = ":omitted-body-bytes"
 DEPRECATIONS_HEADER = ":deprecations"
 #: The stored headers a replay of an omitted body still sends: where the result can be read.
 _OMITTED_BODY_REPLAYED_HEADERS = ("Location",)
+#: A request that lost its lease was rolled back while a newer attempt runs: one second on, a
+#: retry usually finds that attempt's stored answer (or its 409 with its own estimate).
+LEASE_EXPIRED_RETRY_AFTER = 1
 _WAIT_FIRST_SLEEP = 0.05
 _WAIT_LONGEST_SLEEP = 1.0
+
+
+def in_flight_retry_after(lease_seconds: float, lease_remaining: float) -> int:
+    """The ``Retry-After`` of a 409 ``idempotency-key-in-use``, in whole seconds, at least 1.
+
+    The first request has run for about ``lease_seconds - lease_remaining`` (since its claim,
+    or its last lease renewal). Most requests finish in milliseconds, and one that has run for
+    a while is likely to run a while longer: wait half of what it has run so far (1 second
+    during its first 2 seconds), and never beyond the end of its lease, when a retry may take
+    the key over.
+    """
+    elapsed = max(0.0, lease_seconds - lease_remaining)
+    estimate = max(1, math.ceil(elapsed / 2))
+    return max(1, min(estimate, math.ceil(lease_remaining)))
 
 
 def keep_final_answers(status: int) -> bool:
@@ -266,7 +284,7 @@ def _run_keyed(
         raise ProblemException(
             "idempotency-key-in-use",
             f"A request with this {api_settings.IDEMPOTENCY_HEADER} is still being processed.",
-            headers=retry_after_header(claim.lease_remaining),
+            headers=retry_after_header(in_flight_retry_after(lease_seconds, claim.lease_remaining)),
         )
     if claim.outcome is ClaimOutcome.RESOLVED:
         assert claim.response is not None
@@ -315,6 +333,7 @@ def _execute(
             "idempotency-lease-expired",
             "This request outlived its lease and another request with the same key took over; "
             "its changes were rolled back.",
+            headers=retry_after_header(LEASE_EXPIRED_RETRY_AFTER),
         ) from None
     except BaseException:
         _abandon(store.fail, keyed)
