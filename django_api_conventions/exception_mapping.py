@@ -15,7 +15,7 @@ from django.core.exceptions import (
     TooManyFilesSent,
 )
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import InterfaceError, OperationalError
+from django.db import IntegrityError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, UnreadablePostError
 from django.http.multipartparser import MultiPartParserError
 from rest_framework import exceptions as drf
@@ -27,10 +27,14 @@ from .hosts import InvalidHostPort
 from .problem_types import problem_types
 from .problems import ProblemException, retry_after_header
 from .tracing import assign_trace_id
+from .unique_violations import UniqueViolation, unique_violation
 
 logger = logging.getLogger("django_api_conventions.problems")
 
 PERMISSION_DENIED_DETAIL = str(drf.PermissionDenied.default_detail)
+#: Seconds a client waits before retrying a request that lost a uniqueness race: by then the
+#: winner has committed, and the retry gets the definitive answer (a 422, usually).
+UNIQUE_CONFLICT_RETRY_AFTER = 1
 INTERNAL_ERROR_DETAIL = (
     "The service failed to answer this request. Quote the trace_id when you contact support."
 )
@@ -68,6 +72,10 @@ def problem_for_exception(exc: BaseException) -> ProblemException | None:
         return ProblemException("malformed-request", "The multipart body is malformed.")
     if isinstance(exc, BadRequest):
         return ProblemException("bad-request", "The request was rejected as malformed.")
+    if isinstance(exc, IntegrityError):
+        violation = unique_violation(exc)
+        # Foreign key, NOT NULL and CHECK violations are the service's bugs, not conflicts.
+        return _unique_conflict(violation) if violation is not None else None
     if isinstance(exc, (OperationalError, InterfaceError)):
         return ProblemException(
             "database-unavailable",
@@ -112,6 +120,30 @@ def _from_api_exception(exc: drf.APIException) -> ProblemException:
     if isinstance(exc.detail, (dict, list)):
         return ProblemException(problem_type, problem_type.title, status=status, errors=pointer_items(exc.detail))
     return ProblemException(problem_type, str(exc.detail), status=status)
+
+
+def _unique_conflict(violation: UniqueViolation) -> ProblemException:
+    # Nothing here may query the database: its transaction is broken (PostgreSQL refuses every
+    # statement until the rollback). The pointers name model fields, which a ModelSerializer's
+    # fields share; the constraint's name and the value stay out of the answer.
+    logger.info("Unique constraint %s violated: answered 409", violation.constraint or "(unnamed)")
+    headers = retry_after_header(UNIQUE_CONFLICT_RETRY_AFTER)
+    fields = violation.fields
+    if not fields:
+        return ProblemException(
+            "conflict", "The request conflicts with an existing record: a uniqueness rule is broken.", headers=headers
+        )
+    names = ", ".join(fields)
+    if len(fields) == 1:
+        item_detail = "A record with this value already exists."
+    else:
+        item_detail = f"A record with this combination of {names} already exists."
+    return ProblemException(
+        "conflict",
+        f"The request conflicts with an existing record: another one has the same {names}.",
+        errors=[{"pointer": f"/{name}", "detail": item_detail, "code": "unique"} for name in fields],
+        headers=headers,
+    )
 
 
 def _from_suspicious_operation(exc: SuspiciousOperation) -> ProblemException:

@@ -9,6 +9,8 @@ Put them first in ``MIDDLEWARE``, in this order::
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import sys
 from typing import Any
@@ -53,8 +55,9 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
     - rejects, before any other code reads them, a disallowed ``Host`` (also when an
       absolute-form request target names another host, or its port is not a number from 1 to
       65535: ``127.0.0.1:0``, ``:65536``, ``:080``), a body over
-      ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413), a body without ``Content-Length`` (411) and a
-      query string with too many fields;
+      ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413), a body without ``Content-Length`` (411), a
+      query string with too many fields, and a NUL character in the URL, in a header or in
+      ``Basic`` credentials (400);
     - answers exceptions raised by any view, a 500 logged with its trace id and reported to
       ``got_request_exception`` receivers, its text never sent;
     - turns any other error response (Django's HTML pages with ``DEBUG`` on or off, a view's own
@@ -66,6 +69,7 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
             _check_request_target_host(checked_host(request), request)
             _check_content_length(request)
             _check_no_nul(request)  # parsing the query string also raises TooManyFieldsSent
+            _check_headers_no_nul(request)
         except (SuspiciousOperation, BadRequest, ProblemException) as exc:
             return self.process_exception(request, exc)
         return None
@@ -156,6 +160,40 @@ def _check_no_nul(request: HttpRequest) -> None:
     query = request.GET
     if "\x00" in request.path or any("\x00" in key or "\x00" in "".join(query.getlist(key)) for key in query):
         raise BadRequest("The URL holds a NUL character.")
+
+
+def _check_headers_no_nul(request: HttpRequest) -> None:
+    # A header value reaches database lookups as it is (a client id, a token), and Basic
+    # credentials once decoded (the user name): PostgreSQL refuses a NUL in a string with an
+    # error that would otherwise be a 500 on every service with BasicAuthentication.
+    for name, value in request.headers.items():
+        if "\x00" in value:
+            raise _nul_in_header(name, f"The {name} header holds a NUL character.")
+    credentials = _basic_credentials(request.headers.get("Authorization", ""))
+    if credentials is not None and "\x00" in credentials:
+        raise _nul_in_header("Authorization", "The Basic credentials of the Authorization header hold a NUL character.")
+
+
+def _basic_credentials(header: str) -> str | None:
+    """The decoded credentials of a ``Basic`` header, decoded as DRF's ``BasicAuthentication``
+    decodes them; ``None`` for another scheme or what DRF itself refuses (a 401)."""
+    parts = header.split()
+    if len(parts) != 2 or parts[0].lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(parts[1].encode("iso-8859-1"))
+    except (binascii.Error, UnicodeEncodeError, ValueError):
+        return None
+    try:
+        return decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return decoded.decode("latin-1")
+
+
+def _nul_in_header(name: str, detail: str) -> ProblemException:
+    return ProblemException(
+        "bad-request", detail, errors=[{"header": name, "detail": "NUL characters are not allowed.", "code": "invalid"}]
+    )
 
 
 def _problem_for_status(request: HttpRequest, status: int) -> ProblemException:

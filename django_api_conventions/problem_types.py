@@ -140,7 +140,10 @@ _BUILT_IN = [
      "The service cannot answer in any media type the Accept header allows. Accept "
      "application/json."),
     ("conflict", "Conflict", 409,
-     "The request conflicts with the current state of the resource."),
+     "The request conflicts with the current state of the resource, for example another record "
+     "already holds a value that must be unique (a request racing with another one for the same "
+     "new value): `errors` points at the field. Retry after the seconds given in the Retry-After "
+     "header, when present, to get the definitive answer."),
     ("gone", "Gone", 410,
      "The resource is no longer available and will not be again."),
     ("version-retired", "API version retired", 410,

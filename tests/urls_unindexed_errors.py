@@ -1,8 +1,7 @@
 from django.urls import path
 from rest_framework.generics import ListAPIView
 
-from django_api_conventions.models import IdempotencyRecord
-from testproject.billing.models import Customer
+from django_api_conventions.models import IdempotencyRecord, RuntimeSwitch
 from testproject.billing.views import NewestFirst
 
 
@@ -11,9 +10,9 @@ class ByBody(ListAPIView):
     pagination_class = type("ByBody", (NewestFirst,), {"ordering": ("response_body",)})
 
 
-class ByEmail(ListAPIView):
-    queryset = Customer.objects.all()
-    pagination_class = type("ByEmail", (NewestFirst,), {"ordering": ("email",)})  # unique: its own index
+class ByName(ListAPIView):
+    queryset = RuntimeSwitch.objects.all()
+    pagination_class = type("ByName", (NewestFirst,), {"ordering": ("name",)})  # unique: its own index
 
 
-urlpatterns = [path("by-body", ByBody.as_view()), path("by-email", ByEmail.as_view())]
+urlpatterns = [path("by-body", ByBody.as_view()), path("by-name", ByName.as_view())]

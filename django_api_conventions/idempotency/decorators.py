@@ -15,7 +15,7 @@ from .execution import (
     DEFAULT_METHODS,
     IdempotencyOptions,
     exempt_from_atomic_requests,
-    keep_below_500,
+    keep_final_answers,
     request_transaction,
     run_idempotently,
 )
@@ -26,7 +26,7 @@ def idempotent(
     *,
     required: bool = False,
     methods: frozenset[str] | set[str] = DEFAULT_METHODS,
-    keep_status: Callable[[int], bool] = keep_below_500,
+    keep_status: Callable[[int], bool] = keep_final_answers,
     wait_seconds: float = 0.0,
     lease_seconds: float | None = None,
 ) -> Any:

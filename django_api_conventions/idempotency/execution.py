@@ -9,7 +9,7 @@ The protocol, whichever way a view is protected (mixin, decorator, middleware):
    written in that same transaction, so the business change and the stored response commit
    together or not at all;
 4. an unhandled exception or a 5xx the view does not keep marks the key failed, and a 4xx it
-   does not keep releases it; either way the view's transaction is rolled back, so a retry runs
+   does not keep (by default a 409) releases it; either way the view's transaction is rolled back, so a retry runs
    the view again on a clean slate.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -30,6 +31,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from ..conf import api_settings
 from ..problems import ProblemException, retry_after_header
 from ..tracing import assign_trace_id
+from ..versioning.replay import dump_noted_since, note_dumped, noted_count
 from . import signals
 from .commit_markers import transaction_marker
 from .fingerprint import request_fingerprint
@@ -42,14 +44,44 @@ DEFAULT_METHODS = frozenset({"POST", "PATCH"})
 #: Stored in place of a body over IDEMPOTENCY_MAX_STORED_BODY_BYTES: its size. No response
 #: header can have this name (a colon starts no HTTP field name), so none is mistaken for it.
 OMITTED_BODY_HEADER = ":omitted-body-bytes"
+#: Stored with a response whose view noted deprecations (a renamed field's old name): they are
+#: noted again on its replay, so that it carries the same ``Deprecation`` and ``Link`` headers.
+DEPRECATIONS_HEADER = ":deprecations"
 #: The stored headers a replay of an omitted body still sends: where the result can be read.
 _OMITTED_BODY_REPLAYED_HEADERS = ("Location",)
+#: A request that lost its lease was rolled back while a newer attempt runs: one second on, a
+#: retry usually finds that attempt's stored answer (or its 409 with its own estimate).
+LEASE_EXPIRED_RETRY_AFTER = 1
 _WAIT_FIRST_SLEEP = 0.05
 _WAIT_LONGEST_SLEEP = 1.0
 
 
+def in_flight_retry_after(lease_seconds: float, lease_remaining: float) -> int:
+    """The ``Retry-After`` of a 409 ``idempotency-key-in-use``, in whole seconds, at least 1.
+
+    The first request has run for about ``lease_seconds - lease_remaining`` (since its claim,
+    or its last lease renewal). Most requests finish in milliseconds, and one that has run for
+    a while is likely to run a while longer: wait half of what it has run so far (1 second
+    during its first 2 seconds), and never beyond the end of its lease, when a retry may take
+    the key over.
+    """
+    elapsed = max(0.0, lease_seconds - lease_remaining)
+    estimate = max(1, math.ceil(elapsed / 2))
+    return max(1, min(estimate, math.ceil(lease_remaining)))
+
+
+def keep_final_answers(status: int) -> bool:
+    """Default: store every answer a retry would get again, all but server errors and 409s.
+
+    A 409 says the request met what other requests were doing (a uniqueness race lost to a
+    concurrent insert, answered ``conflict``); once they are done, the same request may well
+    succeed or get its definitive 422. Storing it would replay a passing state forever.
+    """
+    return status < 500 and status != 409
+
+
 def keep_below_500(status: int) -> bool:
-    """Default: store every answer the view gave except server errors."""
+    """Store every answer the view gave except server errors, 409 conflicts included."""
     return status < 500
 
 
@@ -60,7 +92,7 @@ class IdempotencyOptions:
     required: bool = False
     methods: frozenset[str] = DEFAULT_METHODS
     #: Which statuses are stored and replayed; the others release the key (4xx) or fail it (5xx).
-    keep_status: Callable[[int], bool] = keep_below_500
+    keep_status: Callable[[int], bool] = keep_final_answers
     #: While the first request runs, wait up to this long for its result instead of a 409.
     wait_seconds: float = 0.0
     #: Lease of this view, in seconds; ``None``: ``IDEMPOTENCY_LEASE_SECONDS``.
@@ -84,6 +116,9 @@ class KeyedRequest:
     #: ``time.monotonic()`` before which the lease cannot end, whatever the store's clock says:
     #: measured from just before the claim (or the last renewal) was sent.
     lease_deadline: float = field(default_factory=time.monotonic)
+    #: The request, whose deprecations noted after ``noted_mark`` are stored with the response.
+    request: HttpRequest | None = field(default=None)
+    noted_mark: int = field(default=0)
 
     def lease_half_used(self) -> bool:
         """Whether less than half of ``lease_seconds`` is surely left of the lease."""
@@ -114,14 +149,21 @@ class KeyedRequest:
                 held = self.store.renew(self.scope, self.key, self.owner, self.lease_seconds)
             else:
                 held = self.store.prepare(
-                    self.scope, self.key, self.owner, _stored(response), marker, alias, self.lease_seconds
+                    self.scope, self.key, self.owner, self.stored(response), marker, alias, self.lease_seconds
                 )
         if not held:
             raise LeaseExpired
         self.lease_deadline = started + self.lease_seconds
 
-    def complete(self, response: HttpResponseBase, retention: int) -> bool:
+    def stored(self, response: HttpResponseBase) -> StoredResponse:
         stored = _stored(response)
+        deprecations = dump_noted_since(self.request, self.noted_mark) if self.request is not None else None
+        if deprecations is not None:
+            stored.headers[DEPRECATIONS_HEADER] = deprecations
+        return stored
+
+    def complete(self, response: HttpResponseBase, retention: int) -> bool:
+        stored = self.stored(response)
         if OMITTED_BODY_HEADER in stored.headers:
             logger.warning(
                 "Idempotent response of %s bytes not stored (IDEMPOTENCY_MAX_STORED_BODY_BYTES = %s): "
@@ -242,18 +284,19 @@ def _run_keyed(
         raise ProblemException(
             "idempotency-key-in-use",
             f"A request with this {api_settings.IDEMPOTENCY_HEADER} is still being processed.",
-            headers=retry_after_header(claim.lease_remaining),
+            headers=retry_after_header(in_flight_retry_after(lease_seconds, claim.lease_remaining)),
         )
     if claim.outcome is ClaimOutcome.RESOLVED:
         assert claim.response is not None
         logger.info("Idempotency key replayed", extra=log_context)
         signals.replayed.send(sender=store.__class__, **signal_context)
-        return replay(claim.response)
+        return replay(claim.response, http_request)
     if claim.taken_over_from == "started":
         logger.warning("Idempotency key taken over after its lease passed", extra=log_context)
         signals.lease_taken_over.send(sender=store.__class__, **signal_context)
 
-    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, lease_deadline=claimed_at + lease_seconds)
+    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, lease_deadline=claimed_at + lease_seconds,
+                         request=http_request, noted_mark=noted_count(http_request))
     http_request.idempotency = keyed  # type: ignore[attr-defined]
     response = _execute(keyed, options, run_view, retention)
     response["X-Cache-Lookup"] = "MISS"
@@ -290,6 +333,7 @@ def _execute(
             "idempotency-lease-expired",
             "This request outlived its lease and another request with the same key took over; "
             "its changes were rolled back.",
+            headers=retry_after_header(LEASE_EXPIRED_RETRY_AFTER),
         ) from None
     except BaseException:
         _abandon(store.fail, keyed)
@@ -336,8 +380,19 @@ def _stored(response: HttpResponseBase) -> StoredResponse:
     return StoredResponse(status=response.status_code, headers=headers, body=body)
 
 
-def replay(stored: StoredResponse) -> HttpResponse:
-    """The stored response again; a problem when its body was too large to be stored."""
+def replay(stored: StoredResponse, request: HttpRequest | None = None) -> HttpResponse:
+    """The stored response again; a problem when its body was too large to be stored.
+
+    The deprecations the first request's view noted are noted again on ``request``.
+    """
+    deprecations = stored.headers.get(DEPRECATIONS_HEADER)
+    if deprecations is not None:
+        if request is not None:
+            note_dumped(request, deprecations)
+        stored = StoredResponse(
+            stored.status, {name: value for name, value in stored.headers.items() if name != DEPRECATIONS_HEADER},
+            stored.body,
+        )
     if OMITTED_BODY_HEADER in stored.headers:
         raise _response_too_large(stored)
     response = HttpResponse(stored.body, status=stored.status)

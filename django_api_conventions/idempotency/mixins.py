@@ -13,7 +13,7 @@ from .execution import (
     DEFAULT_METHODS,
     IdempotencyOptions,
     exempt_from_atomic_requests,
-    keep_below_500,
+    keep_final_answers,
     request_transaction,
     run_idempotently,
 )
@@ -30,7 +30,7 @@ class IdempotencyMixin:
 
     idempotency_required: bool = False
     idempotency_methods: frozenset[str] = DEFAULT_METHODS
-    idempotency_keep_status: Callable[[int], bool] = staticmethod(keep_below_500)
+    idempotency_keep_status: Callable[[int], bool] = staticmethod(keep_final_answers)
     idempotency_wait_seconds: float = 0.0
     idempotency_lease_seconds: float | None = None
 

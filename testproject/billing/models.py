@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from django_api_conventions.soft_delete import SoftDeleteModel
@@ -34,12 +35,14 @@ class Customer(models.Model):
     """A user of the billing service, served at ``/v2/users``."""
 
     id = models.CharField(primary_key=True, max_length=32, default=new_user_id, editable=False)
-    email = models.EmailField(unique=True)
+    # Unique without regard to case (the constraint below), stored as the client spelled it.
+    email = models.EmailField()
     name = models.CharField(max_length=200)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
         indexes = [models.Index(fields=["-created_at", "-id"], name="customer_newest_first")]
+        constraints = [models.UniqueConstraint(Lower("email"), name="customer_email_unique_ci")]
 
     def __str__(self) -> str:
         return self.email

@@ -3,6 +3,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.db.models import Value
+from django.db.models.functions import Lower
 from rest_framework import serializers
 
 from django_api_conventions.fields import StrictIntegerField
@@ -34,6 +36,16 @@ class UserSerializer(serializers.ModelSerializer):
     class Meta:
         model = Customer
         fields = ["id", "email", "name", "created_at"]
+
+    def validate_email(self, value: str) -> str:
+        # Unique without regard to case, which the model's expression constraint cannot tell
+        # DRF. Runs once the field's own validators passed (a NUL never reaches the query).
+        # LOWER() on both sides, as in the constraint and served by its index: the database's
+        # idea of case decides, not Python's. A racer that passes this check meets the
+        # constraint, which the package answers 409.
+        if Customer.objects.alias(email_lower=Lower("email")).filter(email_lower=Lower(Value(value))).exists():
+            raise serializers.ValidationError("A user with this email already exists.", code="unique")
+        return value
 
 
 class InvoiceSerializer(RenamedFieldsMixin, serializers.ModelSerializer):
