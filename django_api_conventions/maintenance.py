@@ -6,6 +6,7 @@ import logging
 import time
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.cache import caches
 
 from .conf import api_settings
@@ -14,6 +15,22 @@ logger = logging.getLogger("django_api_conventions.maintenance")
 
 SWITCH_NAME = "maintenance"
 CACHE_KEY = "api_conventions:maintenance"
+
+
+#: Cache backends private to one process: a switch written there never reaches a server.
+PROCESS_LOCAL_CACHES = {
+    "django.core.cache.backends.locmem.LocMemCache": "local-memory",
+    "django.core.cache.backends.dummy.DummyCache": "dummy",
+}
+
+
+def unshared_switch_cache() -> str | None:
+    """The kind of process-local cache ("local-memory", "dummy") the run-time switch lives in,
+    or ``None`` when the switch store is shared (the database, or a cache such as Redis)."""
+    if api_settings.MAINTENANCE_SWITCH_STORE != "cache":
+        return None
+    backend = settings.CACHES.get(api_settings.MAINTENANCE_SWITCH_CACHE, {}).get("BACKEND")
+    return PROCESS_LOCAL_CACHES.get(backend)
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,8 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         "a cache alias",
         (
             'Alias of `CACHES` used when `MAINTENANCE_SWITCH_STORE` is `"cache"`; it must be shared by all '
-            "workers (a local-memory or dummy cache is warning `W007`)."
+            "workers (a local-memory or dummy cache is warning `W007`, and `manage.py maintenance` refuses to "
+            "run on it)."
         ),
     ),
     "MAINTENANCE_SWITCH_POLL_SECONDS": SettingDoc(

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from io import StringIO
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,8 +18,15 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(params=["cache", "database"])
-def store(request: pytest.FixtureRequest, settings: Any) -> str:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_STORE": request.param}
+def store(request: pytest.FixtureRequest, settings: Any, tmp_path: Any) -> str:
+    overrides = {"MAINTENANCE_SWITCH_STORE": request.param}
+    if request.param == "cache":
+        # A cache that other processes share (unlike the local-memory default), as the
+        # command requires.
+        settings.CACHES = {**settings.CACHES, "switch": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(tmp_path)}}
+        overrides["MAINTENANCE_SWITCH_CACHE"] = "switch"
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, **overrides}
     return str(request.param)
 
 
@@ -39,6 +49,39 @@ def test_command_switches_every_worker(store: str) -> None:
     assert run("off") == f"maintenance: off (store: {store})"
     assert maintenance_retry_after() is None
     assert Client().get("/v2/users").status_code == 200
+
+
+@pytest.mark.parametrize("backend", ["locmem.LocMemCache", "dummy.DummyCache"])
+@pytest.mark.parametrize("action", ["on", "off", "status"])
+def test_command_refuses_a_switch_in_a_process_local_cache(settings: Any, backend: str, action: str) -> None:
+    # The quick start's set-up: the default "cache" store on Django's default local-memory
+    # cache. The command's own process would be the only one to see the switch.
+    settings.CACHES = {"default": {"BACKEND": f"django.core.cache.backends.{backend}"}}
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_STORE": "cache"}
+    with pytest.raises(CommandError) as refused:
+        run(action)
+    assert "private to each process" in str(refused.value)
+    assert "MAINTENANCE_SWITCH_STORE'] = 'database'" in str(refused.value)
+    assert "Redis" in str(refused.value)
+    assert read_switch().enabled is False
+
+
+def test_command_refusal_exits_non_zero(tmp_path: Any) -> None:
+    # What an operator sees: an error on stderr and a failing exit status, not "maintenance: on".
+    settings_module = tmp_path / "locmem_switch_settings.py"
+    settings_module.write_text(
+        "from tests.settings import *  # noqa: F403\n"
+        "CACHES = {'default': {'BACKEND': 'django.core.cache.backends.locmem.LocMemCache'}}\n"
+        "API_CONVENTIONS = {**API_CONVENTIONS, 'MAINTENANCE_SWITCH_STORE': 'cache'}  # noqa: F405\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "locmem_switch_settings",
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(root)])}
+    result = subprocess.run([sys.executable, "-m", "django", "maintenance", "on"], cwd=root, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "maintenance: on" not in result.stdout
+    assert "private to each process" in result.stderr
 
 
 def test_default_retry_after(store: str) -> None:
