@@ -108,10 +108,10 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "MAINTENANCE_EXEMPT_PATHS": SettingDoc(
         "a list of regular expressions",
         (
-            "Paths that keep working during maintenance, searched in `request.path`. See [Exempt "
-            "paths](operations.md#exempt-paths)."
+            "Paths that keep working during maintenance, searched in `request.path`, e.g. `[r\"^/admin/\"]`. "
+            "The package's problem type pages, `/openapi.json` and `/docs` keep working without being listed, "
+            "wherever they are mounted. See [Exempt paths](operations.md#exempt-paths)."
         ),
-        default='`[r"^/problems/"]`',
     ),
     "DATABASE_UNAVAILABLE_RETRY_AFTER": SettingDoc(
         "a positive number of seconds",

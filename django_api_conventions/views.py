@@ -10,11 +10,14 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_safe
 
 from .handlers import not_found_problem
+from .maintenance import maintenance_exempt
 from .problem_types import ProblemType, problem_types
 from .problems import render_problem
 
 
-# The pages touch no database: they answer even while it is down, even under ATOMIC_REQUESTS.
+# The pages touch no database: they answer even while it is down, even under ATOMIC_REQUESTS,
+# and during maintenance, so that the `type` of its 503 still explains it.
+@maintenance_exempt
 @transaction.non_atomic_requests
 @require_safe
 def problem_type_view(request: HttpRequest, slug: str) -> HttpResponse:
@@ -27,6 +30,7 @@ def problem_type_view(request: HttpRequest, slug: str) -> HttpResponse:
     return _html(problem_type.title, [problem_type])
 
 
+@maintenance_exempt
 @transaction.non_atomic_requests
 @require_safe
 def problem_type_list_view(request: HttpRequest) -> HttpResponse:

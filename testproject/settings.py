@@ -89,7 +89,9 @@ MIGRATION_GUIDE = "https://billing.example.com/docs/migrating-to-v2"
 
 API_CONVENTIONS = {
     "MAINTENANCE_MODE": flag("MAINTENANCE_MODE"),
-    "MAINTENANCE_EXEMPT_PATHS": [r"^/problems/", r"^/admin/", r"^/openapi\.json$", r"^/docs"],
+    # The package's own pages (/problems/, /openapi.json, /docs) answer during maintenance on
+    # their own; the admin is the site's to exempt.
+    "MAINTENANCE_EXEMPT_PATHS": [r"^/admin/"],
     # The run-time switch must reach every worker: Redis when there is one, else the database.
     "MAINTENANCE_SWITCH_STORE": "cache" if os.environ.get("REDIS_URL") else "database",
     "IDEMPOTENCY_STORE": os.environ.get("IDEMPOTENCY_STORE", "database"),

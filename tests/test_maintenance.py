@@ -8,11 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib import admin
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.http import HttpRequest, HttpResponse
 from django.test import Client
+from django.urls import include, path
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
-from django_api_conventions.maintenance import maintenance_retry_after, read_switch, write_switch
+from django_api_conventions.maintenance import maintenance_exempt, maintenance_retry_after, read_switch, write_switch
 
 pytestmark = pytest.mark.django_db
 
@@ -151,3 +157,70 @@ def test_switch_reads_in_the_admin(store: str) -> None:
     from django_api_conventions.models import RuntimeSwitch
 
     assert str(RuntimeSwitch(name="maintenance", enabled=True)) == "maintenance: on"
+
+
+# --- what keeps answering during maintenance ----------------------------------------------------
+
+
+@maintenance_exempt
+def health_view(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok")
+
+
+@maintenance_exempt
+class StatusView(APIView):
+    def get(self, request: Request) -> Response:
+        return Response({"status": "ok"})
+
+
+class PlainView(APIView):
+    def get(self, request: Request) -> Response:
+        return Response({"status": "ok"})
+
+
+# The package's URLs under a prefix, as a site that mounts them elsewhere would: no path list
+# names them, yet they keep answering.
+urlpatterns = [
+    path("api-docs/", include("django_api_conventions.urls")),
+    path("api-docs/", include("django_api_conventions.contrib.spectacular.urls")),
+    path("admin/", admin.site.urls),
+    path("healthz", health_view),
+    path("status", StatusView.as_view()),
+    path("plain", PlainView.as_view()),
+]
+
+
+@pytest.mark.parametrize("prefix", ["/", "/api-docs/"])
+def test_the_package_pages_answer_during_maintenance_by_default(settings: Any, prefix: str) -> None:
+    # Default MAINTENANCE_EXEMPT_PATHS (none): the tutorial's set-up, where /openapi.json,
+    # /docs and the problem pages used to answer 503 too.
+    settings.API_CONVENTIONS = {key: value for key, value in settings.API_CONVENTIONS.items()
+                                if key != "MAINTENANCE_EXEMPT_PATHS"}
+    if prefix != "/":
+        settings.ROOT_URLCONF = __name__
+    write_switch(True)
+    client = Client()
+    for path_ in ("problems/", "problems/service-unavailable", "openapi.json", "docs",
+                  "docs/assets/swagger-ui-dist/swagger-ui.css"):
+        answer = client.get(prefix + path_)
+        assert answer.status_code == 200, (path_, answer.status_code)
+    assert client.get("/admin/").status_code == 503
+    assert client.get("/v2/users" if prefix == "/" else "/plain").status_code == 503
+
+
+def test_views_marked_exempt_answer_during_maintenance(settings: Any) -> None:
+    settings.ROOT_URLCONF = __name__
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_EXEMPT_PATHS": []}
+    write_switch(True)
+    client = Client()
+    assert client.get("/healthz").status_code == 200
+    assert client.get("/status").json() == {"status": "ok"}
+    assert client.get("/plain").status_code == 503
+    assert client.get("/no-such-path").status_code == 503
+
+
+def test_exempt_paths_setting_exempts_the_admin(settings: Any) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_EXEMPT_PATHS": [r"^/admin/"]}
+    write_switch(True)
+    assert Client().get("/admin/").status_code == 302  # to the login page
+    assert Client().get("/v2/users").status_code == 503
