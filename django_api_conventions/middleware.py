@@ -22,6 +22,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.request import split_domain_port
 from django.urls import Resolver404, resolve
 from django.utils.deprecation import MiddlewareMixin
+from django.utils.log import log_response
 
 from .conf import api_settings
 from .exception_mapping import INTERNAL_ERROR_DETAIL, problem_for_exception, report_server_failure
@@ -105,7 +106,7 @@ class MaintenanceModeMiddleware(MiddlewareMixin):
         retry_after = maintenance_retry_after()
         if retry_after is None or _resolves_to_exempt_view(request):
             return None
-        return render_problem(
+        response = render_problem(
             request,
             ProblemException(
                 "service-unavailable",
@@ -113,6 +114,12 @@ class MaintenanceModeMiddleware(MiddlewareMixin):
                 headers=retry_after_header(retry_after),
             ),
         )
+        # A planned 503 is no server failure: Django would log it at ERROR on django.request,
+        # where alerts listen. Logged here, at WARNING like a 4xx, Django skips it.
+        log_response(
+            "%s: %s", response.reason_phrase, request.path, response=response, request=request, level="warning"
+        )
+        return response
 
 
 def _resolves_to_exempt_view(request: HttpRequest) -> bool:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -224,3 +225,24 @@ def test_exempt_paths_setting_exempts_the_admin(settings: Any) -> None:
     write_switch(True)
     assert Client().get("/admin/").status_code == 302  # to the login page
     assert Client().get("/v2/users").status_code == 503
+
+
+# --- how it is logged ---------------------------------------------------------------------------
+
+
+def test_a_planned_503_is_logged_as_a_warning_not_an_error(caplog: pytest.LogCaptureFixture) -> None:
+    write_switch(True)
+    with caplog.at_level(logging.DEBUG):
+        assert Client().get("/v2/users").status_code == 503
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    logged = [(r.name, r.levelname, r.getMessage()) for r in caplog.records if r.name.startswith("django")]
+    assert logged == [("django.request", "WARNING", "Service Unavailable: /v2/users")]
+
+
+def test_a_lost_database_is_still_an_error_during_maintenance(settings: Any, caplog: pytest.LogCaptureFixture) -> None:
+    # The faults view is exempt here so that it runs: its 503 is a failure, and logged as one.
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_EXEMPT_PATHS": [r"^/faults/"]}
+    write_switch(True)
+    with caplog.at_level(logging.DEBUG):
+        assert Client().get("/faults/database-down").status_code == 503
+    assert [r.levelname for r in caplog.records if r.name == "django.request"] == ["ERROR"]
