@@ -119,4 +119,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s trace_id=%(trace_id)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["trace_id"], "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # Django's console handler (DEBUG=1) would write each django.* record a second time.
+    "loggers": {"django": {"handlers": []}},
 }
