@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 
 from .handlers import not_found_problem
 from .maintenance import maintenance_exempt
+from .markdown_html import markdown_to_html
 from .problem_types import ProblemType, problem_types
 from .problems import render_problem
 
@@ -57,8 +58,8 @@ def _json(payload: object) -> HttpResponse:
 def _html(title: str, types: list[ProblemType]) -> HttpResponse:
     sections = format_html_join(
         "\n",
-        '<section id="{}"><h2>{} <small>(HTTP {})</small></h2><p><code>{}</code></p><p>{}</p></section>',
-        ((t.slug, t.title, t.status, t.slug, t.description) for t in types),
+        '<section id="{}"><h2>{} <small>(HTTP {})</small></h2><p><code>{}</code></p>{}</section>',
+        ((t.slug, t.title, t.status, t.slug, markdown_to_html(t.description)) for t in types),
     )
     page = format_html(
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{}</title></head>'
