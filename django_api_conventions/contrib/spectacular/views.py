@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from ...maintenance import maintenance_exempt
 from ...pagination.filters import invalid_parameters, parameter_error
 from ...versioning.lifecycle import get_version_table
+from .hooks import with_api_version
 
 #: Query parameters of the schema view.
 SCHEMA_PARAMETERS = ("version",)
@@ -57,7 +58,10 @@ class OpenAPISchemaView(SpectacularAPIView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if self.api_version is None:
             self.api_version = requested_version(request)
-        return super().get(request, *args, **kwargs)  # type: ignore[no-any-return]
+        response: Response = super().get(request, *args, **kwargs)
+        # "2 (v1)" is no version string: the document's version stays one, whatever the hooks.
+        with_api_version(response.data, self.api_version)
+        return response
 
 
 def _sidecar_root() -> Path:
