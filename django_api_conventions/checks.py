@@ -24,6 +24,7 @@ from django.utils.module_loading import import_string
 
 from .conf import DEFAULTS, IMPORT_STRINGS, SETTINGS_NAME, api_settings
 from .idempotency.stores import load_store_class
+from .maintenance import unshared_switch_cache
 from .url_conventions import Route, find_naming_problems, is_drf_view, iter_routes
 from .versioning.deprecation import endpoint_deprecations
 from .versioning.fields import field_renames
@@ -106,7 +107,8 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
     "W006": (checks.Warning, "DRF's JSONParser is in DEFAULT_PARSER_CLASSES: deeply nested JSON raises a 500 there.",
              f"Use '{PACKAGE}.parsers.StrictJSONParser' instead."),
     "W007": (checks.Warning, "The maintenance switch lives in the {backend} cache {value!r}, which other processes "
-                             "and hosts do not share: `manage.py maintenance on` would not reach them.",
+                             "and hosts do not share: a switch written there would not reach them, so "
+                             "`manage.py maintenance` refuses to run.",
              f"Use a shared cache (Redis) or {SETTINGS_NAME}['MAINTENANCE_SWITCH_STORE'] = 'database'."),
     "W009": (checks.Warning, "IdempotencyMiddleware is not the last entry of MIDDLEWARE: it runs the view itself, "
                              "so the process_view of the middleware after it would be skipped.",
@@ -280,22 +282,14 @@ def _check_value(key: str, value: Any) -> list[checks.CheckMessage]:
     return []
 
 
-_LOCAL_CACHES = {
-    "django.core.cache.backends.locmem.LocMemCache": "local-memory",
-    "django.core.cache.backends.dummy.DummyCache": "dummy",
-}
-
-
 def check_shared_state(**kwargs: Any) -> list[checks.CheckMessage]:
     """Run-time state that every worker must share really is shared."""
     if check_settings():
         return []  # the settings themselves are wrong: that is reported on its own
     errors = []
-    if api_settings.MAINTENANCE_SWITCH_STORE == "cache":
-        alias = api_settings.MAINTENANCE_SWITCH_CACHE
-        backend = settings.CACHES[alias]["BACKEND"]
-        if backend in _LOCAL_CACHES:
-            errors.append(message("W007", backend=_LOCAL_CACHES[backend], value=alias))
+    local_cache = unshared_switch_cache()
+    if local_cache is not None:
+        errors.append(message("W007", backend=local_cache, value=api_settings.MAINTENANCE_SWITCH_CACHE))
     try:
         store = load_store_class()
     except (ImportError, ImproperlyConfigured) as exc:

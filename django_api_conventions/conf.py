@@ -40,8 +40,9 @@ DEFAULTS: dict[str, Any] = {
     "MAINTENANCE_SWITCH_POLL_SECONDS": 1.0,
     # Retry-After (seconds) sent during maintenance.
     "MAINTENANCE_RETRY_AFTER": 300,
-    # Regular expressions of paths that keep working during maintenance.
-    "MAINTENANCE_EXEMPT_PATHS": [r"^/problems/"],
+    # Regular expressions of paths that keep working during maintenance, besides the views
+    # marked maintenance_exempt (the package's problem type pages, OpenAPI schema and docs).
+    "MAINTENANCE_EXEMPT_PATHS": [],
     # Retry-After (seconds) sent when the database cannot be reached.
     "DATABASE_UNAVAILABLE_RETRY_AFTER": 5,
     # Where idempotency records live: "database", "redis", or the dotted path of a store class.

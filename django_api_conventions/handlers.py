@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
 
 from .exception_mapping import INTERNAL_ERROR_DETAIL, PERMISSION_DENIED_DETAIL, problem_for_exception
 from .problems import ProblemException, render_problem
@@ -49,4 +50,32 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 
 
 def not_found_problem(request: HttpRequest) -> ProblemException:
-    return ProblemException("not-found", f"No resource matches {request.method} {request.path}.")
+    """The 404 of a path that nothing serves; it names the path with or without its trailing
+    slash when that one is routed (``/v2/users/`` for ``/v2/users``)."""
+    detail = f"No resource matches {request.method} {request.path}."
+    near = near_path(request)
+    if near is not None:
+        detail += f" Did you mean {near}?"
+    return ProblemException("not-found", detail)
+
+
+def near_path(request: HttpRequest) -> str | None:
+    """``request.path`` with its trailing slash removed or added, if that path is routed and
+    ``request.path`` itself is not; else ``None``."""
+    # API paths have no trailing slash and APPEND_SLASH redirects only GETs to the slashed
+    # form (and is often off): a client's stray or missing slash is the commonest 404.
+    path_info = request.path_info
+    if path_info == "/" or _is_routed(request, path_info):
+        return None
+    other = path_info[:-1] if path_info.endswith("/") else f"{path_info}/"
+    if not _is_routed(request, other):
+        return None
+    return request.path.removesuffix(path_info) + other
+
+
+def _is_routed(request: HttpRequest, path_info: str) -> bool:
+    try:
+        resolve(path_info, getattr(request, "urlconf", None))
+    except Resolver404:
+        return False
+    return True

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
+from django.conf import settings
 from django.core.cache import caches
 
 from .conf import api_settings
@@ -14,6 +17,43 @@ logger = logging.getLogger("django_api_conventions.maintenance")
 
 SWITCH_NAME = "maintenance"
 CACHE_KEY = "api_conventions:maintenance"
+
+_View = TypeVar("_View", bound=Callable[..., object])
+
+
+def maintenance_exempt(view: _View) -> _View:
+    """Mark a view, function or class, to keep answering while maintenance is on.
+
+    Like ``csrf_exempt``: the mark travels with the view wherever its URL is mounted, unlike a
+    path in ``MAINTENANCE_EXEMPT_PATHS``. The package's problem type pages and its OpenAPI
+    schema and docs views carry it, so the ``type`` of the 503 and the documentation stay
+    reachable.
+    """
+    view.maintenance_exempt = True  # type: ignore[attr-defined]
+    return view
+
+
+def is_maintenance_exempt(view: Callable[..., object]) -> bool:
+    """Whether a resolved view (``ResolverMatch.func``) carries :func:`maintenance_exempt`."""
+    # A class-based view resolves to the function as_view() made; the mark is on its class.
+    return bool(getattr(view, "maintenance_exempt", False)
+                or getattr(getattr(view, "view_class", None), "maintenance_exempt", False))
+
+
+#: Cache backends private to one process: a switch written there never reaches a server.
+PROCESS_LOCAL_CACHES = {
+    "django.core.cache.backends.locmem.LocMemCache": "local-memory",
+    "django.core.cache.backends.dummy.DummyCache": "dummy",
+}
+
+
+def unshared_switch_cache() -> str | None:
+    """The kind of process-local cache ("local-memory", "dummy") the run-time switch lives in,
+    or ``None`` when the switch store is shared (the database, or a cache such as Redis)."""
+    if api_settings.MAINTENANCE_SWITCH_STORE != "cache":
+        return None
+    backend = settings.CACHES.get(api_settings.MAINTENANCE_SWITCH_CACHE, {}).get("BACKEND")
+    return PROCESS_LOCAL_CACHES.get(backend)
 
 
 @dataclass(frozen=True)

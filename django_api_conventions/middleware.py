@@ -22,13 +22,15 @@ from django.core.signals import got_request_exception
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.request import split_domain_port
+from django.urls import Resolver404, resolve
 from django.utils.deprecation import MiddlewareMixin
+from django.utils.log import log_response
 
 from .conf import api_settings
 from .exception_mapping import INTERNAL_ERROR_DETAIL, problem_for_exception, report_server_failure
 from .handlers import not_found_problem
 from .hosts import checked_host
-from .maintenance import maintenance_retry_after
+from .maintenance import is_maintenance_exempt, maintenance_retry_after
 from .problem_types import problem_types
 from .problems import ProblemException, is_problem_response, render_problem, retry_after_header
 from .tracing import assign_trace_id
@@ -100,15 +102,17 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
 
 
 class MaintenanceModeMiddleware(MiddlewareMixin):
-    """Answers 503 with ``Retry-After`` on every non-exempt path while maintenance is on."""
+    """Answers 503 with ``Retry-After`` while maintenance is on, except on the paths of
+    ``MAINTENANCE_EXEMPT_PATHS`` and for views marked :func:`~.maintenance.maintenance_exempt`
+    (the package's problem type pages, its OpenAPI schema and docs)."""
 
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
         if any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS):
             return None
         retry_after = maintenance_retry_after()
-        if retry_after is None:
+        if retry_after is None or _resolves_to_exempt_view(request):
             return None
-        return render_problem(
+        response = render_problem(
             request,
             ProblemException(
                 "service-unavailable",
@@ -116,6 +120,21 @@ class MaintenanceModeMiddleware(MiddlewareMixin):
                 headers=retry_after_header(retry_after),
             ),
         )
+        # A planned 503 is no server failure: Django would log it at ERROR on django.request,
+        # where alerts listen. Logged here, at WARNING like a 4xx, Django skips it.
+        log_response(
+            "%s: %s", response.reason_phrase, request.path, response=response, request=request, level="warning"
+        )
+        return response
+
+
+def _resolves_to_exempt_view(request: HttpRequest) -> bool:
+    # Resolved only while maintenance is on: the URLconf is not walked twice on normal days.
+    try:
+        match = resolve(request.path_info, getattr(request, "urlconf", None))
+    except Resolver404:
+        return False
+    return is_maintenance_exempt(match.func)
 
 
 def _check_request_target_host(host: str, request: HttpRequest) -> None:

@@ -90,7 +90,8 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         "a cache alias",
         (
             'Alias of `CACHES` used when `MAINTENANCE_SWITCH_STORE` is `"cache"`; it must be shared by all '
-            "workers (a local-memory or dummy cache is warning `W007`)."
+            "workers (a local-memory or dummy cache is warning `W007`, and `manage.py maintenance` refuses to "
+            "run on it)."
         ),
     ),
     "MAINTENANCE_SWITCH_POLL_SECONDS": SettingDoc(
@@ -107,10 +108,10 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "MAINTENANCE_EXEMPT_PATHS": SettingDoc(
         "a list of regular expressions",
         (
-            "Paths that keep working during maintenance, searched in `request.path`. See [Exempt "
-            "paths](operations.md#exempt-paths)."
+            "Paths that keep working during maintenance, searched in `request.path`, e.g. `[r\"^/admin/\"]`. "
+            "The package's problem type pages, `/openapi.json` and `/docs` keep working without being listed, "
+            "wherever they are mounted. See [Exempt paths](operations.md#exempt-paths)."
         ),
-        default='`[r"^/problems/"]`',
     ),
     "DATABASE_UNAVAILABLE_RETRY_AFTER": SettingDoc(
         "a positive number of seconds",

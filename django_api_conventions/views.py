@@ -10,11 +10,15 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_safe
 
 from .handlers import not_found_problem
+from .maintenance import maintenance_exempt
+from .markdown_html import markdown_to_html
 from .problem_types import ProblemType, problem_types
 from .problems import render_problem
 
 
-# The pages touch no database: they answer even while it is down, even under ATOMIC_REQUESTS.
+# The pages touch no database: they answer even while it is down, even under ATOMIC_REQUESTS,
+# and during maintenance, so that the `type` of its 503 still explains it.
+@maintenance_exempt
 @transaction.non_atomic_requests
 @require_safe
 def problem_type_view(request: HttpRequest, slug: str) -> HttpResponse:
@@ -27,6 +31,7 @@ def problem_type_view(request: HttpRequest, slug: str) -> HttpResponse:
     return _html(problem_type.title, [problem_type])
 
 
+@maintenance_exempt
 @transaction.non_atomic_requests
 @require_safe
 def problem_type_list_view(request: HttpRequest) -> HttpResponse:
@@ -53,8 +58,8 @@ def _json(payload: object) -> HttpResponse:
 def _html(title: str, types: list[ProblemType]) -> HttpResponse:
     sections = format_html_join(
         "\n",
-        '<section id="{}"><h2>{} <small>(HTTP {})</small></h2><p><code>{}</code></p><p>{}</p></section>',
-        ((t.slug, t.title, t.status, t.slug, t.description) for t in types),
+        '<section id="{}"><h2>{} <small>(HTTP {})</small></h2><p><code>{}</code></p>{}</section>',
+        ((t.slug, t.title, t.status, t.slug, markdown_to_html(t.description)) for t in types),
     )
     page = format_html(
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{}</title></head>'

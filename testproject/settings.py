@@ -83,13 +83,21 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # Read-only fields (id, created_at) are left out of request bodies.
     "COMPONENT_SPLIT_REQUEST": True,
+    # info.version "2" and x-api-version "v1" from `manage.py spectacular` too, as /openapi.json
+    # says, rather than drf-spectacular's "2 (v1)".
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "django_api_conventions.contrib.spectacular.hooks.api_version_info",
+    ],
 }
 
 MIGRATION_GUIDE = "https://billing.example.com/docs/migrating-to-v2"
 
 API_CONVENTIONS = {
     "MAINTENANCE_MODE": flag("MAINTENANCE_MODE"),
-    "MAINTENANCE_EXEMPT_PATHS": [r"^/problems/", r"^/admin/", r"^/openapi\.json$", r"^/docs"],
+    # The package's own pages (/problems/, /openapi.json, /docs) answer during maintenance on
+    # their own; the admin is the site's to exempt.
+    "MAINTENANCE_EXEMPT_PATHS": [r"^/admin/"],
     # The run-time switch must reach every worker: Redis when there is one, else the database.
     "MAINTENANCE_SWITCH_STORE": "cache" if os.environ.get("REDIS_URL") else "database",
     "IDEMPOTENCY_STORE": os.environ.get("IDEMPOTENCY_STORE", "database"),
@@ -117,4 +125,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s trace_id=%(trace_id)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["trace_id"], "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # Django's console handler (DEBUG=1) would write each django.* record a second time.
+    "loggers": {"django": {"handlers": []}},
 }

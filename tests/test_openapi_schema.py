@@ -161,6 +161,35 @@ def test_openapi_json_serves_the_current_version_and_any_served_one(client: Clie
     assert "/v1/invoices" in older["paths"] and "/v2/invoices" not in older["paths"]
 
 
+# PEP 440 and SemVer (with its optional minor and patch, as OpenAPI tools accept) both read it.
+_VERSION_STRING = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_info_version_is_a_version_string_and_the_url_version_is_said_apart(client: Client, version: str) -> None:
+    info = client.get(f"/openapi.json?version={version}").json()["info"]
+    assert info["version"] == "2", info  # SPECTACULAR_SETTINGS["VERSION"], not "2 (v1)"
+    assert _VERSION_STRING.fullmatch(info["version"])
+    assert info["x-api-version"] == version
+    assert info["description"].endswith(f"This document describes version {version} of the API.")
+    assert info["description"].count("This document describes") == 1
+
+
+@pytest.mark.django_db
+def test_info_version_without_the_hook_configured(client: Client, settings: Any) -> None:
+    # /openapi.json states it whatever the project's POSTPROCESSING_HOOKS, the generator's too.
+    settings.SPECTACULAR_SETTINGS = {**settings.SPECTACULAR_SETTINGS,
+                                     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"]}
+    info = client.get("/openapi.json?version=v1").json()["info"]
+    assert (info["version"], info["x-api-version"]) == ("2", "v1")
+
+
+def test_the_hook_gives_manage_py_spectacular_the_same_info(schemas: Any) -> None:
+    # The example service lists the hook: the command line writes what /openapi.json serves.
+    assert [(s["info"]["version"], s["info"]["x-api-version"]) for s in schemas.values()] == [("2", "v1"), ("2", "v2")]
+
+
 @pytest.mark.parametrize("query", ["version=v0", "version=v9", "lang=en", "version=v1&version=v2"])
 @pytest.mark.django_db
 def test_openapi_json_refuses_unknown_versions_and_parameters(client: Client, query: str) -> None:

@@ -14,8 +14,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ...maintenance import maintenance_exempt
 from ...pagination.filters import invalid_parameters, parameter_error
 from ...versioning.lifecycle import get_version_table
+from .hooks import with_api_version
 
 #: Query parameters of the schema view.
 SCHEMA_PARAMETERS = ("version",)
@@ -43,6 +45,8 @@ def requested_version(request: Request) -> str | None:
     return current.name if current else None
 
 
+# The schema and its docs page keep answering during maintenance: they touch no database.
+@maintenance_exempt
 class OpenAPISchemaView(SpectacularAPIView):
     """The OpenAPI 3 document of one version as JSON: the current one, or ``?version=v1``."""
 
@@ -54,7 +58,10 @@ class OpenAPISchemaView(SpectacularAPIView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if self.api_version is None:
             self.api_version = requested_version(request)
-        return super().get(request, *args, **kwargs)  # type: ignore[no-any-return]
+        response: Response = super().get(request, *args, **kwargs)
+        # "2 (v1)" is no version string: the document's version stays one, whatever the hooks.
+        with_api_version(response.data, self.api_version)
+        return response
 
 
 def _sidecar_root() -> Path:
@@ -63,6 +70,7 @@ def _sidecar_root() -> Path:
     return Path(drf_spectacular_sidecar.__file__).parent / "static" / "drf_spectacular_sidecar"
 
 
+@maintenance_exempt
 class OpenAPIDocsView(SpectacularSwaggerView):
     """Swagger UI for ``/openapi.json``, every asset served by this service (no CDN)."""
 
@@ -77,6 +85,7 @@ class OpenAPIDocsView(SpectacularSwaggerView):
         return reverse("api_conventions_openapi:asset", kwargs={"path": "swagger-ui-dist/favicon-32x32.png"})
 
 
+@maintenance_exempt
 def docs_asset(request: HttpRequest, path: str) -> HttpResponseBase:
     """A file of drf-spectacular-sidecar's Swagger UI, whatever the static files set-up."""
     response = serve(request, path, document_root=str(_sidecar_root()))

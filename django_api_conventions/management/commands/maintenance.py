@@ -7,8 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ...conf import api_settings
-from ...maintenance import read_switch, write_switch
+from ...conf import SETTINGS_NAME, api_settings
+from ...maintenance import read_switch, unshared_switch_cache, write_switch
 
 
 class Command(BaseCommand):
@@ -25,6 +25,18 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, action: str, retry_after: int | None, **options: Any) -> None:
+        local_cache = unshared_switch_cache()
+        if local_cache is not None:
+            # This command runs in a process of its own: a switch written to its private cache
+            # dies with it, and reading one always says "off". Reporting success would be a lie.
+            alias = api_settings.MAINTENANCE_SWITCH_CACHE
+            raise CommandError(
+                f"The maintenance switch lives in the {local_cache} cache {alias!r} "
+                f"({SETTINGS_NAME}['MAINTENANCE_SWITCH_STORE'] is 'cache'), which is private to each process: "
+                "this command cannot reach the running server, and the server would never see the switch. "
+                f"Set {SETTINGS_NAME}['MAINTENANCE_SWITCH_STORE'] = 'database' (after `migrate`), or point "
+                f"CACHES[{alias!r}] at a cache every worker shares, such as Redis (check W007)."
+            )
         try:
             if action != "status":
                 write_switch(action == "on", retry_after)
