@@ -217,3 +217,10 @@ def test_format_is_accepted_on_every_method_but_only_once(client: Client, invoic
     assert problem(twice, 400, "invalid-parameters")["errors"] == [
         {"parameter": "format", "detail": "Send this parameter once.", "code": "repeated"}
     ]
+
+
+def test_a_method_the_view_does_not_handle_is_405_whatever_its_query(client: Any) -> None:
+    """Schemathesis' TRACE with a list's parameters: the 405 comes first."""
+    response = client.generic("TRACE", "/v2/users?cursor=x&limit=5&foo=1")
+    assert response.status_code == 405
+    assert response["Content-Type"] == "application/problem+json"

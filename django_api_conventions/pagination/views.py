@@ -97,6 +97,9 @@ class StrictQueryParametersMixin:
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)  # type: ignore[misc]
+        method = (request.method or "").lower()
+        if method not in self.http_method_names or not hasattr(self, method):  # type: ignore[attr-defined]
+            return  # the method is not allowed: that 405 says more than any parameter could
         query = {name: request.query_params.getlist(name) for name in request.query_params}
         refuse_undeclared(query, self.get_query_parameters(request))
 
