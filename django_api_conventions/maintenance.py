@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass
 
 from django.core.cache import caches
+from django.http import HttpRequest, HttpResponse
+from django.utils.deprecation import MiddlewareMixin
 
 from .conf import api_settings
+from .problems import ProblemException, render_problem, retry_after_header
 
 logger = logging.getLogger("django_api_conventions.maintenance")
 
@@ -82,3 +86,22 @@ def maintenance_retry_after() -> int | None:
         _last_reading[SWITCH_NAME] = reading
     state = reading[1]
     return state.retry_after if state.enabled else None
+
+
+class MaintenanceModeMiddleware(MiddlewareMixin):
+    """Answers 503 with ``Retry-After`` on every non-exempt path while maintenance is on."""
+
+    def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        if any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS):
+            return None
+        retry_after = maintenance_retry_after()
+        if retry_after is None:
+            return None
+        return render_problem(
+            request,
+            ProblemException(
+                "service-unavailable",
+                "The service is down for maintenance; retry later.",
+                headers=retry_after_header(retry_after),
+            ),
+        )

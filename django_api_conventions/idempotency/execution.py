@@ -28,7 +28,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
 from ..conf import api_settings
-from ..problems import ProblemException, retry_after_header
+from ..problems.details import ProblemException, retry_after_header
 from ..tracing import assign_trace_id
 from . import signals
 from .commit_markers import transaction_marker

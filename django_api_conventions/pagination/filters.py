@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from ..problems import ErrorItem, ProblemException
+from ..problems.details import ErrorItem, ProblemException
 
 #: Query parameters every paginated list accepts besides its filters.
 PAGINATION_PARAMETERS = ("cursor", "limit")

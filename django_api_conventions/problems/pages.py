@@ -9,9 +9,9 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_safe
 
-from .handlers import not_found_problem
-from .problem_types import ProblemType, problem_types
-from .problems import render_problem
+from .details import render_problem
+from .django_handlers import not_found_problem
+from .types import ProblemType, problem_types
 
 
 # The pages touch no database: they answer even while it is down, even under ATOMIC_REQUESTS.

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings as drf_settings
 
-from ..problems import ErrorItem, ProblemException
+from ..problems.details import ErrorItem, ProblemException
 from .filters import (
     PAGINATION_PARAMETERS,
     Filter,

@@ -3,7 +3,7 @@
 A baseline is the schema of one version as drf-spectacular wrote it when the version's contract
 was last accepted: ``<SCHEMA_BASELINE_DIR>/<version>.json`` (``openapi.json`` for an API without
 ``VERSIONS``), committed with the code. ``manage.py api_compat`` compares each served version's
-schema with its baseline (see :mod:`django_api_conventions.schema_compat`).
+schema with its baseline (see :mod:`django_api_conventions.contrib.spectacular.compat`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from .conf import api_settings
-from .versioning.lifecycle import get_version_table
+from ...conf import api_settings
+from ...versioning.lifecycle import get_version_table
 
 #: File stem of the baseline of an API without ``VERSIONS``.
 UNVERSIONED = "openapi"
