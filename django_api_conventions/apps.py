@@ -17,3 +17,13 @@ class APIConventionsConfig(AppConfig):
         if apps.is_installed("drf_spectacular"):
             from .contrib import spectacular  # noqa: F401 -- registers the schema extensions
         request_finished.connect(forget_trace_id, dispatch_uid="api_conventions_forget_trace_id")
+        _keep_deprecations_on_replay()
+
+
+def _keep_deprecations_on_replay() -> None:
+    # The two parts never import each other: the app wires the versioning's notes into the
+    # idempotency's stored responses, so that a replay announces the deprecations it used.
+    from .idempotency.request_state import ReplayedRequestState, register_replayed_state
+    from .versioning.replay import dump_noted_since, note_dumped, noted_count
+
+    register_replayed_state(ReplayedRequestState("deprecations", noted_count, dump_noted_since, note_dumped))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -10,8 +11,13 @@ from typing import TypeVar
 
 from django.conf import settings
 from django.core.cache import caches
+from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
+from django.utils.deprecation import MiddlewareMixin
+from django.utils.log import log_response
 
 from .conf import api_settings
+from .problems import ProblemException, render_problem, retry_after_header
 
 logger = logging.getLogger("django_api_conventions.maintenance")
 
@@ -122,3 +128,39 @@ def maintenance_retry_after() -> int | None:
         _last_reading[SWITCH_NAME] = reading
     state = reading[1]
     return state.retry_after if state.enabled else None
+
+
+class MaintenanceModeMiddleware(MiddlewareMixin):
+    """Answers 503 with ``Retry-After`` while maintenance is on, except on the paths of
+    ``MAINTENANCE_EXEMPT_PATHS`` and for views marked :func:`~.maintenance.maintenance_exempt`
+    (the package's problem type pages, its OpenAPI schema and docs)."""
+
+    def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        if any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS):
+            return None
+        retry_after = maintenance_retry_after()
+        if retry_after is None or _resolves_to_exempt_view(request):
+            return None
+        response = render_problem(
+            request,
+            ProblemException(
+                "service-unavailable",
+                "The service is down for maintenance; retry later.",
+                headers=retry_after_header(retry_after),
+            ),
+        )
+        # A planned 503 is no server failure: Django would log it at ERROR on django.request,
+        # where alerts listen. Logged here, at WARNING like a 4xx, Django skips it.
+        log_response(
+            "%s: %s", response.reason_phrase, request.path, response=response, request=request, level="warning"
+        )
+        return response
+
+
+def _resolves_to_exempt_view(request: HttpRequest) -> bool:
+    # Resolved only while maintenance is on: the URLconf is not walked twice on normal days.
+    try:
+        match = resolve(request.path_info, getattr(request, "urlconf", None))
+    except Resolver404:
+        return False
+    return is_maintenance_exempt(match.func)

@@ -7,7 +7,8 @@ import re
 import uuid
 from contextvars import ContextVar
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseBase
+from django.utils.deprecation import MiddlewareMixin
 
 from .conf import api_settings
 
@@ -67,3 +68,14 @@ class TraceIdFilter(logging.Filter):
         if not hasattr(record, "trace_id"):
             record.trace_id = current_trace_id.get() or "-"
         return True
+
+
+class TraceIdMiddleware(MiddlewareMixin):
+    """Gives every request its trace id and echoes it in the response header."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        assign_trace_id(request)
+
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        response[api_settings.TRACE_ID_HEADER] = assign_trace_id(request)
+        return response

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import problem_type_list_view, problem_type_view
+from .problems.pages import problem_type_list_view, problem_type_view
 
 app_name = "api_conventions"
 

@@ -38,7 +38,7 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "testproject.urls"
 WSGI_APPLICATION = "testproject.wsgi.application"
-CSRF_FAILURE_VIEW = "django_api_conventions.handlers.csrf_failure"
+CSRF_FAILURE_VIEW = "django_api_conventions.problems.django_handlers.csrf_failure"
 APPEND_SLASH = False
 
 TEMPLATES = [
@@ -63,7 +63,7 @@ TIME_ZONE = "UTC"
 STATIC_URL = "static/"
 
 REST_FRAMEWORK = {
-    "EXCEPTION_HANDLER": "django_api_conventions.exception_handler.problem_exception_handler",
+    "EXCEPTION_HANDLER": "django_api_conventions.problems.drf_handler.problem_exception_handler",
     "DEFAULT_PARSER_CLASSES": ["django_api_conventions.parsers.StrictJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "django_api_conventions.negotiation.FallbackContentNegotiation",

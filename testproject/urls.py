@@ -27,7 +27,7 @@ urlpatterns = [
     path("", include("django_api_conventions.contrib.spectacular.urls")),
 ]
 
-handler400 = "django_api_conventions.handlers.bad_request"
-handler403 = "django_api_conventions.handlers.permission_denied"
-handler404 = "django_api_conventions.handlers.page_not_found"
-handler500 = "django_api_conventions.handlers.server_error"
+handler400 = "django_api_conventions.problems.django_handlers.bad_request"
+handler403 = "django_api_conventions.problems.django_handlers.permission_denied"
+handler404 = "django_api_conventions.problems.django_handlers.page_not_found"
+handler500 = "django_api_conventions.problems.django_handlers.server_error"

@@ -24,8 +24,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from django_api_conventions.idempotency import IdempotencyMixin, idempotent
-from django_api_conventions.problem_types import register_problem_type
 from django_api_conventions.problems import ProblemException
+from django_api_conventions.problems.types import register_problem_type
 from django_api_conventions.throttling import ClientRateThrottle
 from testproject.billing.models import Customer
 

@@ -161,7 +161,7 @@ def _configure(workdir: Path) -> bool:
     else:
         with_openapi = True
     rest_framework = {
-        "EXCEPTION_HANDLER": "django_api_conventions.exception_handler.problem_exception_handler",
+        "EXCEPTION_HANDLER": "django_api_conventions.problems.drf_handler.problem_exception_handler",
         "DEFAULT_PARSER_CLASSES": ["django_api_conventions.parsers.StrictJSONParser"],
         "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
         "DEFAULT_VERSIONING_CLASS": "django_api_conventions.versioning.drf.LifecycleVersioning",
@@ -180,7 +180,7 @@ def _configure(workdir: Path) -> bool:
             "django_api_conventions.middleware.ProblemDetailsMiddleware",
             "django_api_conventions.middleware.MaintenanceModeMiddleware",
         ],
-        CSRF_FAILURE_VIEW="django_api_conventions.handlers.csrf_failure",
+        CSRF_FAILURE_VIEW="django_api_conventions.problems.django_handlers.csrf_failure",
         ROOT_URLCONF="smoke_urls",
         DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": str(workdir / "db.sqlite3")}},
         DEFAULT_AUTO_FIELD="django.db.models.BigAutoField",
@@ -220,7 +220,7 @@ def _urlconf() -> types.ModuleType:
     ]
     for code, view in (("400", "bad_request"), ("403", "permission_denied"), ("404", "page_not_found"),
                        ("500", "server_error")):
-        setattr(module, f"handler{code}", f"django_api_conventions.handlers.{view}")
+        setattr(module, f"handler{code}", f"django_api_conventions.problems.django_handlers.{view}")
     return module
 
 

@@ -111,9 +111,10 @@ def test_shared_state_checks(settings: Any, overrides: dict[str, Any], expected:
     settings.API_CONVENTIONS = {"MAINTENANCE_SWITCH_STORE": "database", **overrides}
     if expected is None:  # a settings error is reported by check_settings, not twice
         assert ids(checks.check_settings()) == ["django_api_conventions.E010"]
-        assert checks.check_shared_state() == []
+        assert [*checks.check_maintenance_switch(), *checks.check_idempotency_store()] == []
         return
-    assert ids(checks.check_shared_state()) == [f"django_api_conventions.{i}" for i in expected]
+    found = [*checks.check_maintenance_switch(), *checks.check_idempotency_store()]
+    assert ids(found) == [f"django_api_conventions.{i}" for i in expected]
 
 
 def test_missing_middleware(settings: Any) -> None:
@@ -136,7 +137,7 @@ def test_error_views_and_problem_urls_missing() -> None:
 @override_settings(
     ROOT_URLCONF="tests.urls_without_package",
     API_CONVENTIONS={"PROBLEM_BASE_URL": "https://api.example.com/problems"},
-    CSRF_FAILURE_VIEW="django_api_conventions.handlers.csrf_failure",
+    CSRF_FAILURE_VIEW="django_api_conventions.problems.django_handlers.csrf_failure",
 )
 def test_a_base_url_replaces_the_problem_urls() -> None:
     assert "django_api_conventions.E008" not in ids(checks.check_error_views())

@@ -8,7 +8,7 @@ import pytest
 
 from django_api_conventions.checks import MESSAGES
 from django_api_conventions.conf import DEFAULTS
-from django_api_conventions.problem_types import problem_types
+from django_api_conventions.problems.types import problem_types
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from rest_framework.exceptions import ErrorDetail
 
-from django_api_conventions.error_items import escape_pointer_token, pointer_items
+from django_api_conventions.problems.error_items import escape_pointer_token, pointer_items
 
 
 def error(message: str, code: str = "invalid") -> ErrorDetail:

@@ -14,11 +14,11 @@ from rest_framework import exceptions as drf
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
-from django_api_conventions import handlers
-from django_api_conventions.exception_handler import problem_exception_handler
-from django_api_conventions.exception_mapping import problem_for_exception
 from django_api_conventions.negotiation import FallbackContentNegotiation
 from django_api_conventions.problems import ProblemException, problem_type_url
+from django_api_conventions.problems import django_handlers as handlers
+from django_api_conventions.problems.drf_handler import problem_exception_handler
+from django_api_conventions.problems.mapping import problem_for_exception
 from testproject.billing.views import UserViewSet
 
 factory = RequestFactory()

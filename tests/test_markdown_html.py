@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.utils.safestring import SafeString
 
-from django_api_conventions.markdown_html import markdown_to_html
-from django_api_conventions.problem_types import problem_types
+from django_api_conventions.problems.markdown import markdown_to_html
+from django_api_conventions.problems.types import problem_types
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from django.conf import global_settings
 
-from django_api_conventions.problem_types import problem_types
+from django_api_conventions.problems.types import problem_types
 from django_api_conventions.tracing import _REQUEST_ID
 
 from .example_service import Service, example_service

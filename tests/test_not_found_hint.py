@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client, RequestFactory
 
-from django_api_conventions.handlers import near_path, not_found_problem
+from django_api_conventions.problems.django_handlers import near_path, not_found_problem
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from django_api_conventions.contrib.spectacular.components import (
     PROBLEM_SCHEMA,
 )
 from django_api_conventions.idempotency.keys import read_idempotency_key
-from django_api_conventions.pagination.views import filter_value_schema
+from django_api_conventions.pagination.drf import filter_value_schema
 from django_api_conventions.problems import ProblemException
 from testproject.billing.views import InvoiceFilters
 

@@ -4,8 +4,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 
-from django_api_conventions.problem_types import ProblemType, ProblemTypeRegistry, problem_types, register_problem_type
 from django_api_conventions.problems import ProblemException
+from django_api_conventions.problems.types import ProblemType, ProblemTypeRegistry, problem_types, register_problem_type
 
 
 def test_registry_refuses_a_conflicting_slug() -> None:

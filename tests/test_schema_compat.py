@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from django_api_conventions.schema_compat import BREAKING, COMPATIBLE, Finding, breaking_changes, compare_openapi
+from django_api_conventions.contrib.spectacular.compat import (
+    BREAKING,
+    COMPATIBLE,
+    Finding,
+    breaking_changes,
+    compare_openapi,
+)
 
 
 def ref(name: str) -> dict[str, str]:

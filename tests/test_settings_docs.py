@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from django_api_conventions import settings_docs
 from django_api_conventions.conf import DEFAULTS
-from django_api_conventions.settings_docs import (
+from docs import settings_reference as settings_docs
+from docs.settings_reference import (
     BEGIN,
     END,
     SETTING_DOCS,
@@ -20,12 +20,12 @@ from django_api_conventions.settings_docs import (
 )
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "settings.md"
-REGENERATE = "python -m django_api_conventions.settings_docs docs/settings.md"
+REGENERATE = "python -m docs.settings_reference docs/settings.md"
 
 
 @pytest.mark.parametrize("name", list(DEFAULTS))
 def test_every_setting_is_described(name: str) -> None:
-    assert name in SETTING_DOCS, f"Describe {name} in SETTING_DOCS (django_api_conventions/settings_docs.py)"
+    assert name in SETTING_DOCS, f"Describe {name} in SETTING_DOCS (docs/settings_reference.py)"
     doc = SETTING_DOCS[name]
     assert doc.type.strip() and doc.meaning.strip()
     assert "|" not in doc.type + doc.meaning, "a | would break the Markdown table"

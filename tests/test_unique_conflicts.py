@@ -13,10 +13,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from django_api_conventions.exception_mapping import problem_for_exception
 from django_api_conventions.idempotency import get_store
 from django_api_conventions.models import IdempotencyRecord, RuntimeSwitch
-from django_api_conventions.unique_violations import unique_violation
+from django_api_conventions.problems.mapping import problem_for_exception
+from django_api_conventions.problems.unique_violations import unique_violation
 from testproject.billing.models import Customer, Invoice
 from testproject.billing.serializers import UserSerializer
 

@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 
 from django_api_conventions import checks
 from django_api_conventions.url_conventions import display_route, looks_plural, pluralize
+from django_api_conventions.versioning import checks as versioning_checks
 from django_api_conventions.versioning import deprecated, versioned_urls
 from testproject.settings import API_CONVENTIONS as EXAMPLE_SETTINGS
 
@@ -172,15 +173,16 @@ def test_the_version_path_regex(regex: str, expected: list[str]) -> None:
 
 def test_versioning_needs_the_middleware_and_the_drf_class(settings: Any) -> None:
     settings.API_CONVENTIONS = with_versions(V1, V2)
-    middleware = [m for m in settings.MIDDLEWARE if m != checks.VERSION_MIDDLEWARE]
+    middleware = [m for m in settings.MIDDLEWARE if m != versioning_checks.VERSION_MIDDLEWARE]
     settings.MIDDLEWARE = middleware
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_VERSIONING_CLASS": None}
     assert ids(checks.check_versions()) == ["W020", "W022"]
-    settings.MIDDLEWARE = [*middleware, checks.VERSION_MIDDLEWARE]  # after ProblemDetails, Maintenance, Idempotency
+    # after ProblemDetails, Maintenance, Idempotency:
+    settings.MIDDLEWARE = [*middleware, versioning_checks.VERSION_MIDDLEWARE]
     assert ids(checks.check_versions()) == ["W021", "W021", "W021", "W022"]
-    settings.MIDDLEWARE = [checks.VERSION_MIDDLEWARE, *middleware]  # before TraceIdMiddleware
+    settings.MIDDLEWARE = [versioning_checks.VERSION_MIDDLEWARE, *middleware]  # before TraceIdMiddleware
     assert ids(checks.check_versions()) == ["W021", "W022"]
-    settings.MIDDLEWARE = [middleware[0], checks.VERSION_MIDDLEWARE, *middleware[1:]]  # the right place
+    settings.MIDDLEWARE = [middleware[0], versioning_checks.VERSION_MIDDLEWARE, *middleware[1:]]  # the right place
     assert ids(checks.check_versions()) == ["W022"]
 
 

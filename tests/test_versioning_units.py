@@ -17,7 +17,6 @@ from django.http import HttpResponse
 from django.test import AsyncClient, RequestFactory
 from rest_framework import serializers
 
-from django_api_conventions.checks import VERSION_MIDDLEWARE
 from django_api_conventions.management.commands.deprecations import Command as DeprecationsCommand
 from django_api_conventions.versioning import (
     EndpointDeprecation,
@@ -29,6 +28,7 @@ from django_api_conventions.versioning import (
     reverse,
     versioned_urls,
 )
+from django_api_conventions.versioning.checks import VERSION_MIDDLEWARE
 from django_api_conventions.versioning.drf import LifecycleVersioning
 from django_api_conventions.versioning.headers import (
     cap_freshness,

@@ -10,7 +10,7 @@ from typing import Any
 from asgiref.sync import async_to_sync, markcoroutinefunction, sync_to_async
 from django.http import HttpRequest, HttpResponseBase
 
-from ..problems import ProblemException, render_problem
+from ..problems.details import ProblemException, render_problem
 from .execution import (
     DEFAULT_METHODS,
     IdempotencyOptions,

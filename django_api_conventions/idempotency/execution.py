@@ -29,13 +29,13 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
 from ..conf import api_settings
-from ..problems import ProblemException, retry_after_header
+from ..problems.details import ProblemException, retry_after_header
 from ..tracing import assign_trace_id
-from ..versioning.replay import dump_noted_since, note_dumped, noted_count
 from . import signals
 from .commit_markers import transaction_marker
 from .fingerprint import request_fingerprint
 from .keys import read_idempotency_key
+from .request_state import dumps_since, marks, restore_and_strip
 from .stores import Claim, ClaimOutcome, IdempotencyStore, StoredResponse, get_store
 
 logger = logging.getLogger("django_api_conventions.idempotency")
@@ -44,9 +44,6 @@ DEFAULT_METHODS = frozenset({"POST", "PATCH"})
 #: Stored in place of a body over IDEMPOTENCY_MAX_STORED_BODY_BYTES: its size. No response
 #: header can have this name (a colon starts no HTTP field name), so none is mistaken for it.
 OMITTED_BODY_HEADER = ":omitted-body-bytes"
-#: Stored with a response whose view noted deprecations (a renamed field's old name): they are
-#: noted again on its replay, so that it carries the same ``Deprecation`` and ``Link`` headers.
-DEPRECATIONS_HEADER = ":deprecations"
 #: The stored headers a replay of an omitted body still sends: where the result can be read.
 _OMITTED_BODY_REPLAYED_HEADERS = ("Location",)
 #: A request that lost its lease was rolled back while a newer attempt runs: one second on, a
@@ -116,9 +113,9 @@ class KeyedRequest:
     #: ``time.monotonic()`` before which the lease cannot end, whatever the store's clock says:
     #: measured from just before the claim (or the last renewal) was sent.
     lease_deadline: float = field(default_factory=time.monotonic)
-    #: The request, whose deprecations noted after ``noted_mark`` are stored with the response.
+    #: The request, and the marks of its replayed state (:mod:`.request_state`) before the view.
     request: HttpRequest | None = field(default=None)
-    noted_mark: int = field(default=0)
+    state_marks: dict[str, Any] = field(default_factory=dict)
 
     def lease_half_used(self) -> bool:
         """Whether less than half of ``lease_seconds`` is surely left of the lease."""
@@ -157,9 +154,8 @@ class KeyedRequest:
 
     def stored(self, response: HttpResponseBase) -> StoredResponse:
         stored = _stored(response)
-        deprecations = dump_noted_since(self.request, self.noted_mark) if self.request is not None else None
-        if deprecations is not None:
-            stored.headers[DEPRECATIONS_HEADER] = deprecations
+        if self.request is not None:
+            stored.headers.update(dumps_since(self.request, self.state_marks))
         return stored
 
     def complete(self, response: HttpResponseBase, retention: int) -> bool:
@@ -296,7 +292,7 @@ def _run_keyed(
         signals.lease_taken_over.send(sender=store.__class__, **signal_context)
 
     keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, lease_deadline=claimed_at + lease_seconds,
-                         request=http_request, noted_mark=noted_count(http_request))
+                         request=http_request, state_marks=marks(http_request))
     http_request.idempotency = keyed  # type: ignore[attr-defined]
     response = _execute(keyed, options, run_view, retention)
     response["X-Cache-Lookup"] = "MISS"
@@ -383,16 +379,9 @@ def _stored(response: HttpResponseBase) -> StoredResponse:
 def replay(stored: StoredResponse, request: HttpRequest | None = None) -> HttpResponse:
     """The stored response again; a problem when its body was too large to be stored.
 
-    The deprecations the first request's view noted are noted again on ``request``.
+    What the first request's view left on its request (:mod:`.request_state`) is restored on ``request``.
     """
-    deprecations = stored.headers.get(DEPRECATIONS_HEADER)
-    if deprecations is not None:
-        if request is not None:
-            note_dumped(request, deprecations)
-        stored = StoredResponse(
-            stored.status, {name: value for name, value in stored.headers.items() if name != DEPRECATIONS_HEADER},
-            stored.body,
-        )
+    stored = StoredResponse(stored.status, restore_and_strip(request, stored.headers), stored.body)
     if OMITTED_BODY_HEADER in stored.headers:
         raise _response_too_large(stored)
     response = HttpResponse(stored.body, status=stored.status)

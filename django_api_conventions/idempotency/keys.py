@@ -7,7 +7,7 @@ import re
 from django.http import HttpRequest
 
 from ..conf import api_settings
-from ..problems import ProblemException
+from ..problems.details import ProblemException
 
 MAX_KEY_LENGTH = 255
 

@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponseBase
 from django.utils.deprecation import MiddlewareMixin
 
 from ..conf import api_settings
-from ..problems import ProblemException, render_problem
+from ..problems.details import ProblemException, render_problem
 from .execution import DEFAULT_METHODS, IdempotencyOptions, run_idempotently
 from .mixins import IdempotencyMixin
 

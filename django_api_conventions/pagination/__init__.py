@@ -1,10 +1,13 @@
-"""Keyset cursor pagination, strict filters, OR search and soft delete."""
+"""Keyset cursor pagination, strict filters and OR search.
+
+Soft delete lives in :mod:`django_api_conventions.soft_delete`.
+"""
 
 from .cursors import Cursor, decode_cursor, encode_cursor
+from .drf import SearchMixin, StrictFilterBackend, StrictQueryParametersMixin
 from .filters import Filter, FilterSet, InvalidFilterValue, parse_integer, parse_text, parse_timestamp
 from .keyset import RowValueComparison, keyset_predicate
 from .paginator import KeysetPagination
-from .views import SearchMixin, StrictFilterBackend, StrictQueryParametersMixin
 
 __all__ = [
     "Cursor",

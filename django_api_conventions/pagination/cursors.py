@@ -14,7 +14,7 @@ from typing import Any
 from django.core import signing
 
 from ..conf import api_settings
-from ..problems import ProblemException
+from ..problems.details import ProblemException
 
 CURSOR_VERSION = 1
 

@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ..problems import ErrorItem, ProblemException
-from ..query_parameters import invalid_parameters, parameter_error, refuse_undeclared
+from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
 
 #: Query parameters every paginated list accepts besides its filters.
 PAGINATION_PARAMETERS = ("cursor", "limit")

@@ -26,7 +26,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils import timezone
 from django.utils.deprecation import MiddlewareMixin
 
-from ..problems import render_problem
+from ..problems.details import render_problem
 from ..url_conventions import display_route
 from .deprecation import endpoint_deprecations
 from .headers import apply_deprecation_headers

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..problems import ProblemException
+from ..problems.details import ProblemException
 from .headers import deprecation_links, sunset_header_value
 from .lifecycle import APIVersion, Deprecation, VersionTable
 

@@ -23,7 +23,7 @@ from django.urls import NoReverseMatch, ResolverMatch, URLResolver
 from django.urls import reverse as django_reverse
 from django.urls.resolvers import RegexPattern
 
-from ..problems import render_problem
+from ..problems.details import render_problem
 from .lifecycle import get_version_table
 from .problems import unknown_version_problem, version_retired_problem
 

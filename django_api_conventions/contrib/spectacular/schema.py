@@ -24,9 +24,8 @@ from rest_framework.permissions import AllowAny
 
 from ...idempotency.mixins import IdempotencyMixin
 from ...pagination import FilterSet, KeysetPagination, SearchMixin, StrictQueryParametersMixin
-from ...pagination.views import filter_value_schema
-from ...problem_types import problem_types
-from ...problems import PROBLEM_CONTENT_TYPE
+from ...pagination.drf import filter_value_schema
+from ...problems import PROBLEM_CONTENT_TYPE, problem_types
 from ...versioning.deprecation import endpoint_deprecations
 from ...versioning.lifecycle import get_version_table
 from .components import (

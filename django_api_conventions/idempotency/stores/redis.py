@@ -13,17 +13,18 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from ...conf import api_settings
+from ...contrib.redis import (
+    BusyLoadingError,
+    ConnectionInterrupted,
+    NoScriptError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    RedisConnectionError,
+    RedisTimeoutError,
+    get_redis_connection,
+)
 from ..commit_markers import TransactionStatus, transaction_status
 from .base import Claim, ClaimOutcome, IdempotencyStore, RecordSummary, StoredResponse, new_owner_token
-
-try:
-    from django_redis import get_redis_connection
-    from django_redis.exceptions import ConnectionInterrupted
-    from redis.exceptions import BusyLoadingError, NoScriptError, OutOfMemoryError, ReadOnlyError
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
-except ImportError as exc:  # pragma: no cover - the redis extra is not installed
-    raise ImportError("The Redis idempotency store needs: pip install 'django-api-conventions[redis]'") from exc
 
 KEY_PREFIX = "api-conventions:idempotency:"
 logger = logging.getLogger("django_api_conventions.idempotency")

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ...schema_baselines import (
+from ...contrib.spectacular.baselines import (
     SchemaUnavailable,
     baseline_dir,
     baseline_path,
@@ -16,7 +16,7 @@ from ...schema_baselines import (
     dump_schema,
     versions_to_check,
 )
-from ...schema_compat import Finding, compare_openapi
+from ...contrib.spectacular.compat import Finding, compare_openapi
 
 
 class Command(BaseCommand):

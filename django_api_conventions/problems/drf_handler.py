@@ -7,9 +7,9 @@ from typing import Any
 from django.http import HttpResponse
 from rest_framework.views import set_rollback
 
-from .exception_mapping import problem_for_exception, report_server_failure
-from .http_request import http_request_of
-from .problems import render_problem
+from ..http_request import http_request_of
+from .details import render_problem
+from .mapping import problem_for_exception, report_server_failure
 
 
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse | None:

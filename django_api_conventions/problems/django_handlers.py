@@ -2,12 +2,12 @@
 
 Point your root URLconf at them:
 
-    handler400 = "django_api_conventions.handlers.bad_request"
-    handler403 = "django_api_conventions.handlers.permission_denied"
-    handler404 = "django_api_conventions.handlers.page_not_found"
-    handler500 = "django_api_conventions.handlers.server_error"
+    handler400 = "django_api_conventions.problems.django_handlers.bad_request"
+    handler403 = "django_api_conventions.problems.django_handlers.permission_denied"
+    handler404 = "django_api_conventions.problems.django_handlers.page_not_found"
+    handler500 = "django_api_conventions.problems.django_handlers.server_error"
 
-and ``CSRF_FAILURE_VIEW = "django_api_conventions.handlers.csrf_failure"``.
+and ``CSRF_FAILURE_VIEW = "django_api_conventions.problems.django_handlers.csrf_failure"``.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import sys
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 
-from .exception_mapping import INTERNAL_ERROR_DETAIL, PERMISSION_DENIED_DETAIL, problem_for_exception
-from .problems import ProblemException, render_problem
+from .details import ProblemException, render_problem
+from .mapping import INTERNAL_ERROR_DETAIL, PERMISSION_DENIED_DETAIL, problem_for_exception
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

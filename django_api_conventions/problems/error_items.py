@@ -7,7 +7,7 @@ from typing import Any
 from django.core.exceptions import NON_FIELD_ERRORS
 from rest_framework.settings import api_settings as drf_settings
 
-from .problems import ErrorItem
+from .details import ErrorItem
 
 
 def escape_pointer_token(token: object) -> str:

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings as drf_settings
 
 from ..problems import ErrorItem, ProblemException
-from ..query_parameters import invalid_parameters, parameter_error, refuse_undeclared
+from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
 from .filters import PAGINATION_PARAMETERS, Filter, FilterSet, parse_integer, parse_text, parse_timestamp
 
 SEARCH_MEMBERS = ("any", "limit", "cursor")

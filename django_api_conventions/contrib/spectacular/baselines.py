@@ -3,7 +3,7 @@
 A baseline is the schema of one version as drf-spectacular wrote it when the version's contract
 was last accepted: ``<SCHEMA_BASELINE_DIR>/<version>.json`` (``openapi.json`` for an API without
 ``VERSIONS``), committed with the code. ``manage.py api_compat`` compares each served version's
-schema with its baseline (see :mod:`django_api_conventions.schema_compat`).
+schema with its baseline (see :mod:`django_api_conventions.contrib.spectacular.compat`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from .conf import api_settings
-from .versioning.lifecycle import get_version_table
+from ...conf import api_settings
+from ...versioning.lifecycle import get_version_table
 
 #: File stem of the baseline of an API without ``VERSIONS``.
 UNVERSIONED = "openapi"
@@ -57,7 +57,7 @@ def build_schema(version: str | None, urlconf: str | None = None) -> dict[str, A
         raise SchemaUnavailable(
             f"REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {schema_class!r}, not a drf-spectacular AutoSchema: set it to "
             "'django_api_conventions.contrib.spectacular.ProblemAutoSchema'")
-    from .contrib.spectacular.hooks import with_api_version
+    from .hooks import with_api_version
 
     generator = spectacular_settings.DEFAULT_GENERATOR_CLASS(urlconf=urlconf, api_version=version)
     schema = with_api_version(generator.get_schema(request=None, public=True), version)

@@ -16,7 +16,7 @@ class ProblemType:
     """One kind of error: ``type`` is ``<PROBLEM_BASE_URL>/<slug>``.
 
     ``description`` is the documentation served at that URL: what happened and what the
-    client can do about it, in the Markdown subset of :mod:`~.markdown_html`.
+    client can do about it, in the Markdown subset of :mod:`~.markdown`.
     """
 
     slug: str

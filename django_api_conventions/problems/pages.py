@@ -9,11 +9,11 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_safe
 
-from .handlers import not_found_problem
-from .maintenance import maintenance_exempt
-from .markdown_html import markdown_to_html
-from .problem_types import ProblemType, problem_types
-from .problems import render_problem
+from ..maintenance import maintenance_exempt
+from .details import render_problem
+from .django_handlers import not_found_problem
+from .markdown import markdown_to_html
+from .types import ProblemType, problem_types
 
 
 # The pages touch no database: they answer even while it is down, even under ATOMIC_REQUESTS,

@@ -21,12 +21,12 @@ from django.http.multipartparser import MultiPartParserError
 from rest_framework import exceptions as drf
 from rest_framework.fields import get_error_detail
 
-from .conf import api_settings
+from ..conf import api_settings
+from ..tracing import assign_trace_id
+from .details import ProblemException, retry_after_header
 from .error_items import pointer_items
 from .hosts import InvalidHostPort
-from .problem_types import problem_types
-from .problems import ProblemException, retry_after_header
-from .tracing import assign_trace_id
+from .types import problem_types
 from .unique_violations import UniqueViolation, unique_violation
 
 logger = logging.getLogger("django_api_conventions.problems")

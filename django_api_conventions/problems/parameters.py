@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from .problems import ErrorItem, ProblemException
+from .details import ErrorItem, ProblemException
 
 
 def parameter_error(name: str, detail: str, code: str) -> ErrorItem:

@@ -15,10 +15,10 @@ from django.urls import NoReverseMatch, reverse
 from rest_framework.exceptions import APIException
 from rest_framework.utils.encoders import JSONEncoder
 
-from .conf import api_settings
+from ..conf import api_settings
+from ..tracing import assign_trace_id
 from .hosts import checked_host
-from .problem_types import ProblemType, problem_types
-from .tracing import assign_trace_id
+from .types import ProblemType, problem_types
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 

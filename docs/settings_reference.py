@@ -4,7 +4,7 @@ docs/settings.md's reference table is generated from :data:`~django_api_conventi
 and :data:`SETTING_DOCS`, so a setting is documented where it is declared. After adding or
 changing a setting, describe it here and regenerate the table:
 
-    python -m django_api_conventions.settings_docs docs/settings.md
+    python -m docs.settings_reference docs/settings.md
 
 ``--check`` instead of writing exits 1 when the file is out of date (the test suite checks it
 too, and fails for a setting of ``DEFAULTS`` without an entry here).
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .conf import DEFAULTS
+from django_api_conventions.conf import DEFAULTS
 
 
 @dataclass(frozen=True)
@@ -283,7 +283,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     ),
 }
 
-BEGIN = "<!-- settings reference: generated from django_api_conventions.settings_docs, do not edit -->"
+BEGIN = "<!-- settings reference: generated from docs.settings_reference, do not edit -->"
 END = "<!-- end of the generated settings reference -->"
 
 
@@ -318,7 +318,7 @@ def render_reference() -> str:
     """The generated part of docs/settings.md, its markers included."""
     missing = missing_docs()
     if missing:
-        raise KeyError(f"Describe {', '.join(missing)} in SETTING_DOCS (django_api_conventions/settings_docs.py).")
+        raise KeyError(f"Describe {', '.join(missing)} in SETTING_DOCS (docs/settings_reference.py).")
     lines = [BEGIN, "", "| Key | Default | Type | Meaning |", "|---|---|---|---|"]
     for name in DEFAULTS:
         doc = SETTING_DOCS[name]
@@ -343,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     updated = with_reference(page)
     if options.check:
         if updated != page:
-            print(f"{options.page} is out of date: run python -m django_api_conventions.settings_docs {options.page}")
+            print(f"{options.page} is out of date: run python -m docs.settings_reference {options.page}")
             return 1
         return 0
     options.page.write_text(updated)

@@ -1,0 +1,66 @@
+"""System checks: a wrong set-up fails at start-up with a message that says the fix.
+
+Each part keeps its checks next to its code (``problems/checks.py``, ``idempotency/checks.py``,
+``pagination/checks.py``, ``versioning/checks.py``, ``contrib/spectacular/checks.py``); the
+project-wide ones live here. All share one table of ids, messages and hints,
+:data:`.messages.MESSAGES`, and are registered here, by :func:`register_all`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.apps import apps
+from django.core import checks
+
+from ..idempotency.checks import check_idempotency_store
+from ..pagination.checks import check_paginated_orderings
+from ..problems.checks import check_error_views
+from ..versioning.checks import check_deprecation_dates, check_versions
+from .messages import MESSAGES, message
+from .settings import SETTING_TYPES, check_settings, settings_are_valid
+from .setup import MIDDLEWARE_ORDER, check_drf_settings, check_maintenance_switch, check_middleware
+from .urls import check_url_conventions
+
+__all__ = [
+    "MESSAGES",
+    "MIDDLEWARE_ORDER",
+    "SETTING_TYPES",
+    "check_deprecation_dates",
+    "check_drf_settings",
+    "check_error_views",
+    "check_idempotency_store",
+    "check_maintenance_switch",
+    "check_middleware",
+    "check_openapi_schema",
+    "check_paginated_orderings",
+    "check_settings",
+    "check_url_conventions",
+    "check_versions",
+    "message",
+    "register_all",
+    "settings_are_valid",
+]
+
+
+def check_openapi_schema(**kwargs: Any) -> list[checks.CheckMessage]:
+    """The drf-spectacular set-up, where drf-spectacular is installed (importing it needs it)."""
+    if not apps.is_installed("drf_spectacular"):
+        return []
+    from ..contrib.spectacular.checks import check_openapi_set_up
+
+    return check_openapi_set_up()
+
+
+def register_all() -> None:
+    checks.register(check_settings, checks.Tags.compatibility)
+    checks.register(check_drf_settings, checks.Tags.compatibility)
+    checks.register(check_openapi_schema, checks.Tags.compatibility)
+    checks.register(check_middleware, checks.Tags.compatibility)
+    checks.register(check_error_views, checks.Tags.urls)
+    checks.register(check_maintenance_switch, checks.Tags.caches)
+    checks.register(check_idempotency_store, checks.Tags.caches)
+    checks.register(check_paginated_orderings, checks.Tags.models)
+    checks.register(check_versions, checks.Tags.compatibility)
+    checks.register(check_deprecation_dates, checks.Tags.urls)
+    checks.register(check_url_conventions, checks.Tags.urls)

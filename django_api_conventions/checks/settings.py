@@ -1,0 +1,188 @@
+"""Checks of the ``API_CONVENTIONS`` values themselves: types, ranges, patterns, aliases."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.utils.module_loading import import_string
+
+from ..conf import DEFAULTS, IMPORT_STRINGS, SETTINGS_NAME
+from ..versioning.lifecycle import load_versions
+from .messages import message
+
+#: Setting -> (accepted types, their description).
+SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "PROBLEM_BASE_URL": ((str, type(None)), "a URL string or None"),
+    "TRACE_ID_HEADER": ((str,), "a header name"),
+    "TRUST_INCOMING_TRACE_ID": ((bool,), "True or False"),
+    "CLIENT_ID_RESOLVER": ((str,), "a dotted path"),
+    "CLIENT_ID_HEADER": ((str,), "a header name"),
+    "JSON_MAX_DEPTH": ((int,), "a positive integer"),
+    "MAINTENANCE_MODE": ((bool,), "True or False"),
+    "MAINTENANCE_SWITCH_STORE": ((str,), "'cache' or 'database'"),
+    "MAINTENANCE_SWITCH_CACHE": ((str,), "a cache alias"),
+    "MAINTENANCE_SWITCH_POLL_SECONDS": ((int, float), "a number of seconds, 0 or more"),
+    "MAINTENANCE_RETRY_AFTER": ((int,), "a positive number of seconds"),
+    "MAINTENANCE_EXEMPT_PATHS": ((list, tuple), "a list of regular expressions"),
+    "DATABASE_UNAVAILABLE_RETRY_AFTER": ((int,), "a positive number of seconds"),
+    "IDEMPOTENCY_STORE": ((str,), "'database', 'redis' or the dotted path of a store class"),
+    "IDEMPOTENCY_DATABASE": ((str,), "a database alias"),
+    "IDEMPOTENCY_CACHE": ((str,), "a cache alias"),
+    "IDEMPOTENCY_HEADER": ((str,), "a header name"),
+    "IDEMPOTENCY_LEASE_SECONDS": ((int, float), "a positive number of seconds"),
+    "IDEMPOTENCY_RETENTION_SECONDS": ((int,), "a positive number of seconds"),
+    "IDEMPOTENCY_REPLAYED_HEADERS": ((list, tuple), "a list of header names"),
+    "IDEMPOTENCY_MAX_STORED_BODY_BYTES": ((int, type(None)), "a positive number of bytes, or None for no limit"),
+    "IDEMPOTENCY_SCOPE_RESOLVER": ((str,), "a dotted path"),
+    "IDEMPOTENCY_PATHS": ((list, tuple), "a list of regular expressions"),
+    "IDEMPOTENCY_REQUIRED": ((bool,), "True or False"),
+    "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": ((int,), "a positive number of seconds"),
+    "IDEMPOTENCY_STORE_UNAVAILABLE": ((str,), "'fail-closed' or 'fail-open'"),
+    "PAGINATION_DEFAULT_LIMIT": ((int,), "a positive integer"),
+    "PAGINATION_MAX_LIMIT": ((int,), "a positive integer"),
+    "CURSOR_SALT": ((str,), "a non-empty string"),
+    "VERSIONS": ((list, tuple), "a list of version dicts, oldest first"),
+    "VERSION_PATH_REGEX": ((str,), "a regular expression with a 'version' group"),
+    "MIN_SUPPORT_DAYS": ((int,), "a positive number of days"),
+    "URL_CONVENTION_CHECKS": ((bool,), "True or False"),
+    "URL_CONVENTION_SILENCED": ((list, tuple), "a list of regular expressions"),
+    "SCHEMA_BASELINE_DIR": ((str, os.PathLike), "a directory path"),
+}
+
+#: Extra constraints on values that have the right type.
+_VALID_VALUES: dict[str, Callable[[Any], bool]] = {
+    "JSON_MAX_DEPTH": lambda v: v > 0,
+    "MAINTENANCE_SWITCH_STORE": lambda v: v in ("cache", "database"),
+    "MAINTENANCE_SWITCH_POLL_SECONDS": lambda v: v >= 0,
+    "MAINTENANCE_RETRY_AFTER": lambda v: v > 0,
+    "DATABASE_UNAVAILABLE_RETRY_AFTER": lambda v: v > 0,
+    "IDEMPOTENCY_LEASE_SECONDS": lambda v: v > 0,
+    "IDEMPOTENCY_RETENTION_SECONDS": lambda v: v > 0,
+    "IDEMPOTENCY_MAX_STORED_BODY_BYTES": lambda v: v is None or v > 0,
+    "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": lambda v: v > 0,
+    "IDEMPOTENCY_STORE_UNAVAILABLE": lambda v: v in ("fail-closed", "fail-open"),
+    "PAGINATION_DEFAULT_LIMIT": lambda v: v > 0,
+    "PAGINATION_MAX_LIMIT": lambda v: v > 0,
+    "CURSOR_SALT": lambda v: bool(v),
+    "IDEMPOTENCY_REPLAYED_HEADERS": lambda v: "set-cookie" not in {str(h).lower() for h in v},
+    "MIN_SUPPORT_DAYS": lambda v: v > 0,
+}
+
+
+def check_settings(**kwargs: Any) -> list[checks.CheckMessage]:
+    user_settings = getattr(settings, SETTINGS_NAME, {})
+    if not isinstance(user_settings, dict):
+        return [message("E001", type=type(user_settings).__name__)]
+    errors = []
+    for key, value in user_settings.items():
+        if key not in DEFAULTS:
+            close = difflib.get_close_matches(key, DEFAULTS, n=1)
+            suggestion = f"Did you mean {close[0]!r}?" if close else f"Known keys: {', '.join(sorted(DEFAULTS))}."
+            errors.append(message("E002", key=key, suggestion=suggestion))
+            continue
+        errors.extend(_check_value(key, value))
+    return errors
+
+
+def _check_value(key: str, value: Any) -> list[checks.CheckMessage]:
+    types, expected = SETTING_TYPES[key]
+    is_bool_for_number = isinstance(value, bool) and bool not in types
+    if not isinstance(value, types) or is_bool_for_number or not _VALID_VALUES.get(key, _any)(value):
+        return [message("E003", key=key, expected=expected, value=value)]
+    if key in IMPORT_STRINGS:
+        return _check_import(key, value)
+    value_check = _VALUE_CHECKS.get(key)
+    return value_check(key, value) if value_check is not None else []
+
+
+def _check_import(key: str, value: str) -> list[checks.CheckMessage]:
+    try:
+        import_string(value)
+    except ImportError as exc:
+        return [message("E004", key=key, value=value, error=exc)]
+    return []
+
+
+def _check_problem_base_url(key: str, value: str | None) -> list[checks.CheckMessage]:
+    if value is not None and not re.match(r"https?://[^/\s]+", value):
+        return [message("E005", value=value)]
+    return []
+
+
+def _check_version_path_regex(key: str, value: str) -> list[checks.CheckMessage]:
+    try:
+        if "version" not in re.compile(value).groupindex:
+            return [message("E025", value=value)]
+    except re.error as exc:
+        return [message("E006", key=key, value=value, error=exc)]
+    return []
+
+
+def _check_versions(key: str, value: Any) -> list[checks.CheckMessage]:
+    try:
+        load_versions(value)
+    except ImproperlyConfigured as exc:
+        return [message("E020", error=exc)]
+    return []
+
+
+def _check_patterns(key: str, value: Any) -> list[checks.CheckMessage]:
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except (re.error, TypeError) as exc:
+            return [message("E006", key=key, value=pattern, error=exc)]
+    return []
+
+
+def _check_cache_alias(key: str, value: str) -> list[checks.CheckMessage]:
+    return [] if value in settings.CACHES else [message("E007", value=value)]
+
+
+def _check_database_alias(key: str, value: str) -> list[checks.CheckMessage]:
+    return [] if value in settings.DATABASES else [message("E010", value=value)]
+
+
+#: Setting -> the check of a value that has the right type.
+_VALUE_CHECKS: dict[str, Callable[[str, Any], list[checks.CheckMessage]]] = {
+    "PROBLEM_BASE_URL": _check_problem_base_url,
+    "VERSION_PATH_REGEX": _check_version_path_regex,
+    "VERSIONS": _check_versions,
+    "MAINTENANCE_EXEMPT_PATHS": _check_patterns,
+    "IDEMPOTENCY_PATHS": _check_patterns,
+    "URL_CONVENTION_SILENCED": _check_patterns,
+    "MAINTENANCE_SWITCH_CACHE": _check_cache_alias,
+    "IDEMPOTENCY_DATABASE": _check_database_alias,
+}
+
+
+def _any(value: Any) -> bool:
+    return True
+
+
+_settings_verdict: list[bool] = []
+
+
+def settings_are_valid() -> bool:
+    """Whether :func:`check_settings` finds nothing, computed once until a setting changes.
+
+    The checks that read settings skip themselves when the settings are wrong (that is reported
+    once, by ``check_settings``), without validating every value again each.
+    """
+    if not _settings_verdict:
+        _settings_verdict.append(not check_settings())
+    return _settings_verdict[0]
+
+
+@receiver(setting_changed)
+def _forget_verdict(**kwargs: Any) -> None:
+    _settings_verdict.clear()

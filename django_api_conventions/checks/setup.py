@@ -1,0 +1,67 @@
+"""Checks of the project's wiring: DRF settings, the middleware order, the maintenance switch."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from django.conf import settings
+from django.core import checks
+
+from .._moved import current_path
+from ..conf import api_settings
+from ..maintenance import unshared_switch_cache
+from ..problems.checks import EXCEPTION_HANDLER
+from .messages import PACKAGE, message
+from .settings import settings_are_valid
+
+MIDDLEWARE_ORDER = [
+    f"{PACKAGE}.middleware.TraceIdMiddleware",
+    f"{PACKAGE}.middleware.ProblemDetailsMiddleware",
+    f"{PACKAGE}.middleware.MaintenanceModeMiddleware",
+]
+
+
+
+def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
+    drf = getattr(settings, "REST_FRAMEWORK", {})
+    if not isinstance(drf, dict):
+        return []  # DRF reports that itself
+    errors = []
+    handler = drf.get("EXCEPTION_HANDLER", "rest_framework.views.exception_handler")
+    if current_path(handler) != EXCEPTION_HANDLER:
+        errors.append(message("W001", value=handler))
+    throttles = drf.get("DEFAULT_THROTTLE_CLASSES", [])
+    if f"{PACKAGE}.throttling.ClientRateThrottle" in throttles and "client" not in drf.get(
+        "DEFAULT_THROTTLE_RATES", {}
+    ):
+        errors.append(message("E012"))
+    parsers = drf.get("DEFAULT_PARSER_CLASSES", ["rest_framework.parsers.JSONParser"])
+    if "rest_framework.parsers.JSONParser" in parsers:
+        errors.append(message("W006"))
+    return errors
+
+
+def check_middleware(**kwargs: Any) -> list[checks.CheckMessage]:
+    middleware = list(settings.MIDDLEWARE)
+    errors = [message("W002", middleware=name) for name in MIDDLEWARE_ORDER if name not in middleware]
+    idempotency = f"{PACKAGE}.idempotency.IdempotencyMiddleware"
+    if idempotency in middleware and middleware[-1] != idempotency:
+        errors.append(message("W009"))
+    if any(error.id.endswith("W002") for error in errors):
+        return errors
+    positions = [middleware.index(name) for name in MIDDLEWARE_ORDER]
+    for index, (earlier, later) in enumerate(itertools.pairwise(positions)):
+        if earlier > later:
+            errors.append(message("W003", middleware=MIDDLEWARE_ORDER[index], other=MIDDLEWARE_ORDER[index + 1]))
+    return errors
+
+
+def check_maintenance_switch(**kwargs: Any) -> list[checks.CheckMessage]:
+    """The run-time maintenance switch reaches every worker."""
+    if not settings_are_valid():
+        return []
+    local_cache = unshared_switch_cache()
+    if local_cache is None:
+        return []
+    return [message("W007", backend=local_cache, value=api_settings.MAINTENANCE_SWITCH_CACHE)]

@@ -1,0 +1,44 @@
+"""Checks over the URLconf: resource naming (part 2 of the conventions) and versioned URLs without versions."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.core import checks
+from django.urls import URLResolver, get_resolver
+
+from ..conf import api_settings
+from ..url_conventions import find_naming_problems, is_drf_view, iter_routes
+from ..versioning.lifecycle import get_version_table
+from ..versioning.urls import VersionedURLResolver
+from .messages import message
+from .settings import settings_are_valid
+
+
+def _uses_versioned_urls(resolver: URLResolver | None = None) -> bool:
+    for entry in (resolver or get_resolver()).url_patterns:
+        if isinstance(entry, VersionedURLResolver) or (isinstance(entry, URLResolver) and _uses_versioned_urls(entry)):
+            return True
+    return False
+
+
+def check_url_conventions(**kwargs: Any) -> list[checks.CheckMessage]:
+    """Part 2 of the conventions over the routes of DRF views: no verbs, plural collections, two levels."""
+    if not settings_are_valid():
+        return []
+    errors = []
+    if not get_version_table() and _uses_versioned_urls():
+        errors.append(message("W026"))
+    if not api_settings.URL_CONVENTION_CHECKS:
+        return errors
+    silenced = [re.compile(pattern) for pattern in api_settings.URL_CONVENTION_SILENCED]
+    seen: set[tuple[str, str]] = set()
+    for route in iter_routes():
+        if not is_drf_view(route.callback) or any(p.search(route.display) for p in silenced):
+            continue
+        for finding in find_naming_problems(route):
+            if (finding.check_id, finding.route) not in seen:
+                seen.add((finding.check_id, finding.route))
+                errors.append(message(finding.check_id, obj=finding.route, route=finding.route, **finding.values))
+    return errors

@@ -1,0 +1,40 @@
+"""The error contract: RFC 9457 problem details from every layer.
+
+- :mod:`.details`: :class:`ProblemException` and the ``application/problem+json`` response;
+- :mod:`.types`: the registry of problem types (what each ``type`` URL names);
+- :mod:`.mapping`: which problem each exception becomes, whichever layer raised it;
+- :mod:`.error_items`: nested validation errors as ``errors`` items with JSON Pointers;
+- :mod:`.drf_handler`: DRF's ``EXCEPTION_HANDLER``;
+- :mod:`.django_handlers`: Django's ``handler400`` ... ``handler500`` and ``CSRF_FAILURE_VIEW``;
+- :mod:`.middleware`: problems for what happens outside DRF;
+- :mod:`.pages`: the documentation pages the ``type`` URLs answer.
+
+This part imports no feature (idempotency, pagination, versioning): the features raise its problems.
+"""
+
+from .details import (
+    PROBLEM_CONTENT_TYPE,
+    RESERVED_MEMBERS,
+    ErrorItem,
+    ProblemException,
+    is_problem_response,
+    problem_type_url,
+    render_problem,
+    retry_after_header,
+)
+from .types import ProblemType, ProblemTypeRegistry, problem_types, register_problem_type
+
+__all__ = [
+    "PROBLEM_CONTENT_TYPE",
+    "RESERVED_MEMBERS",
+    "ErrorItem",
+    "ProblemException",
+    "ProblemType",
+    "ProblemTypeRegistry",
+    "is_problem_response",
+    "problem_type_url",
+    "problem_types",
+    "register_problem_type",
+    "render_problem",
+    "retry_after_header",
+]

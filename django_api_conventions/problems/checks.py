@@ -1,0 +1,40 @@
+"""Checks that every layer answers problems: DRF's handler, Django's error views, the type URLs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core import checks
+from django.urls import NoReverseMatch, get_resolver, reverse
+
+from .._moved import current_path
+from ..checks.messages import PACKAGE, message
+from ..conf import SETTINGS_NAME
+
+HANDLERS = f"{PACKAGE}.problems.django_handlers"
+EXCEPTION_HANDLER = f"{PACKAGE}.problems.drf_handler.problem_exception_handler"
+ERROR_HANDLERS = {
+    "handler400": "bad_request",
+    "handler403": "permission_denied",
+    "handler404": "page_not_found",
+    "handler500": "server_error",
+}
+
+
+def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
+    errors = []
+    urlconf = get_resolver().urlconf_module
+    for handler, view in ERROR_HANDLERS.items():
+        value = getattr(urlconf, handler, None)
+        if current_path(value) != f"{HANDLERS}.{view}" and getattr(value, "__module__", None) != HANDLERS:
+            errors.append(message("W004", handler=handler, view=view, value=value))
+    if current_path(settings.CSRF_FAILURE_VIEW) != f"{HANDLERS}.csrf_failure":
+        errors.append(message("W005", value=settings.CSRF_FAILURE_VIEW))
+    user_settings = getattr(settings, SETTINGS_NAME, {})
+    if isinstance(user_settings, dict) and not user_settings.get("PROBLEM_BASE_URL"):
+        try:
+            reverse("api_conventions:problem-type", kwargs={"slug": "not-found"})
+        except NoReverseMatch:
+            errors.append(message("E008"))
+    return errors

@@ -1,0 +1,175 @@
+"""Problem details for what happens outside DRF: early checks, exceptions, error responses."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import sys
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.exceptions import BadRequest, RequestDataTooBig, SuspiciousOperation
+from django.core.signals import got_request_exception
+from django.dispatch import receiver
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http.request import split_domain_port
+from django.utils.deprecation import MiddlewareMixin
+
+from .details import ProblemException, is_problem_response, render_problem
+from .django_handlers import not_found_problem
+from .hosts import checked_host
+from .mapping import INTERNAL_ERROR_DETAIL, problem_for_exception, report_server_failure
+from .types import problem_types
+
+_EXCEPTION_ATTRIBUTE = "_api_conventions_exception"
+# Headers of an error response that describe its body, which the problem replaces.
+_BODY_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "content-disposition"})
+
+
+class ProblemDetailsMiddleware(MiddlewareMixin):
+    """Problem details for everything that does not pass through DRF's exception handler.
+
+    - rejects, before any other code reads them, a disallowed ``Host`` (also when an
+      absolute-form request target names another host, or its port is not a number from 1 to
+      65535: ``127.0.0.1:0``, ``:65536``, ``:080``), a body over
+      ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413), a body without ``Content-Length`` (411), a
+      query string with too many fields, and a NUL character in the URL, in a header or in
+      ``Basic`` credentials (400);
+    - answers exceptions raised by any view, a 500 logged with its trace id and reported to
+      ``got_request_exception`` receivers, its text never sent;
+    - turns any other error response (Django's HTML pages with ``DEBUG`` on or off, a view's own
+      error responses) into a problem with the same status and headers.
+    """
+
+    def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        try:
+            _check_request_target_host(checked_host(request), request)
+            _check_content_length(request)
+            _check_no_nul(request)  # parsing the query string also raises TooManyFieldsSent
+            _check_headers_no_nul(request)
+        except (SuspiciousOperation, BadRequest, ProblemException) as exc:
+            return self.process_exception(request, exc)
+        return None
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse:
+        problem = problem_for_exception(exception)
+        if problem is None:
+            # Error trackers listen to this signal; Django sends it only for what reaches it.
+            got_request_exception.send(sender=ProblemDetailsMiddleware, request=request)
+            problem = ProblemException("internal-error", INTERNAL_ERROR_DETAIL)
+        if problem.status_code >= 500:
+            report_server_failure(request, exception, problem.status_code)
+        return render_problem(request, problem)
+
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if response.status_code < 400 or is_problem_response(response):  # type: ignore[arg-type]
+            return response
+        exception = getattr(request, _EXCEPTION_ATTRIBUTE, None)
+        problem = problem_for_exception(exception) if exception is not None else None
+        if problem is None:
+            problem = _problem_for_status(request, response.status_code)
+        problem_response = render_problem(request, problem)
+        for name, value in response.headers.items():
+            if name.lower() not in _BODY_HEADERS and name not in problem_response.headers:
+                problem_response[name] = value
+        problem_response.cookies = response.cookies
+        return problem_response
+
+
+def _check_request_target_host(host: str, request: HttpRequest) -> None:
+    # An absolute-form target (``GET http://other.example/v2/users``) names the host the request
+    # is for (RFC 9112 3.2.2), but Django reads the Host header: one request, two hosts. gunicorn
+    # keeps the raw target in RAW_URI, uWSGI in REQUEST_URI; the dev server sees no such target.
+    target = request.META.get("RAW_URI") or request.META.get("REQUEST_URI") or ""
+    if target.startswith("/") or "://" not in target:
+        return
+    target_domain, _ = split_domain_port(urlsplit(target).netloc.rpartition("@")[2])
+    if target_domain != split_domain_port(host)[0]:
+        raise ProblemException(
+            "invalid-host", "The absolute-form request target names another host than the Host header."
+        )
+
+
+def _check_content_length(request: HttpRequest) -> None:
+    if "HTTP_TRANSFER_ENCODING" in request.META and not request.META.get("CONTENT_LENGTH"):
+        # A WSGI request without Content-Length reads as an empty body: Django would silently
+        # run the view without the client's data (on ASGI, read it all into memory, unbounded).
+        raise ProblemException(
+            "length-required",
+            "Send the body with a Content-Length header: this service does not accept chunked request bodies.",
+        )
+    # Django applies this limit only when the body is read, deep inside a view or another
+    # middleware, where it becomes a 400 or an HTML page; here it becomes a precise 413.
+    # Multipart bodies stream file parts to disk and are limited field by field instead.
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    if limit is None or request.content_type == "multipart/form-data":
+        return
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        raise SuspiciousOperation("Content-Length is not an integer.") from None
+    if length > limit:
+        raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
+
+
+def _check_no_nul(request: HttpRequest) -> None:
+    # A NUL character in a path or query value reaches the database in lookups, and PostgreSQL
+    # refuses it with an error that would otherwise be a 500.
+    query = request.GET
+    if "\x00" in request.path or any("\x00" in key or "\x00" in "".join(query.getlist(key)) for key in query):
+        raise BadRequest("The URL holds a NUL character.")
+
+
+def _check_headers_no_nul(request: HttpRequest) -> None:
+    # A header value reaches database lookups as it is (a client id, a token), and Basic
+    # credentials once decoded (the user name): PostgreSQL refuses a NUL in a string with an
+    # error that would otherwise be a 500 on every service with BasicAuthentication.
+    for name, value in request.headers.items():
+        if "\x00" in value:
+            raise _nul_in_header(name, f"The {name} header holds a NUL character.")
+    credentials = _basic_credentials(request.headers.get("Authorization", ""))
+    if credentials is not None and "\x00" in credentials:
+        raise _nul_in_header("Authorization", "The Basic credentials of the Authorization header hold a NUL character.")
+
+
+def _basic_credentials(header: str) -> str | None:
+    """The decoded credentials of a ``Basic`` header, decoded as DRF's ``BasicAuthentication``
+    decodes them; ``None`` for another scheme or what DRF itself refuses (a 401)."""
+    parts = header.split()
+    if len(parts) != 2 or parts[0].lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(parts[1].encode("iso-8859-1"))
+    except (binascii.Error, UnicodeEncodeError, ValueError):
+        return None
+    try:
+        return decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return decoded.decode("latin-1")
+
+
+def _nul_in_header(name: str, detail: str) -> ProblemException:
+    return ProblemException(
+        "bad-request", detail, errors=[{"header": name, "detail": "NUL characters are not allowed.", "code": "invalid"}]
+    )
+
+
+def _problem_for_status(request: HttpRequest, status: int) -> ProblemException:
+    if status == 404:
+        return not_found_problem(request)
+    if status == 405:
+        return ProblemException("method-not-allowed", f"{request.method} is not allowed on {request.path}.")
+    if status == 500:
+        return ProblemException("internal-error", INTERNAL_ERROR_DETAIL)
+    problem_type = problem_types.for_status(status)
+    return ProblemException(problem_type, problem_type.title, status=status)
+
+
+@receiver(got_request_exception)
+def _remember_exception(sender: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
+    # Django announces an uncaught exception before rendering its own error page; keeping it
+    # lets process_response pick the precise problem (a 503 for a lost database, say).
+    if request is not None:
+        setattr(request, _EXCEPTION_ATTRIBUTE, sys.exc_info()[1])
+

@@ -1,0 +1,118 @@
+"""Checks of the version table, the pieces that serve it, and every deprecation's support window."""
+
+from __future__ import annotations
+
+import datetime
+import math
+from typing import Any
+
+from django.conf import settings
+from django.core import checks
+from django.utils import timezone
+
+from ..checks.messages import PACKAGE, message
+from ..checks.settings import settings_are_valid
+from ..conf import api_settings
+from ..url_conventions import Route, iter_routes
+from .deprecation import endpoint_deprecations
+from .fields import field_renames
+from .lifecycle import Deprecation, VersionTable, get_version_table, version_in_path
+
+VERSION_MIDDLEWARE = f"{PACKAGE}.versioning.middleware.VersionLifecycleMiddleware"
+VERSIONING_CLASS = f"{PACKAGE}.versioning.drf.LifecycleVersioning"
+
+
+def check_versions(**kwargs: Any) -> list[checks.CheckMessage]:
+    """The version table keeps the conventions, and the pieces that serve it are installed."""
+    if not settings_are_valid():
+        return []
+    table = get_version_table()
+    if not table:
+        return []
+    return [*_check_each_version(table), *_check_current_and_previous(table), *_check_wiring()]
+
+
+def _check_each_version(table: VersionTable) -> list[checks.CheckMessage]:
+    errors = []
+    now = timezone.now()
+    for version in table.versions:
+        if version_in_path(f"/{version.name}/") != version.name:
+            errors.append(message("E026", name=version.name))
+        if version.status == "retired" and version.sunset is not None and version.sunset > now:
+            errors.append(message("W028", name=version.name, sunset=f"{version.sunset:%Y-%m-%d}"))
+    return errors
+
+
+def _check_current_and_previous(table: VersionTable) -> list[checks.CheckMessage]:
+    current = [v for v in table.versions if v.status == "current"]
+    if len(current) != 1:
+        return [message("E022", count=len(current))]
+    index = table.versions.index(current[0])
+    errors = [message("E027", name=v.name, current=current[0].name) for v in table.versions[index + 1:]]
+    previous = table.versions[index - 1] if index > 0 else None
+    if previous is not None and previous.status == "retired":
+        errors.append(message("E023", name=previous.name, current=current[0].name))
+    elif previous is not None and previous.is_retired():
+        errors.append(message("W027", name=previous.name, current=current[0].name,
+                              sunset=f"{previous.sunset:%Y-%m-%d}"))
+    return errors
+
+
+def _check_wiring() -> list[checks.CheckMessage]:
+    """VersionLifecycleMiddleware in its place, and DRF's versioning class."""
+    errors = []
+    middleware = list(settings.MIDDLEWARE)
+    if VERSION_MIDDLEWARE not in middleware:
+        errors.append(message("W020"))
+    else:
+        position = middleware.index(VERSION_MIDDLEWARE)
+        trace = f"{PACKAGE}.middleware.TraceIdMiddleware"
+        if trace in middleware and middleware.index(trace) > position:
+            errors.append(message("W021", other="it must come after TraceIdMiddleware"))
+        later = (
+            f"{PACKAGE}.middleware.ProblemDetailsMiddleware",
+            f"{PACKAGE}.middleware.MaintenanceModeMiddleware",
+            f"{PACKAGE}.idempotency.IdempotencyMiddleware",
+        )
+        errors.extend(
+            message("W021", other=f"it must come before {other.rsplit('.', 1)[-1]}")
+            for other in later
+            if other in middleware and middleware.index(other) < position
+        )
+    drf = getattr(settings, "REST_FRAMEWORK", {})
+    versioning_class = drf.get("DEFAULT_VERSIONING_CLASS") if isinstance(drf, dict) else None
+    if versioning_class != VERSIONING_CLASS:
+        errors.append(message("W022", value=versioning_class))
+    return errors
+
+
+def _deprecations_to_check(routes: list[Route]) -> list[Deprecation]:
+    found = [v.as_deprecation() for v in get_version_table().versions if v.status == "deprecated"]
+    for route in routes:
+        for entry in endpoint_deprecations(route.callback):
+            deprecation = entry.as_deprecation(route.display)
+            if deprecation not in found:
+                found.append(deprecation)
+    found.extend(rename.deprecation for rename in field_renames.values())
+    return found
+
+
+def check_deprecation_dates(**kwargs: Any) -> list[checks.CheckMessage]:
+    """Every deprecation (versions, endpoints, field renames) gives clients the support window."""
+    if not settings_are_valid():
+        return []
+    errors = []
+    minimum = api_settings.MIN_SUPPORT_DAYS
+    for deprecation in _deprecations_to_check(list(iter_routes())):
+        if deprecation.deprecation is None or deprecation.sunset is None:
+            continue
+        values = {"subject": deprecation.subject[:1].upper() + deprecation.subject[1:],
+                  "deprecation": f"{deprecation.deprecation:%Y-%m-%d}", "sunset": f"{deprecation.sunset:%Y-%m-%d}"}
+        days = deprecation.support_days() or 0
+        if days < 0:
+            errors.append(message("E021", **values))
+        elif days < minimum:
+            earliest = deprecation.deprecation + datetime.timedelta(days=minimum)
+            errors.append(message("E024", **values, days=math.floor(days), minimum=minimum,
+                                  earliest=f"{earliest:%Y-%m-%d}"))
+    return errors

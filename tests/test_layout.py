@@ -1,0 +1,113 @@
+"""The package's structure, as docs/development.md draws it, enforced on every import statement.
+
+Every ``import`` and ``from ... import`` of every module counts, at module level or inside a
+function: a lazy import is still a dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = "django_api_conventions"
+ROOT = Path(__file__).resolve().parent.parent / PACKAGE
+
+#: The parts a newcomer sees first: each a folder of the package.
+FEATURES = ("idempotency", "pagination", "versioning")
+PROBLEMS = "problems"
+#: Packages the package may use only when a user installs an extra: contrib/ alone imports them.
+OPTIONAL = ("drf_spectacular", "drf_spectacular_sidecar", "django_redis", "redis", "psycopg", "psycopg2",
+            "django_filters", "adrf", "opentelemetry", "health_check", "valkey", "django_valkey")
+#: contrib modules that adapt an optional package and import nothing of ours: the features may use them.
+ADAPTERS = (f"{PACKAGE}.contrib.redis",)
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, name: str | None = None) -> Iterator[str]:
+    """The absolute names ``path`` (the module ``name``) imports, relative imports resolved."""
+    name = name or module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            yield target
+            # ``from . import signals`` imports a module too
+            yield from (f"{target}.{alias.name}" for alias in node.names)
+
+
+def part_of(module: str) -> str | None:
+    """The part (``problems``, a feature, ``contrib``...) a module of the package belongs to."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == PACKAGE else None
+
+
+MODULES = sorted(ROOT.rglob("*.py"))
+EDGES = [(module_name(path), target) for path in MODULES for target in imports_of(path)]
+
+
+def test_the_package_has_modules_to_check() -> None:
+    assert len(MODULES) > 50
+    assert any(target.startswith(f"{PACKAGE}.problems") for _, target in EDGES)
+
+
+def test_the_package_never_imports_the_example_or_the_tests() -> None:
+    offenders = [(source, target) for source, target in EDGES if target.split(".")[0] in ("testproject", "tests")]
+    assert offenders == []
+
+
+def test_the_problem_core_imports_no_feature() -> None:
+    offenders = [
+        (source, target) for source, target in EDGES
+        if part_of(source) == PROBLEMS and part_of(target) in (*FEATURES, "contrib")
+    ]
+    assert offenders == []
+
+
+@pytest.mark.parametrize("feature", FEATURES)
+def test_features_never_import_each_other(feature: str) -> None:
+    others = set(FEATURES) - {feature}
+    offenders = [(s, t) for s, t in EDGES if part_of(s) == feature and part_of(t) in others]
+    assert offenders == []
+
+
+def test_features_use_contrib_only_through_adapters() -> None:
+    offenders = [
+        (source, target) for source, target in EDGES
+        if part_of(source) in FEATURES and part_of(target) == "contrib" and not target.startswith(ADAPTERS)
+    ]
+    assert offenders == []
+
+
+def test_adapters_import_nothing_of_the_package() -> None:
+    offenders = [(s, t) for s, t in EDGES if s in ADAPTERS and t.startswith(f"{PACKAGE}.")]
+    assert offenders == []
+
+
+def test_only_contrib_imports_optional_packages() -> None:
+    offenders = [
+        (source, target) for source, target in EDGES
+        if target.split(".")[0] in OPTIONAL and part_of(source) != "contrib"
+    ]
+    assert offenders == []
+
+
+def test_a_lazy_relative_import_is_seen(tmp_path: Path) -> None:
+    """What the rules above must catch: a feature importing another inside a function."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from ..versioning import lifecycle\n")
+    found = list(imports_of(probe, f"{PACKAGE}.pagination.probe"))
+    assert f"{PACKAGE}.versioning.lifecycle" in found
+    assert {part_of(target) for target in found} == {"versioning"}
