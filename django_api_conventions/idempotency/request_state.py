@@ -56,4 +56,5 @@ def restore_and_strip(request: Any | None, headers: Mapping[str, str]) -> dict[s
     for state in _registered.values():
         if state.header in headers and request is not None:
             state.restore(request, headers[state.header])
-    return {name: value for name, value in headers.items() if not name.startswith(":")}
+    stored_states = {state.header for state in _registered.values()}
+    return {name: value for name, value in headers.items() if name not in stored_states}
