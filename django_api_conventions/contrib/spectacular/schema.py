@@ -23,8 +23,8 @@ from drf_spectacular.plumbing import ResolvedComponent
 from rest_framework.permissions import AllowAny
 
 from ...idempotency.mixins import IdempotencyMixin
-from ...pagination import FilterSet, KeysetPagination, SearchMixin, StrictQueryParametersMixin
-from ...pagination.drf import filter_value_schema
+from ...pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
+from ...pagination.drf import filter_value_schema, get_filterset_class
 from ...problems import PROBLEM_CONTENT_TYPE, problem_types
 from ...versioning.deprecation import endpoint_deprecations
 from ...versioning.lifecycle import get_version_table
@@ -98,10 +98,11 @@ class ProblemAutoSchema(AutoSchema):
 
     def _search_body_schema(self) -> dict[str, Any]:
         view: Any = self.view
-        filters = getattr(view, "filterset_class", FilterSet).filters
+        filters = get_filterset_class(view).filters
         paginator = self._get_paginator()
+        cursor_name, limit_name = paginator.get_query_parameter_names()
         limit = next(parameter["schema"] for parameter in paginator.get_schema_operation_parameters(view)
-                     if parameter["name"] == paginator.limit_query_param)
+                     if parameter["name"] == limit_name)
         return {
             "type": "object",
             "description": "Rows that match ANY of the filter objects; inside one object, the filters are ANDed.",
@@ -115,8 +116,8 @@ class ProblemAutoSchema(AutoSchema):
                         "properties": {name: filter_value_schema(declared) for name, declared in filters.items()},
                     },
                 },
-                "limit": limit,
-                "cursor": {"type": "string", "minLength": 1, "description": "The next_cursor of the previous page."},
+                limit_name: limit,
+                cursor_name: {"type": "string", "minLength": 1, "description": "The next_cursor of the previous page."},
             },
         }
 
