@@ -10,6 +10,7 @@ from contextvars import ContextVar
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.deprecation import MiddlewareMixin
 
+from . import header_names
 from .conf import api_settings
 
 #: The trace id of the request being served by this thread or task.
@@ -34,7 +35,7 @@ def incoming_trace_id(request: HttpRequest) -> str | None:
     header = request.headers.get(api_settings.TRACE_ID_HEADER, "").strip()
     if _REQUEST_ID.fullmatch(header):
         return header
-    match = _TRACEPARENT.fullmatch(request.headers.get("traceparent", "").strip())
+    match = _TRACEPARENT.fullmatch(request.headers.get(header_names.TRACEPARENT, "").strip())
     if match and match.group(1) != _ALL_ZERO_TRACE and match.group(2) != _ALL_ZERO_PARENT:
         return match.group(1)
     return None

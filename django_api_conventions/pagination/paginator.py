@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
+from .. import header_names
 from ..conf import api_settings
 from ..problems.parameters import invalid_parameters, parameter_error
 from .cursors import Cursor, decode_cursor, encode_cursor, filters_signature
@@ -94,7 +95,7 @@ class KeysetPagination(BasePagination):
         }})
         next_link = self.get_next_link()
         if next_link:
-            response["Link"] = f'<{next_link}>; rel="next"'
+            response[header_names.LINK] = f'<{next_link}>; rel="{header_names.REL_NEXT}"'
         return response
 
     def get_next_link(self) -> str | None:

@@ -22,6 +22,7 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
 from rest_framework.permissions import AllowAny
 
+from ... import header_names
 from ...idempotency.mixins import IdempotencyMixin
 from ...pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
 from ...pagination.drf import filter_value_schema, get_filterset_class
@@ -38,15 +39,15 @@ from .components import (
 )
 
 DEPRECATION_HEADERS: dict[str, Any] = {
-    "Deprecation": {
+    header_names.DEPRECATION: {
         "description": "RFC 9745: when this operation was deprecated, as `@<seconds since the epoch>`.",
         "schema": {"type": "string", "pattern": "^@-?[0-9]+$"},
     },
-    "Sunset": {
+    header_names.SUNSET: {
         "description": "RFC 8594: from this HTTP-date on, the operation answers 410.",
         "schema": {"type": "string"},
     },
-    "Link": {
+    header_names.LINK: {
         "description": 'The migration guide, with rel="deprecation" and rel="sunset".',
         "schema": {"type": "string"},
     },
@@ -151,7 +152,7 @@ class ProblemAutoSchema(AutoSchema):
             headers = response.setdefault("headers", {})
             headers.update(trace_id_response_header())
             if status in RETRY_AFTER_STATUSES:
-                headers["Retry-After"] = RETRY_AFTER_HEADER
+                headers[header_names.RETRY_AFTER] = RETRY_AFTER_HEADER
             if deprecations:
                 headers.update(DEPRECATION_HEADERS)
         return responses
