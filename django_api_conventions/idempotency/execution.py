@@ -31,6 +31,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from .. import header_names
 from ..conf import api_settings
 from ..problems.details import ProblemException, retry_after_header
+from ..request_attributes import IDEMPOTENCY, set_state
 from ..tracing import assign_trace_id
 from . import signals
 from .commit_markers import transaction_marker
@@ -294,7 +295,7 @@ def _run_keyed(
 
     keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, lease_deadline=claimed_at + lease_seconds,
                          request=http_request, state_marks=marks(http_request))
-    http_request.idempotency = keyed  # type: ignore[attr-defined]
+    set_state(http_request, IDEMPOTENCY, keyed)
     response = _execute(keyed, options, run_view, retention)
     response[header_names.CACHE_LOOKUP] = "MISS"
     response[header_names.IDEMPOTENT_REPLAYED] = "false"

@@ -15,6 +15,7 @@ from rest_framework.settings import api_settings as drf_settings
 
 from ..problems import ErrorItem, ProblemException
 from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
+from ..request_attributes import ACTIVE_FILTERS, set_state
 from .filters import Filter, FilterSet, parse_integer, parse_text, parse_timestamp
 
 #: The query parameter names of DRF's own pagination classes, for a paginator that is not a
@@ -59,7 +60,7 @@ class StrictFilterBackend(BaseFilterBackend):
         filterset_class = self.get_filterset_class(view, queryset)
         query = {name: request.query_params.getlist(name) for name in request.query_params}
         filterset = filterset_class.from_query(query, allowed_extra=[*pagination_parameters(view), *format_override()])
-        request.active_filters = filterset.signature_data()  # type: ignore[attr-defined]
+        set_state(request, ACTIVE_FILTERS, filterset.signature_data())
         return queryset.filter(filterset.q())
 
     def get_filterset_class(self, view: Any, queryset: QuerySet[Any] | None = None) -> type[FilterSet]:

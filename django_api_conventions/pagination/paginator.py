@@ -17,6 +17,7 @@ from rest_framework.utils.urls import replace_query_param
 from .. import header_names
 from ..conf import api_settings
 from ..problems.parameters import invalid_parameters, parameter_error
+from ..request_attributes import ACTIVE_FILTERS, get_state
 from .cursors import Cursor, decode_cursor, encode_cursor, filters_signature
 from .keyset import keyset_predicate, order_by_expressions, position_of
 
@@ -72,7 +73,7 @@ class KeysetPagination(BasePagination):
         if cursor is None:
             cursor = request.query_params.get(self.cursor_query_param)
         if filters is None:
-            filters = getattr(request, "active_filters", {})
+            filters = get_state(request, ACTIVE_FILTERS, {})
         endpoint = endpoint_of(request)
         signature = filters_signature(filters)
         nullable = nullable_fields(queryset.model, ordering)
