@@ -13,6 +13,8 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 
+from . import header_names
+
 SETTINGS_NAME = "API_CONVENTIONS"
 
 #: Every setting with its default. The docs' settings reference is generated from this table.
@@ -21,13 +23,13 @@ DEFAULTS: dict[str, Any] = {
     # None: derived from the request and the package's own problem type view.
     "PROBLEM_BASE_URL": None,
     # Response header that carries the trace id (also read on the way in).
-    "TRACE_ID_HEADER": "X-Request-ID",
+    "TRACE_ID_HEADER": header_names.REQUEST_ID,
     # Honour a valid incoming trace id header or W3C traceparent.
     "TRUST_INCOMING_TRACE_ID": True,
     # Callable(request) -> str giving the client id of a request.
     "CLIENT_ID_RESOLVER": "django_api_conventions.clients.default_client_id_resolver",
     # Request header that names the calling client when nothing authenticated it.
-    "CLIENT_ID_HEADER": "X-Client-ID",
+    "CLIENT_ID_HEADER": header_names.CLIENT_ID,
     # Deepest JSON nesting the StrictJSONParser accepts.
     "JSON_MAX_DEPTH": 64,
     # Static maintenance switch: every non-exempt path answers 503.
@@ -52,7 +54,7 @@ DEFAULTS: dict[str, Any] = {
     # Cache alias (django-redis) of the Redis store.
     "IDEMPOTENCY_CACHE": "default",
     # Request header that carries the key.
-    "IDEMPOTENCY_HEADER": "Idempotency-Key",
+    "IDEMPOTENCY_HEADER": header_names.IDEMPOTENCY_KEY,
     # How long a started (in-flight) key is held before a retry may take it over.
     "IDEMPOTENCY_LEASE_SECONDS": 60,
     # How long a resolved key answers replays.

@@ -10,7 +10,10 @@ from contextvars import ContextVar
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.deprecation import MiddlewareMixin
 
+from . import header_names
 from .conf import api_settings
+from .http_request import http_request_of
+from .request_attributes import TRACE_ID, get_state, set_state
 
 #: The trace id of the request being served by this thread or task.
 current_trace_id: ContextVar[str | None] = ContextVar("api_conventions_trace_id", default=None)
@@ -34,7 +37,7 @@ def incoming_trace_id(request: HttpRequest) -> str | None:
     header = request.headers.get(api_settings.TRACE_ID_HEADER, "").strip()
     if _REQUEST_ID.fullmatch(header):
         return header
-    match = _TRACEPARENT.fullmatch(request.headers.get("traceparent", "").strip())
+    match = _TRACEPARENT.fullmatch(request.headers.get(header_names.TRACEPARENT, "").strip())
     if match and match.group(1) != _ALL_ZERO_TRACE and match.group(2) != _ALL_ZERO_PARENT:
         return match.group(1)
     return None
@@ -42,11 +45,11 @@ def incoming_trace_id(request: HttpRequest) -> str | None:
 
 def assign_trace_id(request: HttpRequest) -> str:
     """Give ``request`` its trace id once, and make it the current one for logging."""
-    trace_id = getattr(request, "trace_id", None)
+    trace_id: str | None = get_state(request, TRACE_ID)
     if trace_id is None:
-        trace_id = incoming_trace_id(request) if api_settings.TRUST_INCOMING_TRACE_ID else None
+        trace_id = incoming_trace_id(http_request_of(request)) if api_settings.TRUST_INCOMING_TRACE_ID else None
         trace_id = trace_id or new_trace_id()
-        request.trace_id = trace_id  # type: ignore[attr-defined]
+        set_state(request, TRACE_ID, trace_id)
     current_trace_id.set(trace_id)
     return trace_id
 

@@ -28,8 +28,10 @@ from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
+from .. import header_names
 from ..conf import api_settings
 from ..problems.details import ProblemException, retry_after_header
+from ..request_attributes import IDEMPOTENCY, set_state
 from ..tracing import assign_trace_id
 from . import signals
 from .commit_markers import transaction_marker
@@ -293,10 +295,10 @@ def _run_keyed(
 
     keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, lease_deadline=claimed_at + lease_seconds,
                          request=http_request, state_marks=marks(http_request))
-    http_request.idempotency = keyed  # type: ignore[attr-defined]
+    set_state(http_request, IDEMPOTENCY, keyed)
     response = _execute(keyed, options, run_view, retention)
-    response["X-Cache-Lookup"] = "MISS"
-    response["Idempotent-Replayed"] = "false"
+    response[header_names.CACHE_LOOKUP] = "MISS"
+    response[header_names.IDEMPOTENT_REPLAYED] = "false"
     return response
 
 
@@ -389,8 +391,8 @@ def replay(stored: StoredResponse, request: HttpRequest | None = None) -> HttpRe
         del response["Content-Type"]
     for name, value in stored.headers.items():
         response[name] = value
-    response["X-Cache-Lookup"] = "HIT"
-    response["Idempotent-Replayed"] = "true"
+    response[header_names.CACHE_LOOKUP] = "HIT"
+    response[header_names.IDEMPOTENT_REPLAYED] = "true"
     return response
 
 
@@ -403,8 +405,8 @@ def _response_too_large(stored: StoredResponse) -> ProblemException:
         "under a new key: read its result instead.",
         headers={
             **{name: value for name, value in stored.headers.items() if name != OMITTED_BODY_HEADER},
-            "X-Cache-Lookup": "HIT",
-            "Idempotent-Replayed": "true",
+            header_names.CACHE_LOOKUP: "HIT",
+            header_names.IDEMPOTENT_REPLAYED: "true",
         },
         extensions={"original_status": stored.status},
     )

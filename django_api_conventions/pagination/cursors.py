@@ -46,8 +46,20 @@ def encode_cursor(cursor: Cursor) -> str:
     return signing.dumps(payload, salt=api_settings.CURSOR_SALT, compress=True)
 
 
-def decode_cursor(token: str, *, ordering: Sequence[str], endpoint: str, filters: str) -> Cursor:
-    """The cursor in ``token``, checked against the list it is used on; else a 400 problem."""
+def decode_cursor(
+    token: str, *, ordering: Sequence[str], endpoint: str, filters: str, parameter: str = "cursor",
+) -> Cursor:
+    """The cursor in ``token``, checked against the list it is used on; else a 400 problem whose
+    error names the query ``parameter`` the cursor came in (a paginator's ``cursor_query_param``)."""
+    try:
+        return _decode_cursor(token, ordering=ordering, endpoint=endpoint, filters=filters)
+    except ProblemException as problem:
+        if parameter == "cursor":
+            raise
+        raise invalid_cursor(str(problem.detail), parameter=parameter) from problem.__cause__
+
+
+def _decode_cursor(token: str, *, ordering: Sequence[str], endpoint: str, filters: str) -> Cursor:
     try:
         payload = signing.loads(token, salt=api_settings.CURSOR_SALT)
     except (signing.BadSignature, ValueError, TypeError, OverflowError):
@@ -71,9 +83,9 @@ def decode_cursor(token: str, *, ordering: Sequence[str], endpoint: str, filters
     return Cursor(position, tuple(ordering), endpoint, filters)
 
 
-def invalid_cursor(detail: str) -> ProblemException:
+def invalid_cursor(detail: str, *, parameter: str = "cursor") -> ProblemException:
     return ProblemException(
-        "invalid-cursor", detail, errors=[{"parameter": "cursor", "detail": detail, "code": "invalid"}]
+        "invalid-cursor", detail, errors=[{"parameter": parameter, "detail": detail, "code": "invalid"}]
     )
 
 

@@ -15,13 +15,41 @@ from rest_framework.settings import api_settings as drf_settings
 
 from ..problems import ErrorItem, ProblemException
 from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
-from .filters import PAGINATION_PARAMETERS, Filter, FilterSet, parse_integer, parse_text, parse_timestamp
+from ..request_attributes import ACTIVE_FILTERS, set_state
+from .filters import Filter, FilterSet, parse_integer, parse_text, parse_timestamp
 
-SEARCH_MEMBERS = ("any", "limit", "cursor")
+#: The query parameter names of DRF's own pagination classes, for a paginator that is not a
+#: KeysetPagination (CursorPagination, LimitOffsetPagination, PageNumberPagination).
+_DRF_PAGINATION_PARAMETERS = (
+    "cursor_query_param", "page_query_param", "offset_query_param", "limit_query_param", "page_size_query_param",
+)
+
+
+def get_filterset_class(view: Any) -> type[FilterSet]:
+    """The view's :class:`FilterSet`: what its ``get_filterset_class()`` returns when it has one
+    (to choose per action or per request, as with django-filter), else its ``filterset_class``,
+    else no filters at all."""
+    getter = getattr(view, "get_filterset_class", None)
+    if callable(getter):
+        return getter()  # type: ignore[no-any-return]
+    return getattr(view, "filterset_class", FilterSet)  # type: ignore[no-any-return]
+
+
+def pagination_parameters(view: Any) -> list[str]:
+    """The query parameters the view's paginator reads: ``KeysetPagination.get_query_parameter_names()``,
+    or the ``*_query_param`` attributes of DRF's pagination classes; none without a paginator."""
+    paginator = getattr(view, "paginator", None)
+    if paginator is None:
+        return []
+    names = getattr(paginator, "get_query_parameter_names", None)
+    if callable(names):
+        return list(names())
+    return [name for attribute in _DRF_PAGINATION_PARAMETERS if (name := getattr(paginator, attribute, None))]
 
 
 class StrictFilterBackend(BaseFilterBackend):
-    """Applies the view's ``filterset_class`` to list requests; any other query parameter is a 400.
+    """Applies the view's filter set (:meth:`get_filterset_class`) to list requests; any other
+    query parameter than its filters and its paginator's is a 400.
 
     Detail requests are left alone: a filter must never hide one resource behind a 404.
     """
@@ -29,14 +57,19 @@ class StrictFilterBackend(BaseFilterBackend):
     def filter_queryset(self, request: Request, queryset: QuerySet[Any], view: Any) -> QuerySet[Any]:
         if _is_detail(view) or getattr(view, "action", None) == "search":
             return queryset
-        filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
+        filterset_class = self.get_filterset_class(view, queryset)
         query = {name: request.query_params.getlist(name) for name in request.query_params}
-        filterset = filterset_class.from_query(query, allowed_extra=[*PAGINATION_PARAMETERS, *format_override()])
-        request.active_filters = filterset.signature_data()  # type: ignore[attr-defined]
+        filterset = filterset_class.from_query(query, allowed_extra=[*pagination_parameters(view), *format_override()])
+        set_state(request, ACTIVE_FILTERS, filterset.signature_data())
         return queryset.filter(filterset.q())
 
+    def get_filterset_class(self, view: Any, queryset: QuerySet[Any] | None = None) -> type[FilterSet]:
+        """django-filter's hook, with its signature: override it in a backend of your own to
+        choose the filter set elsewhere than on the view (:func:`get_filterset_class`)."""
+        return get_filterset_class(view)
+
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
-        filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
+        filterset_class = self.get_filterset_class(view)
         return [
             {"name": name, "in": "query", "required": False, "schema": filter_value_schema(declared),
              "description": declared.description or f"{declared.field} ({declared.lookup})"}
@@ -104,14 +137,13 @@ class StrictQueryParametersMixin:
         refuse_undeclared(query, self.get_query_parameters(request))
 
     def get_query_parameters(self, request: Request) -> list[str]:
-        """The parameters ``request`` may carry: on a list, its filters, ``cursor`` and ``limit``;
-        elsewhere none; DRF's ``format`` everywhere. Override it for an action of your own that
-        reads the query string."""
+        """The parameters ``request`` may carry: on a list, its filters (:func:`get_filterset_class`)
+        and its paginator's (``cursor`` and ``limit`` unless renamed); elsewhere none; DRF's
+        ``format`` everywhere. Override it for an action of your own that reads the query string."""
         view: Any = self
         if request.method in ("GET", "HEAD") and hasattr(view, "list") and not _is_detail(view) \
                 and getattr(view, "action", None) != "search":
-            filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
-            return [*filterset_class.filters, *PAGINATION_PARAMETERS, *format_override()]
+            return [*get_filterset_class(view).filters, *pagination_parameters(view), *format_override()]
         return format_override()
 
 
@@ -119,7 +151,9 @@ class SearchMixin:
     """``POST <list>/search`` with ``{"any": [filters, ...], "limit": n, "cursor": c}``.
 
     Each object of ``any`` uses the list's filter names (ANDed inside the object); the objects
-    are ORed. Answers the list envelope; body errors are 422 problems with JSON Pointers.
+    are ORed. Answers the list envelope; body errors are 422 problems with JSON Pointers. The
+    ``limit`` and ``cursor`` members take the names of the paginator's query parameters
+    (``limit_query_param``, ``cursor_query_param``), as the list's query string does.
     """
 
     search_max_alternatives = 20
@@ -128,19 +162,22 @@ class SearchMixin:
     def search(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         view: Any = self
         # DRF's format override is not a search parameter: it chooses the renderer, as everywhere.
+        paginator = view.paginator
+        cursor_name, limit_name = paginator.get_query_parameter_names()
         misplaced = [name for name in request.query_params if name not in format_override()]
         if misplaced:
-            detail = "The search takes its filters, limit and cursor from the body, not the query string."
+            detail = (f"The search takes its filters, {limit_name} and {cursor_name} from the body, "
+                      "not the query string.")
             raise invalid_parameters([parameter_error(name, detail, "unknown") for name in misplaced])
-        filterset_class: type[FilterSet] = getattr(view, "filterset_class", FilterSet)
-        alternatives, limit, cursor = self._read_search_body(request.data, filterset_class)
+        alternatives, limit, cursor = self._read_search_body(
+            request.data, get_filterset_class(view), cursor_name=cursor_name, limit_name=limit_name,
+        )
         condition = Q()
         for alternative in alternatives:
             condition |= alternative.q()
         # Through the filter backends: a backend that scopes rows (per tenant, say) scopes the
         # search too; StrictFilterBackend leaves the search action alone.
         queryset = view.filter_queryset(view.get_queryset()).filter(condition)
-        paginator = view.paginator
         try:
             page = paginator.paginate_queryset(
                 queryset, request, view, limit=limit, cursor=cursor,
@@ -150,30 +187,34 @@ class SearchMixin:
             if problem.problem_type.slug != "invalid-parameters":
                 raise
             detail = problem.errors[0]["detail"]
-            raise _body_problem([{"pointer": "/limit", "detail": detail, "code": "invalid"}]) from None
+            raise _body_problem([{"pointer": f"/{limit_name}", "detail": detail, "code": "invalid"}]) from None
         return paginator.get_paginated_response(view.get_serializer(page, many=True).data)
 
-    def _read_search_body(self, body: Any, filterset_class: type[FilterSet]) -> tuple[list[FilterSet], Any, Any]:
+    def _read_search_body(
+        self, body: Any, filterset_class: type[FilterSet], *, cursor_name: str, limit_name: str,
+    ) -> tuple[list[FilterSet], Any, Any]:
         if not isinstance(body, dict):
             raise _body_problem([{"pointer": "", "detail": "The body must be a JSON object.", "code": "invalid"}])
+        members = ("any", limit_name, cursor_name)
         errors: list[ErrorItem] = [
-            {"pointer": f"/{name}", "detail": f"Unknown member. Accepted: {', '.join(SEARCH_MEMBERS)}.",
+            {"pointer": f"/{name}", "detail": f"Unknown member. Accepted: {', '.join(members)}.",
              "code": "unknown"}
-            for name in body if name not in SEARCH_MEMBERS
+            for name in body if name not in members
         ]
         alternatives = body.get("any")
         if not isinstance(alternatives, list) or not 1 <= len(alternatives) <= self.search_max_alternatives:
             errors.append({"pointer": "/any", "detail": "any must be a list of 1 to "
                            f"{self.search_max_alternatives} filter objects.", "code": "invalid"})
             alternatives = []
-        limit = body.get("limit")
+        limit = body.get(limit_name)
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
             # A JSON integer, as the schema says: "5", 5.0 or true would each be a guess.
-            errors.append({"pointer": "/limit", "detail": f"limit must be a JSON integer, not {_json_kind(limit)}.",
-                           "code": "invalid"})
-        cursor = body.get("cursor")
+            detail = f"{limit_name} must be a JSON integer, not {_json_kind(limit)}."
+            errors.append({"pointer": f"/{limit_name}", "detail": detail, "code": "invalid"})
+        cursor = body.get(cursor_name)
         if cursor is not None and not isinstance(cursor, str):
-            errors.append({"pointer": "/cursor", "detail": "cursor must be a string.", "code": "invalid"})
+            errors.append({"pointer": f"/{cursor_name}", "detail": f"{cursor_name} must be a string.",
+                           "code": "invalid"})
         cleaned = []
         for index, alternative in enumerate(alternatives):
             pointer = f"/any/{index}"
@@ -193,7 +234,7 @@ class SearchMixin:
                 else:
                     raw[name] = str(value).lower() if isinstance(value, bool) else str(value)
             try:
-                cleaned.append(filterset_class(filterset_class._clean(raw, pointer=pointer)))
+                cleaned.append(filterset_class(filterset_class.clean(raw, pointer=pointer)))
             except ProblemException as problem:
                 errors.extend(problem.errors)
         if errors:

@@ -14,9 +14,6 @@ from django.utils import timezone
 from ..problems import ErrorItem, ProblemException
 from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
 
-#: Query parameters every paginated list accepts besides its filters.
-PAGINATION_PARAMETERS = ("cursor", "limit")
-
 
 class InvalidFilterValue(ValueError):
     """A value a filter cannot take; the message is shown to the client."""
@@ -126,10 +123,14 @@ class FilterSet:
     def from_query(cls, query: Mapping[str, Sequence[str]], *, allowed_extra: Iterable[str] = ()) -> FilterSet:
         """Validate a query string: unknown or repeated parameters and bad values are a 400."""
         refuse_undeclared(query, [*cls.filters, *allowed_extra])
-        return cls(cls._clean({name: values[0] for name, values in query.items() if name in cls.filters}))
+        return cls(cls.clean({name: values[0] for name, values in query.items() if name in cls.filters}))
 
     @classmethod
-    def _clean(cls, raw: Mapping[str, str], pointer: str | None = None) -> dict[str, Any]:
+    def clean(cls, raw: Mapping[str, str], *, pointer: str | None = None) -> dict[str, Any]:
+        """The cleaned values of ``raw`` (declared filter names to their text), or every bad value
+        at once: a 400 ``invalid-parameters`` naming each query parameter, or, with ``pointer``
+        (a JSON Pointer to the object holding them in a body), a 422 ``validation-error`` whose
+        errors point at ``<pointer>/<name>``."""
         values: dict[str, Any] = {}
         errors: list[ErrorItem] = []
         for name, value in raw.items():

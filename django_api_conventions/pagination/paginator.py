@@ -14,9 +14,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
+from .. import header_names
 from ..conf import api_settings
+from ..problems.parameters import invalid_parameters, parameter_error
+from ..request_attributes import ACTIVE_FILTERS, get_state
 from .cursors import Cursor, decode_cursor, encode_cursor, filters_signature
-from .filters import invalid_parameters, parameter_error
 from .keyset import keyset_predicate, order_by_expressions, position_of
 
 #: A limit as the query string spells it; nine digits at most, so int() never reads a long string.
@@ -28,11 +30,20 @@ class KeysetPagination(BasePagination):
     unique tie-breaker. The envelope:
 
         {"data": [...], "pagination": {"next_cursor": "...", "has_next": true, "limit": 20}}
+
+    As with DRF's pagination classes, a subclass may rename the query parameters
+    (``cursor_query_param``, ``limit_query_param``: the names of DRF's ``CursorPagination`` and
+    ``LimitOffsetPagination``) and set its own ``default_limit`` and ``max_limit``; ``None``
+    reads the ``PAGINATION_DEFAULT_LIMIT`` / ``PAGINATION_MAX_LIMIT`` setting at request time.
+    The filter backend, the strict query parameters and the search ask the paginator for the
+    names (:meth:`get_query_parameter_names`).
     """
 
     ordering: Sequence[str] = ("-created_at", "-pk")
-    cursor_query_param = "cursor"
-    limit_query_param = "limit"
+    cursor_query_param: str = "cursor"
+    limit_query_param: str = "limit"
+    default_limit: int | None = None
+    max_limit: int | None = None
 
     def __init__(self) -> None:
         self.limit = 0
@@ -62,13 +73,15 @@ class KeysetPagination(BasePagination):
         if cursor is None:
             cursor = request.query_params.get(self.cursor_query_param)
         if filters is None:
-            filters = getattr(request, "active_filters", {})
+            filters = get_state(request, ACTIVE_FILTERS, {})
         endpoint = endpoint_of(request)
         signature = filters_signature(filters)
         nullable = nullable_fields(queryset.model, ordering)
         queryset = queryset.order_by(*order_by_expressions(ordering, nullable))
         if cursor is not None:
-            position = decode_cursor(cursor, ordering=ordering, endpoint=endpoint, filters=signature).position
+            position = decode_cursor(
+                cursor, ordering=ordering, endpoint=endpoint, filters=signature, parameter=self.cursor_query_param,
+            ).position
             queryset = queryset.filter(keyset_predicate(ordering, position, nullable))
         rows = list(queryset[: self.limit + 1])
         page, has_next = rows[: self.limit], len(rows) > self.limit
@@ -83,7 +96,7 @@ class KeysetPagination(BasePagination):
         }})
         next_link = self.get_next_link()
         if next_link:
-            response["Link"] = f'<{next_link}>; rel="next"'
+            response[header_names.LINK] = f'<{next_link}>; rel="{header_names.REL_NEXT}"'
         return response
 
     def get_next_link(self) -> str | None:
@@ -93,19 +106,33 @@ class KeysetPagination(BasePagination):
 
     # --- rules ------------------------------------------------------------------------------
 
+    def get_query_parameter_names(self) -> tuple[str, str]:
+        """The query parameters this paginator reads: the cursor's, then the limit's."""
+        return (self.cursor_query_param, self.limit_query_param)
+
+    def get_max_limit(self) -> int:
+        # Read per request, never bound at import: override_settings and a changed setting apply.
+        return api_settings.PAGINATION_MAX_LIMIT if self.max_limit is None else self.max_limit
+
+    def get_default_limit(self) -> int:
+        """The page size without a limit parameter, never above :meth:`get_max_limit`."""
+        default = api_settings.PAGINATION_DEFAULT_LIMIT if self.default_limit is None else self.default_limit
+        return min(default, self.get_max_limit())
+
     def parse_limit(self, raw: Any) -> int:
-        maximum = api_settings.PAGINATION_MAX_LIMIT
+        maximum = self.get_max_limit()
+        name = self.limit_query_param
         if raw is None:
-            return min(api_settings.PAGINATION_DEFAULT_LIMIT, maximum)
+            return self.get_default_limit()
         text = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else force_str(raw)
         # One spelling: ASCII digits, no sign, no leading zero, no white space to trim. int()
         # would also take " 5", "05", "+5", "5_0" and other scripts' digits (str.isdigit() "²").
         if isinstance(raw, bool) or not _LIMIT.fullmatch(text) or not 1 <= int(text) <= maximum:
-            detail = f"limit must be an integer from 1 to {maximum}."
+            detail = f"{name} must be an integer from 1 to {maximum}."
             plain = text.strip().lstrip("+").lstrip("0")
             if not isinstance(raw, bool) and _LIMIT.fullmatch(plain) and 1 <= int(plain) <= maximum:
-                detail = f"limit must be an integer from 1 to {maximum} in plain digits: {plain}, not {text!r}."
-            raise invalid_parameters([parameter_error("limit", detail, "invalid")])
+                detail = f"{name} must be an integer from 1 to {maximum} in plain digits: {plain}, not {text!r}."
+            raise invalid_parameters([parameter_error(name, detail, "invalid")])
         return int(text)
 
     def get_ordering(self, model: type[Model]) -> tuple[str, ...]:
@@ -138,14 +165,14 @@ class KeysetPagination(BasePagination):
     # --- OpenAPI (drf-spectacular and DRF's schema generators call these) --------------------
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        maximum = self.get_max_limit()
         return [
             {"name": self.cursor_query_param, "in": "query", "required": False,
              "description": "The next_cursor of the previous page, as it was received.",
              "schema": {"type": "string", "minLength": 1}},
             {"name": self.limit_query_param, "in": "query", "required": False,
-             "description": f"Page size, 1 to {api_settings.PAGINATION_MAX_LIMIT}.",
-             "schema": {"type": "integer", "minimum": 1, "maximum": api_settings.PAGINATION_MAX_LIMIT,
-                        "default": min(api_settings.PAGINATION_DEFAULT_LIMIT, api_settings.PAGINATION_MAX_LIMIT)}},
+             "description": f"Page size, 1 to {maximum}.",
+             "schema": {"type": "integer", "minimum": 1, "maximum": maximum, "default": self.get_default_limit()}},
         ]
 
     def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:

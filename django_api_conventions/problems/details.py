@@ -15,6 +15,7 @@ from django.urls import NoReverseMatch, reverse
 from rest_framework.exceptions import APIException
 from rest_framework.utils.encoders import JSONEncoder
 
+from .. import header_names
 from ..conf import api_settings
 from ..tracing import assign_trace_id
 from .hosts import checked_host
@@ -66,7 +67,7 @@ class ProblemException(APIException):
 
 def retry_after_header(seconds: float) -> dict[str, str]:
     """A ``Retry-After`` header of whole seconds, at least one."""
-    return {"Retry-After": str(max(1, math.ceil(seconds)))}
+    return {header_names.RETRY_AFTER: str(max(1, math.ceil(seconds)))}
 
 
 def _origin(request: HttpRequest) -> str:

@@ -16,13 +16,13 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.request import split_domain_port
 from django.utils.deprecation import MiddlewareMixin
 
+from ..request_attributes import EXCEPTION, get_state, set_state
 from .details import ProblemException, is_problem_response, render_problem
 from .django_handlers import not_found_problem
 from .hosts import checked_host
 from .mapping import INTERNAL_ERROR_DETAIL, problem_for_exception, report_server_failure
 from .types import problem_types
 
-_EXCEPTION_ATTRIBUTE = "_api_conventions_exception"
 # Headers of an error response that describe its body, which the problem replaces.
 _BODY_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "content-disposition"})
 
@@ -65,7 +65,7 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         if response.status_code < 400 or is_problem_response(response):  # type: ignore[arg-type]
             return response
-        exception = getattr(request, _EXCEPTION_ATTRIBUTE, None)
+        exception = get_state(request, EXCEPTION)
         problem = problem_for_exception(exception) if exception is not None else None
         if problem is None:
             problem = _problem_for_status(request, response.status_code)
@@ -171,5 +171,5 @@ def _remember_exception(sender: Any, request: HttpRequest | None = None, **kwarg
     # Django announces an uncaught exception before rendering its own error page; keeping it
     # lets process_response pick the precise problem (a 503 for a lost database, say).
     if request is not None:
-        setattr(request, _EXCEPTION_ATTRIBUTE, sys.exc_info()[1])
+        set_state(request, EXCEPTION, sys.exc_info()[1])
 

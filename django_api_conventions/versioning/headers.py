@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from django.http import HttpResponseBase
 from django.utils.http import http_date
 
+from .. import header_names
 from .lifecycle import Deprecation
 
 
@@ -45,15 +46,15 @@ def link_value(url: str, rel: str, *, title: str | None = None) -> str:
 def deprecation_links(deprecation: Deprecation, *, with_sunset: bool = True) -> list[str]:
     if deprecation.migration_guide is None:
         return []
-    links = [link_value(deprecation.migration_guide, "deprecation", title=deprecation.note)]
+    links = [link_value(deprecation.migration_guide, header_names.REL_DEPRECATION, title=deprecation.note)]
     if with_sunset and deprecation.sunset is not None:
-        links.append(link_value(deprecation.migration_guide, "sunset", title=deprecation.note))
+        links.append(link_value(deprecation.migration_guide, header_names.REL_SUNSET, title=deprecation.note))
     return links
 
 
 def add_link(response: HttpResponseBase, links: Sequence[str]) -> None:
     """Append ``links`` to the response's ``Link`` header, each once."""
-    existing = response.get("Link")
+    existing = response.get(header_names.LINK)
     values = [existing] if existing else []
     present = set(_split_links(existing or ""))
     for link in links:
@@ -61,7 +62,7 @@ def add_link(response: HttpResponseBase, links: Sequence[str]) -> None:
             values.append(link)
             present.add(link)
     if values:
-        response["Link"] = ", ".join(values)
+        response[header_names.LINK] = ", ".join(values)
 
 
 def _split_links(header: str) -> list[str]:
@@ -91,7 +92,7 @@ def cap_freshness(response: HttpResponseBase, sunset: dt.datetime, now: dt.datet
     (and not ``no-store``) gets ``no-cache``, so a cache must ask again before reusing it.
     """
     directives: dict[str, str | None] = {}
-    for part in response.get("Cache-Control", "").split(","):
+    for part in response.get(header_names.CACHE_CONTROL, "").split(","):
         name, equals, value = part.strip().partition("=")
         if name:
             directives[name.lower()] = value.strip() if equals else None
@@ -104,7 +105,7 @@ def cap_freshness(response: HttpResponseBase, sunset: dt.datetime, now: dt.datet
         if name in directives:
             current = directives[name] or ""
             directives[name] = str(min(int(current), left) if current.isdigit() else left)
-    response["Cache-Control"] = ", ".join(
+    response[header_names.CACHE_CONTROL] = ", ".join(
         name if value is None else f"{name}={value}" for name, value in directives.items()
     )
 
@@ -121,11 +122,11 @@ def apply_deprecation_headers(
         return
     dated = [d.deprecation for d in deprecations if d.deprecation is not None]
     if dated:
-        response["Deprecation"] = deprecation_header_value(min(dated))
+        response[header_names.DEPRECATION] = deprecation_header_value(min(dated))
     sunsets = [d.sunset for d in deprecations if d.sunset is not None and d.sunsets_resource]
     if sunsets:
         sunset = min(sunsets)
-        response["Sunset"] = sunset_header_value(sunset)
+        response[header_names.SUNSET] = sunset_header_value(sunset)
         cap_freshness(response, sunset, now)
     links: list[str] = []
     for deprecation in deprecations:

@@ -27,6 +27,7 @@ from django.utils import timezone
 from django.utils.deprecation import MiddlewareMixin
 
 from ..problems.details import render_problem
+from ..request_attributes import DEPRECATED_USES, VERSION, pop_state, set_state, state_list
 from ..url_conventions import display_route
 from .deprecation import endpoint_deprecations
 from .headers import apply_deprecation_headers
@@ -34,8 +35,6 @@ from .lifecycle import get_version_table, version_in_path
 from .problems import endpoint_retired_problem, unknown_version_problem, version_retired_problem
 from .signals import deprecated_endpoint_used, deprecated_version_used
 from .usage import note_deprecation, noted_deprecations, report_use
-
-_USED = "_api_conventions_deprecated_uses"
 
 
 class VersionLifecycleMiddleware(MiddlewareMixin):
@@ -49,7 +48,7 @@ class VersionLifecycleMiddleware(MiddlewareMixin):
         version = table.get(name)
         if version is None:
             return render_problem(request, unknown_version_problem(name, table))
-        request.version = name  # type: ignore[attr-defined]
+        set_state(request, VERSION, name)
         now = timezone.now()
         if version.is_retired(now):
             report_use(request, deprecated_version_used, version.as_deprecation(), retired=True, version=name)
@@ -82,11 +81,11 @@ class VersionLifecycleMiddleware(MiddlewareMixin):
 
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         # After the view: DRF has authenticated the request, so the client id is the real one.
-        for signal, deprecation, extra in request.__dict__.pop(_USED, []):
+        for signal, deprecation, extra in pop_state(request, DEPRECATED_USES, []):
             report_use(request, signal, deprecation, **extra)
         apply_deprecation_headers(response, noted_deprecations(request), timezone.now())
         return response
 
 
 def _uses(request: HttpRequest) -> list[tuple[Any, Any, dict[str, Any]]]:
-    return request.__dict__.setdefault(_USED, [])
+    return state_list(request, DEPRECATED_USES)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import header_names
 from ..problems.details import ProblemException
 from .headers import deprecation_links, sunset_header_value
 from .lifecycle import APIVersion, Deprecation, VersionTable
@@ -17,9 +18,9 @@ def unknown_version_problem(name: str, table: VersionTable) -> ProblemException:
 
 
 def _retired_headers(deprecation: Deprecation) -> dict[str, str]:
-    headers = {"Link": ", ".join(deprecation_links(deprecation))} if deprecation.migration_guide else {}
+    headers = {header_names.LINK: ", ".join(deprecation_links(deprecation))} if deprecation.migration_guide else {}
     if deprecation.sunset is not None:
-        headers["Sunset"] = sunset_header_value(deprecation.sunset)
+        headers[header_names.SUNSET] = sunset_header_value(deprecation.sunset)
     return headers
 
 

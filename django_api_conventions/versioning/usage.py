@@ -9,19 +9,17 @@ from django.dispatch import Signal
 
 from ..clients import get_client_id
 from ..http_request import http_request_of
+from ..request_attributes import DEPRECATIONS, get_state, state_list
 from .lifecycle import Deprecation
 
 logger = logging.getLogger("django_api_conventions.deprecation")
-
-_ATTRIBUTE = "_api_conventions_deprecations"
-
 
 def note_deprecation(request: Any, deprecation: Deprecation) -> bool:
     """Remember that ``request`` uses ``deprecation``: its response will announce it.
 
     True the first time for this request, so that each use is reported once.
     """
-    notes: list[Deprecation] = http_request_of(request).__dict__.setdefault(_ATTRIBUTE, [])
+    notes: list[Deprecation] = state_list(request, DEPRECATIONS)
     if deprecation in notes:
         return False
     notes.append(deprecation)
@@ -29,7 +27,7 @@ def note_deprecation(request: Any, deprecation: Deprecation) -> bool:
 
 
 def noted_deprecations(request: Any) -> list[Deprecation]:
-    return list(http_request_of(request).__dict__.get(_ATTRIBUTE, []))
+    return list(get_state(request, DEPRECATIONS, []))
 
 
 def report_use(request: Any, signal: Signal, deprecation: Deprecation, *, retired: bool = False, **extra: Any) -> None:

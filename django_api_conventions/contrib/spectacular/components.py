@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import header_names
 from ...conf import api_settings
 from ...idempotency.keys import MAX_KEY_LENGTH
 
@@ -59,12 +60,12 @@ def trace_id_response_header() -> dict[str, Any]:
 
 def replay_headers() -> dict[str, Any]:
     return {
-        "Idempotent-Replayed": {
+        header_names.IDEMPOTENT_REPLAYED: {
             "description": f"With an {api_settings.IDEMPOTENCY_HEADER}: `true` when this is the stored response "
                            "of an earlier request with the same key, `false` on its first execution.",
             "schema": {"type": "string", "enum": ["true", "false"]},
         },
-        "X-Cache-Lookup": {
+        header_names.CACHE_LOOKUP: {
             "description": "The same, for caches and proxies: `HIT` for a replay, `MISS` for a first execution.",
             "schema": {"type": "string", "enum": ["HIT", "MISS"]},
         },

@@ -22,9 +22,10 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
 from rest_framework.permissions import AllowAny
 
+from ... import header_names
 from ...idempotency.mixins import IdempotencyMixin
-from ...pagination import FilterSet, KeysetPagination, SearchMixin, StrictQueryParametersMixin
-from ...pagination.drf import filter_value_schema
+from ...pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
+from ...pagination.drf import filter_value_schema, get_filterset_class
 from ...problems import PROBLEM_CONTENT_TYPE, problem_types
 from ...versioning.deprecation import endpoint_deprecations
 from ...versioning.lifecycle import get_version_table
@@ -38,15 +39,15 @@ from .components import (
 )
 
 DEPRECATION_HEADERS: dict[str, Any] = {
-    "Deprecation": {
+    header_names.DEPRECATION: {
         "description": "RFC 9745: when this operation was deprecated, as `@<seconds since the epoch>`.",
         "schema": {"type": "string", "pattern": "^@-?[0-9]+$"},
     },
-    "Sunset": {
+    header_names.SUNSET: {
         "description": "RFC 8594: from this HTTP-date on, the operation answers 410.",
         "schema": {"type": "string"},
     },
-    "Link": {
+    header_names.LINK: {
         "description": 'The migration guide, with rel="deprecation" and rel="sunset".',
         "schema": {"type": "string"},
     },
@@ -98,10 +99,11 @@ class ProblemAutoSchema(AutoSchema):
 
     def _search_body_schema(self) -> dict[str, Any]:
         view: Any = self.view
-        filters = getattr(view, "filterset_class", FilterSet).filters
+        filters = get_filterset_class(view).filters
         paginator = self._get_paginator()
+        cursor_name, limit_name = paginator.get_query_parameter_names()
         limit = next(parameter["schema"] for parameter in paginator.get_schema_operation_parameters(view)
-                     if parameter["name"] == paginator.limit_query_param)
+                     if parameter["name"] == limit_name)
         return {
             "type": "object",
             "description": "Rows that match ANY of the filter objects; inside one object, the filters are ANDed.",
@@ -115,8 +117,8 @@ class ProblemAutoSchema(AutoSchema):
                         "properties": {name: filter_value_schema(declared) for name, declared in filters.items()},
                     },
                 },
-                "limit": limit,
-                "cursor": {"type": "string", "minLength": 1, "description": "The next_cursor of the previous page."},
+                limit_name: limit,
+                cursor_name: {"type": "string", "minLength": 1, "description": "The next_cursor of the previous page."},
             },
         }
 
@@ -150,7 +152,7 @@ class ProblemAutoSchema(AutoSchema):
             headers = response.setdefault("headers", {})
             headers.update(trace_id_response_header())
             if status in RETRY_AFTER_STATUSES:
-                headers["Retry-After"] = RETRY_AFTER_HEADER
+                headers[header_names.RETRY_AFTER] = RETRY_AFTER_HEADER
             if deprecations:
                 headers.update(DEPRECATION_HEADERS)
         return responses

@@ -14,8 +14,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ... import header_names
 from ...maintenance import maintenance_exempt
-from ...pagination.filters import invalid_parameters, parameter_error
+from ...problems.parameters import invalid_parameters, parameter_error
 from ...versioning.lifecycle import get_version_table
 from .hooks import with_api_version
 
@@ -89,5 +90,5 @@ class OpenAPIDocsView(SpectacularSwaggerView):
 def docs_asset(request: HttpRequest, path: str) -> HttpResponseBase:
     """A file of drf-spectacular-sidecar's Swagger UI, whatever the static files set-up."""
     response = serve(request, path, document_root=str(_sidecar_root()))
-    response["Cache-Control"] = "public, max-age=86400"
+    response[header_names.CACHE_CONTROL] = "public, max-age=86400"
     return response

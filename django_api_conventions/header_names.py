@@ -1,0 +1,44 @@
+"""The one home of every HTTP header name (and ``Link`` relation) the package sends or reads.
+
+Import the constants instead of spelling a name again, so that the code that sets a header,
+the code that reads it and the OpenAPI schema that documents it cannot drift apart. The
+headers a setting renames (``TRACE_ID_HEADER``, ``CLIENT_ID_HEADER``, ``IDEMPOTENCY_HEADER``)
+are read from ``api_settings`` at request time; their defaults are here. Header names are
+case-insensitive on the wire; these are the spellings the package sends.
+"""
+
+from __future__ import annotations
+
+# --- idempotency ------------------------------------------------------------------------------
+
+#: The default of ``IDEMPOTENCY_HEADER`` (draft-ietf-httpapi-idempotency-key-header).
+IDEMPOTENCY_KEY = "Idempotency-Key"
+#: ``true`` on a replayed response, ``false`` on the first execution.
+IDEMPOTENT_REPLAYED = "Idempotent-Replayed"
+#: The same for caches and proxies: ``HIT`` on a replay, ``MISS`` on the first execution.
+CACHE_LOOKUP = "X-Cache-Lookup"
+
+# --- tracing and clients ----------------------------------------------------------------------
+
+#: The default of ``TRACE_ID_HEADER``: the request's trace id, read and echoed.
+REQUEST_ID = "X-Request-ID"
+#: W3C Trace Context: its trace-id is honoured when no request id is sent.
+TRACEPARENT = "traceparent"
+#: The default of ``CLIENT_ID_HEADER``: who calls, when not authenticated.
+CLIENT_ID = "X-Client-ID"
+
+# --- deprecation (RFC 9745, RFC 8594) and links (RFC 8288) ------------------------------------
+
+DEPRECATION = "Deprecation"
+SUNSET = "Sunset"
+LINK = "Link"
+#: ``Link`` relations: the next page, a deprecation's and a sunset's migration guide.
+REL_NEXT = "next"
+REL_DEPRECATION = "deprecation"
+REL_SUNSET = "sunset"
+
+# --- caching and retries ----------------------------------------------------------------------
+
+CACHE_CONTROL = "Cache-Control"
+#: Seconds to wait before trying again (409 in progress, 429, 503).
+RETRY_AFTER = "Retry-After"
