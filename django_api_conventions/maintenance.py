@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 from django.utils.deprecation import MiddlewareMixin
 from django.utils.log import log_response
+from django.utils.translation import gettext
 
 from .conf import api_settings
 from .problems import ProblemException, render_problem, retry_after_header
@@ -145,7 +146,7 @@ class MaintenanceModeMiddleware(MiddlewareMixin):
             request,
             ProblemException(
                 "service-unavailable",
-                "The service is down for maintenance; retry later.",
+                gettext("The service is down for maintenance; retry later."),
                 headers=retry_after_header(retry_after),
             ),
         )

@@ -59,7 +59,10 @@ class FallbackContentNegotiation(DefaultContentNegotiation):
         spoken = list(dict.fromkeys(renderer.format for renderer in renderers if renderer.format))
         # Every value, not only the last one DRF reads: a repetition must not smuggle one through.
         if any(value not in spoken for value in request.query_params.getlist(name)):
-            detail = f"{name} must be one of: {', '.join(spoken)}." if spoken else f"{name} is not accepted here."
+            detail = (
+                gettext("{name} must be one of: {values}.").format(name=name, values=", ".join(spoken)) if spoken
+                else gettext("{name} is not accepted here.").format(name=name)
+            )
             raise invalid_parameters([parameter_error(name, detail, "invalid")])
 
     def select_parser(self, request: Any, parsers: Sequence[BaseParser]) -> BaseParser:

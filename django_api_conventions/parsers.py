@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import IO, Any
 
+from django.utils.translation import gettext
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
@@ -51,12 +52,13 @@ class StrictJSONParser(JSONParser):
         if codec != "utf-8":
             # RFC 8259: JSON exchanged between systems is UTF-8. Other codecs (zlib, hex...)
             # would also let a compressed body slip past DATA_UPLOAD_MAX_MEMORY_SIZE.
-            raise ParseError(f"JSON must be encoded in UTF-8, not {charset!r}.")
+            raise ParseError(gettext("JSON must be encoded in UTF-8, not {charset}.").format(charset=repr(charset)))
         raw = stream.read()
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ParseError(f"The body is not valid UTF-8: byte {exc.start} is invalid.") from None
+            detail = gettext("The body is not valid UTF-8: byte {index} is invalid.").format(index=exc.start)
+            raise ParseError(detail) from None
         try:
             data = json.loads(
                 text,
@@ -66,11 +68,16 @@ class StrictJSONParser(JSONParser):
                 parse_int=_bounded_int,
             )
         except json.JSONDecodeError as exc:
-            raise ParseError(f"Malformed JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.") from None
+            # The json module's own words (exc.msg) stay English: no catalogue translates them.
+            raise ParseError(
+                gettext("Malformed JSON: {error} at line {line}, column {column}.").format(
+                    error=exc.msg, line=exc.lineno, column=exc.colno
+                )
+            ) from None
         except RecursionError:
             raise ParseError(_too_deep()) from None
         except ValueError as exc:  # our hooks
-            raise ParseError(f"Malformed JSON: {exc}") from None
+            raise ParseError(gettext("Malformed JSON: {error}").format(error=exc)) from None
         _check_structure(data, api_settings.JSON_MAX_DEPTH)
         return data
 
@@ -87,20 +94,20 @@ def _declared_charset(parser_context: Mapping[str, Any] | None) -> str | None:
 
 
 def _too_deep() -> str:
-    return f"The JSON body is nested deeper than {api_settings.JSON_MAX_DEPTH} levels."
+    return gettext("The JSON body is nested deeper than {maximum} levels.").format(maximum=api_settings.JSON_MAX_DEPTH)
 
 
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise ValueError(f"duplicate object key {key!r}.")
+            raise ValueError(gettext("duplicate object key {key}.").format(key=repr(key)))
         result[key] = value
     return result
 
 
 def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number.")
+    raise ValueError(gettext("{name} is not a JSON number.").format(name=name))
 
 
 class JSONNumber(float):
@@ -136,7 +143,7 @@ class JSONNumber(float):
 def _exact_float(text: str) -> JSONNumber:
     value = JSONNumber(text)
     if not math.isfinite(value):  # float("1e999999") is inf: no client meant that
-        raise ValueError(f"the number {_abridged(text)} is too large.")
+        raise ValueError(gettext("the number {number} is too large.").format(number=_abridged(text)))
     return value
 
 
@@ -145,12 +152,16 @@ def _bounded_int(text: str) -> int:
         return int(text)
     except ValueError:  # over sys.get_int_max_str_digits(): the conversion itself is quadratic
         raise ValueError(
-            f"an integer has {len(text.lstrip('-'))} digits, more than the {sys.get_int_max_str_digits()} accepted."
+            gettext("an integer has {digits} digits, more than the {maximum} accepted.").format(
+                digits=len(text.lstrip("-")), maximum=sys.get_int_max_str_digits()
+            )
         ) from None
 
 
 def _abridged(text: str, keep: int = 20) -> str:
-    return text if len(text) <= keep else f"{text[:keep]}... ({len(text)} characters)"
+    if len(text) <= keep:
+        return text
+    return gettext("{start}... ({length} characters)").format(start=text[:keep], length=len(text))
 
 
 def _check_structure(data: Any, limit: int) -> None:
@@ -182,6 +193,6 @@ def _check_text(text: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise ParseError("Malformed JSON: a string holds a lone UTF-16 surrogate.") from None
+        raise ParseError(gettext("Malformed JSON: a string holds a lone UTF-16 surrogate.")) from None
     if "\x00" in text:  # no database text column can hold it (PostgreSQL refuses it outright)
-        raise ParseError("A string of the body holds a NUL character (\\u0000).")
+        raise ParseError(gettext("A string of the body holds a NUL character (\\u0000)."))

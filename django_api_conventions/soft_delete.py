@@ -11,6 +11,8 @@ from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from rest_framework import status
 from rest_framework.generics import GenericAPIView, get_object_or_404
 from rest_framework.request import Request
@@ -107,16 +109,18 @@ class SoftDeleteDestroyMixin:
 
 
 class DeletedListFilter(admin.SimpleListFilter):
-    title = "deleted"
+    title = _("deleted")
     parameter_name = "deleted"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("yes", "Deleted"), ("all", "Live and deleted")]
+        return [("yes", gettext("Deleted")), ("all", gettext("Live and deleted"))]
 
     def choices(self, changelist: Any) -> Iterator[dict[str, Any]]:
         for choice in super().choices(changelist):
-            if choice["display"] == "All":  # Django's own entry, no parameter: live rows only
-                choice["display"] = "Live"
+            # Django's own entry, without the parameter: live rows only. Told apart by its query
+            # string, not its label, which Django translates.
+            if f"{self.parameter_name}=" not in choice["query_string"]:
+                choice["display"] = gettext("Live")
             yield choice
 
     def queryset(self, request: HttpRequest, queryset: Any) -> Any:

@@ -24,6 +24,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: the problems the package's middleware answer before any view (a 413, a 503 for
+    # maintenance, a 410 for a retired version) are then in the client's language too.
+    "django.middleware.locale.LocaleMiddleware",
     "django_api_conventions.middleware.TraceIdMiddleware",
     "django_api_conventions.versioning.middleware.VersionLifecycleMiddleware",
     "django_api_conventions.middleware.ProblemDetailsMiddleware",
@@ -60,6 +63,10 @@ CACHES = {"default": cache_from_url(os.environ.get("REDIS_URL"))}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 TIME_ZONE = "UTC"
+# Problems speak the client's language (Accept-Language): English by default, or German.
+USE_I18N = True
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("de", "Deutsch")]
 STATIC_URL = "static/"
 
 REST_FRAMEWORK = {

@@ -182,7 +182,8 @@ def test_versioning_needs_the_middleware_and_the_drf_class(settings: Any) -> Non
     assert ids(checks.check_versions()) == ["W021", "W021", "W021", "W022"]
     settings.MIDDLEWARE = [versioning_checks.VERSION_MIDDLEWARE, *middleware]  # before TraceIdMiddleware
     assert ids(checks.check_versions()) == ["W021", "W022"]
-    settings.MIDDLEWARE = [middleware[0], versioning_checks.VERSION_MIDDLEWARE, *middleware[1:]]  # the right place
+    after_trace = middleware.index("django_api_conventions.middleware.TraceIdMiddleware") + 1  # the right place
+    settings.MIDDLEWARE = [*middleware[:after_trace], versioning_checks.VERSION_MIDDLEWARE, *middleware[after_trace:]]
     assert ids(checks.check_versions()) == ["W022"]
 
 

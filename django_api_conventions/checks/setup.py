@@ -48,6 +48,7 @@ def check_middleware(**kwargs: Any) -> list[checks.CheckMessage]:
     idempotency = f"{PACKAGE}.idempotency.IdempotencyMiddleware"
     if idempotency in middleware and middleware[-1] != idempotency:
         errors.append(message("W009"))
+    errors.extend(_check_locale_middleware(middleware))
     if any(error.id.endswith("W002") for error in errors):
         return errors
     positions = [middleware.index(name) for name in MIDDLEWARE_ORDER]
@@ -55,6 +56,19 @@ def check_middleware(**kwargs: Any) -> list[checks.CheckMessage]:
         if earlier > later:
             errors.append(message("W003", middleware=MIDDLEWARE_ORDER[index], other=MIDDLEWARE_ORDER[index + 1]))
     return errors
+
+
+LOCALE_MIDDLEWARE = "django.middleware.locale.LocaleMiddleware"
+
+
+def _check_locale_middleware(middleware: list[str]) -> list[checks.CheckMessage]:
+    """LocaleMiddleware before the package's middleware, whose early problems it would miss."""
+    if LOCALE_MIDDLEWARE not in middleware:
+        return []
+    position = middleware.index(LOCALE_MIDDLEWARE)
+    early = [*MIDDLEWARE_ORDER, f"{PACKAGE}.versioning.middleware.VersionLifecycleMiddleware"]
+    before = [name for name in middleware[:position] if name in early]
+    return [message("W011", middleware=before[0].rsplit(".", 1)[-1])] if before else []
 
 
 def check_maintenance_switch(**kwargs: Any) -> list[checks.CheckMessage]:

@@ -27,6 +27,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.utils.translation import gettext
 
 from .. import header_names
 from ..conf import api_settings
@@ -197,8 +198,8 @@ def run_idempotently(
             header = api_settings.IDEMPOTENCY_HEADER
             raise ProblemException(
                 "idempotency-key-missing",
-                f"This endpoint requires an {header} header.",
-                errors=[{"header": header, "detail": "This header is required.", "code": "required"}],
+                gettext("This endpoint requires an {header} header.").format(header=header),
+                errors=[{"header": header, "detail": gettext("This header is required."), "code": "required"}],
             )
         with request_transaction(None):
             return run_view()
@@ -219,7 +220,7 @@ def _store_unavailable(exc: BaseException) -> ProblemException:
     logger.error("Idempotency store unavailable: %s", exc)
     return ProblemException(
         "idempotency-store-unavailable",
-        "Keyed requests cannot run while the idempotency store is unreachable; retry later.",
+        gettext("Keyed requests cannot run while the idempotency store is unreachable; retry later."),
         headers=retry_after_header(api_settings.IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER),
     )
 
@@ -274,14 +275,18 @@ def _run_keyed(
         signals.mismatch.send(sender=store.__class__, **signal_context)
         raise ProblemException(
             "idempotency-key-reused",
-            f"This {api_settings.IDEMPOTENCY_HEADER} was first used with another method, path, query or body.",
+            gettext("This {header} was first used with another method, path, query or body.").format(
+                header=api_settings.IDEMPOTENCY_HEADER
+            ),
         )
     if claim.outcome is ClaimOutcome.IN_FLIGHT:
         logger.info("Idempotency key in flight", extra=log_context)
         signals.conflict.send(sender=store.__class__, **signal_context)
         raise ProblemException(
             "idempotency-key-in-use",
-            f"A request with this {api_settings.IDEMPOTENCY_HEADER} is still being processed.",
+            gettext("A request with this {header} is still being processed.").format(
+                header=api_settings.IDEMPOTENCY_HEADER
+            ),
             headers=retry_after_header(in_flight_retry_after(lease_seconds, claim.lease_remaining)),
         )
     if claim.outcome is ClaimOutcome.RESOLVED:
@@ -329,8 +334,10 @@ def _execute(
     except LeaseExpired:
         raise ProblemException(
             "idempotency-lease-expired",
-            "This request outlived its lease and another request with the same key took over; "
-            "its changes were rolled back.",
+            gettext(
+                "This request outlived its lease and another request with the same key took over; "
+                "its changes were rolled back."
+            ),
             headers=retry_after_header(LEASE_EXPIRED_RETRY_AFTER),
         ) from None
     except BaseException:
@@ -400,9 +407,10 @@ def _response_too_large(stored: StoredResponse) -> ProblemException:
     header = api_settings.IDEMPOTENCY_HEADER
     return ProblemException(
         "idempotency-response-too-large",
-        f"The request with this {header} ran once and answered {stored.status}, but its response "
-        f"({stored.headers[OMITTED_BODY_HEADER]} bytes) was too large to be kept for replay. Do not send it again "
-        "under a new key: read its result instead.",
+        gettext(
+            "The request with this {header} ran once and answered {status}, but its response ({size} bytes) was "
+            "too large to be kept for replay. Do not send it again under a new key: read its result instead."
+        ).format(header=header, status=stored.status, size=stored.headers[OMITTED_BODY_HEADER]),
         headers={
             **{name: value for name, value in stored.headers.items() if name != OMITTED_BODY_HEADER},
             header_names.CACHE_LOOKUP: "HIT",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from django.http import HttpRequest
+from django.utils.translation import gettext
 
 from ..conf import api_settings
 from ..problems.details import ProblemException
@@ -36,17 +37,18 @@ def read_idempotency_key(request: HttpRequest) -> str | None:
 
 
 def invalid_key_problem(header: str, value: str) -> ProblemException:
+    # Whole sentences for translators, one per reason.
     if "," in value and not value.startswith('"'):
-        reason = "it appears more than once or holds a comma"
+        detail = gettext("The {header} header is invalid: it appears more than once or holds a comma.")
     elif not value or value == '""':
-        reason = "it is empty"
+        detail = gettext("The {header} header is invalid: it is empty.")
     elif value.startswith('"'):
-        reason = "it is not a valid RFC 8941 quoted string"
+        detail = gettext("The {header} header is invalid: it is not a valid RFC 8941 quoted string.")
     elif len(value) > MAX_KEY_LENGTH:
-        reason = f"it is longer than {MAX_KEY_LENGTH} characters"
+        detail = gettext("The {header} header is invalid: it is longer than {maximum} characters.")
     else:
-        reason = "it holds characters other than visible ASCII"
-    detail = f"The {header} header is invalid: {reason}."
+        detail = gettext("The {header} header is invalid: it holds characters other than visible ASCII.")
+    detail = detail.format(header=header, maximum=MAX_KEY_LENGTH)
     return ProblemException(
         "idempotency-key-invalid",
         detail,

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.core import signing
+from django.utils.translation import gettext
 
 from ..conf import api_settings
 from ..problems.details import ProblemException
@@ -63,23 +64,27 @@ def _decode_cursor(token: str, *, ordering: Sequence[str], endpoint: str, filter
     try:
         payload = signing.loads(token, salt=api_settings.CURSOR_SALT)
     except (signing.BadSignature, ValueError, TypeError, OverflowError):
-        raise invalid_cursor("The cursor was not issued by this service or was altered.") from None
+        raise invalid_cursor(gettext("The cursor was not issued by this service or was altered.")) from None
     if not isinstance(payload, dict) or payload.get("v") != CURSOR_VERSION:
-        raise invalid_cursor("The cursor comes from another version of this service; start from the first page.")
+        raise invalid_cursor(
+            gettext("The cursor comes from another version of this service; start from the first page.")
+        )
     if payload.get("e") != endpoint:
-        raise invalid_cursor("The cursor was issued for another list.")
+        raise invalid_cursor(gettext("The cursor was issued for another list."))
     if payload.get("o") != list(ordering):
-        raise invalid_cursor("The cursor was issued for another ordering.")
+        raise invalid_cursor(gettext("The cursor was issued for another ordering."))
     if payload.get("f") != filters:
-        raise invalid_cursor("The cursor was issued for other filters: send the same filters as for the page before.")
+        raise invalid_cursor(
+            gettext("The cursor was issued for other filters: send the same filters as for the page before.")
+        )
     try:
         # Only a payload this service signed gets here, but perhaps one of another release:
         # whatever its shape, a 400, never a 500 (found by tests/test_fuzz.py).
         position = tuple(_untyped(item) for item in payload["p"])
     except (KeyError, IndexError, TypeError, ValueError, ArithmeticError) as exc:
-        raise invalid_cursor("The cursor is malformed.") from exc
+        raise invalid_cursor(gettext("The cursor is malformed.")) from exc
     if len(position) != len(ordering):
-        raise invalid_cursor("The cursor is malformed.")
+        raise invalid_cursor(gettext("The cursor is malformed."))
     return Cursor(position, tuple(ordering), endpoint, filters)
 
 

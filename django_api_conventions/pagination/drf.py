@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext
 from rest_framework.decorators import action
 from rest_framework.filters import BaseFilterBackend
 from rest_framework.request import Request
@@ -194,43 +195,50 @@ class SearchMixin:
         self, body: Any, filterset_class: type[FilterSet], *, cursor_name: str, limit_name: str,
     ) -> tuple[list[FilterSet], Any, Any]:
         if not isinstance(body, dict):
-            raise _body_problem([{"pointer": "", "detail": "The body must be a JSON object.", "code": "invalid"}])
+            detail = gettext("The body must be a JSON object.")
+            raise _body_problem([{"pointer": "", "detail": detail, "code": "invalid"}])
         members = ("any", limit_name, cursor_name)
         errors: list[ErrorItem] = [
-            {"pointer": f"/{name}", "detail": f"Unknown member. Accepted: {', '.join(members)}.",
+            {"pointer": f"/{name}", "detail": gettext("Unknown member. Accepted: {names}.").format(
+                names=", ".join(members)),
              "code": "unknown"}
             for name in body if name not in members
         ]
         alternatives = body.get("any")
         if not isinstance(alternatives, list) or not 1 <= len(alternatives) <= self.search_max_alternatives:
-            errors.append({"pointer": "/any", "detail": "any must be a list of 1 to "
-                           f"{self.search_max_alternatives} filter objects.", "code": "invalid"})
+            detail = gettext("any must be a list of 1 to {maximum} filter objects.").format(
+                maximum=self.search_max_alternatives
+            )
+            errors.append({"pointer": "/any", "detail": detail, "code": "invalid"})
             alternatives = []
         limit = body.get(limit_name)
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
             # A JSON integer, as the schema says: "5", 5.0 or true would each be a guess.
-            detail = f"{limit_name} must be a JSON integer, not {_json_kind(limit)}."
+            detail = gettext("{name} must be a JSON integer, not {kind}.").format(
+                name=limit_name, kind=_json_kind(limit)
+            )
             errors.append({"pointer": f"/{limit_name}", "detail": detail, "code": "invalid"})
         cursor = body.get(cursor_name)
         if cursor is not None and not isinstance(cursor, str):
-            errors.append({"pointer": f"/{cursor_name}", "detail": f"{cursor_name} must be a string.",
-                           "code": "invalid"})
+            errors.append({"pointer": f"/{cursor_name}",
+                           "detail": gettext("{name} must be a string.").format(name=cursor_name), "code": "invalid"})
         cleaned = []
         for index, alternative in enumerate(alternatives):
             pointer = f"/any/{index}"
             if not isinstance(alternative, dict) or not alternative:
-                errors.append({"pointer": pointer, "detail": "Each alternative must be an object with at least "
-                               "one filter.", "code": "invalid"})
+                errors.append({"pointer": pointer, "detail": gettext("Each alternative must be an object with at least "
+                               "one filter."), "code": "invalid"})
                 continue
             raw = {}
             for name, value in alternative.items():
                 if name not in filterset_class.filters:
                     accepted = ", ".join(filterset_class.filters)
-                    errors.append({"pointer": f"{pointer}/{name}", "detail": f"Unknown filter. Accepted: {accepted}.",
+                    errors.append({"pointer": f"{pointer}/{name}",
+                                   "detail": gettext("Unknown filter. Accepted: {names}.").format(names=accepted),
                                    "code": "unknown"})
                 elif isinstance(value, (dict, list)) or value is None:
-                    errors.append({"pointer": f"{pointer}/{name}", "detail": f"{name} must be a string.",
-                                   "code": "invalid"})
+                    errors.append({"pointer": f"{pointer}/{name}",
+                                   "detail": gettext("{name} must be a string.").format(name=name), "code": "invalid"})
                 else:
                     raw[name] = str(value).lower() if isinstance(value, bool) else str(value)
             try:
@@ -246,14 +254,15 @@ def _json_kind(value: Any) -> str:
     """How the client wrote ``value``, for a detail: ``the string "5"``, ``the number 5.0``."""
     if isinstance(value, str):
         text = json.dumps(value, ensure_ascii=False)
-        return f"the string {text if len(text) <= 40 else text[:40] + '...'}"
+        return gettext("the string {text}").format(text=text if len(text) <= 40 else text[:40] + "...")
     if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
+        return gettext("the boolean {text}").format(text=str(value).lower())
     if isinstance(value, (int, float)):
         text = str(value)  # a JSONNumber's str() is the client's own spelling
-        return f"the number {text if len(text) <= 40 else text[:40] + '...'}"
-    return "an array" if isinstance(value, list) else "an object"
+        return gettext("the number {text}").format(text=text if len(text) <= 40 else text[:40] + "...")
+    return gettext("an array") if isinstance(value, list) else gettext("an object")
 
 
 def _body_problem(errors: list[ErrorItem]) -> ProblemException:
-    return ProblemException("validation-error", "The search body breaks the rules of the filters.", errors=errors)
+    detail = gettext("The search body breaks the rules of the filters.")
+    return ProblemException("validation-error", detail, errors=errors)

@@ -10,18 +10,21 @@ from typing import Any, ClassVar
 
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from ..problems import ErrorItem, ProblemException
 from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
 
 
 class InvalidFilterValue(ValueError):
-    """A value a filter cannot take; the message is shown to the client."""
+    """A value a filter cannot take; the message is shown to the client after the parameter's
+    name (``"limit " + message``): a predicate such as ``"must not be empty"``, translated."""
 
 
 def parse_text(value: str) -> str:
     if not value:
-        raise InvalidFilterValue("must not be empty")
+        raise InvalidFilterValue(gettext("must not be empty"))
     return value
 
 
@@ -36,14 +39,15 @@ _TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
     r"(?:[Tt][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})?)?"
 )
-_TIMESTAMP_EXPECTED = (
+# Translators: a predicate after a query parameter's name, "created_after must be ...".
+_TIMESTAMP_EXPECTED = _(
     "must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z (or a date, 2026-01-31), in ASCII digits"
 )
 
 
 def parse_integer(value: str) -> int:
     if not _INTEGER.fullmatch(value):
-        raise InvalidFilterValue("must be an integer in ASCII digits")
+        raise InvalidFilterValue(gettext("must be an integer in ASCII digits"))
     return int(value)
 
 
@@ -52,18 +56,20 @@ def parse_timestamp(value: str) -> datetime:
     ``2026-01-31T12:00:00.5``, ``2026-01-31``. A value without an offset is read in the current
     time zone; a date alone is its midnight there."""
     if not _TIMESTAMP.fullmatch(value):
-        raise InvalidFilterValue(_TIMESTAMP_EXPECTED)
+        raise InvalidFilterValue(str(_TIMESTAMP_EXPECTED))
     try:
         parsed = datetime.fromisoformat(value.upper())
     except ValueError:  # month 13, 25:00, an offset of 24 hours or more ...
-        raise InvalidFilterValue(f"{_TIMESTAMP_EXPECTED}; {value!r} is no such moment") from None
+        raise InvalidFilterValue(
+            gettext("{expected}; {value} is no such moment").format(expected=_TIMESTAMP_EXPECTED, value=repr(value))
+        ) from None
     try:
         aware = parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
         # In UTC: databases store UTC (year 1 or 9999 may not survive the shift), and PostgreSQL
         # refuses offsets beyond 15:59 that ISO 8601 allows (-22:25).
         return aware.astimezone(UTC)
     except (OverflowError, ValueError):
-        raise InvalidFilterValue("is out of the range of date-times the service stores") from None
+        raise InvalidFilterValue(gettext("is out of the range of date-times the service stores")) from None
 
 
 @dataclass(frozen=True)
@@ -137,14 +143,14 @@ class FilterSet:
             try:
                 values[name] = cls.filters[name].clean(value)
             except InvalidFilterValue as exc:
-                detail = f"{name} {exc}."
+                detail = gettext("{name} {reason}.").format(name=name, reason=exc)
                 if pointer is None:
                     errors.append(parameter_error(name, detail, "invalid"))
                 else:
                     errors.append({"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"})
         if errors:
             raise invalid_parameters(errors) if pointer is None else ProblemException(
-                "validation-error", "The search body breaks the rules of the filters.", errors=errors
+                "validation-error", gettext("The search body breaks the rules of the filters."), errors=errors
             )
         return values
 

@@ -9,6 +9,7 @@ from typing import Any
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
 from django.db.models import Model, QuerySet
 from django.utils.encoding import force_str
+from django.utils.translation import gettext
 from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -128,10 +129,12 @@ class KeysetPagination(BasePagination):
         # One spelling: ASCII digits, no sign, no leading zero, no white space to trim. int()
         # would also take " 5", "05", "+5", "5_0" and other scripts' digits (str.isdigit() "²").
         if isinstance(raw, bool) or not _LIMIT.fullmatch(text) or not 1 <= int(text) <= maximum:
-            detail = f"{name} must be an integer from 1 to {maximum}."
+            detail = gettext("{name} must be an integer from 1 to {maximum}.").format(name=name, maximum=maximum)
             plain = text.strip().lstrip("+").lstrip("0")
             if not isinstance(raw, bool) and _LIMIT.fullmatch(plain) and 1 <= int(plain) <= maximum:
-                detail = f"{name} must be an integer from 1 to {maximum} in plain digits: {plain}, not {text!r}."
+                detail = gettext(
+                    "{name} must be an integer from 1 to {maximum} in plain digits: {plain}, not {text}."
+                ).format(name=name, maximum=maximum, plain=plain, text=repr(text))
             raise invalid_parameters([parameter_error(name, detail, "invalid")])
         return int(text)
 

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
 from django.urls import NoReverseMatch, reverse
+from django.utils import translation
 from rest_framework.exceptions import APIException
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -98,7 +99,7 @@ def render_problem(request: HttpRequest, problem: ProblemException) -> HttpRespo
     detail = problem.detail
     body: dict[str, Any] = {
         "type": problem_type_url(request, problem.problem_type.slug),
-        "title": problem.problem_type.title,
+        "title": str(problem.problem_type.title),  # a lazy translation, in the active language
         "status": problem.status_code,
         "detail": str(detail),
         "instance": f"urn:request:{trace_id}",
@@ -112,6 +113,11 @@ def render_problem(request: HttpRequest, problem: ProblemException) -> HttpRespo
         status=problem.status_code,
         content_type=PROBLEM_CONTENT_TYPE,
     )
+    # The language title and detail are in (RFC 9110 8.5): LocaleMiddleware's choice from
+    # Accept-Language, else LANGUAGE_CODE. LocaleMiddleware itself adds Vary: Accept-Language.
+    language = translation.get_language()
+    if language:
+        response["Content-Language"] = language
     for name, value in problem.headers.items():
         response[name] = value
     response[api_settings.TRACE_ID_HEADER] = trace_id

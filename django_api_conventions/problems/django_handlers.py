@@ -16,6 +16,7 @@ import sys
 
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
+from django.utils.translation import gettext
 
 from .details import ProblemException, render_problem
 from .mapping import INTERNAL_ERROR_DETAIL, PERMISSION_DENIED_DETAIL, problem_for_exception
@@ -45,17 +46,17 @@ def server_error(request: HttpRequest) -> HttpResponse:
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     return render_problem(
         request,
-        ProblemException("csrf-failed", "CSRF verification failed: send the CSRF token with the request."),
+        ProblemException("csrf-failed", gettext("CSRF verification failed: send the CSRF token with the request.")),
     )
 
 
 def not_found_problem(request: HttpRequest) -> ProblemException:
     """The 404 of a path that nothing serves; it names the path with or without its trailing
     slash when that one is routed (``/v2/users/`` for ``/v2/users``)."""
-    detail = f"No resource matches {request.method} {request.path}."
+    detail = gettext("No resource matches {method} {path}.").format(method=request.method, path=request.path)
     near = near_path(request)
     if near is not None:
-        detail += f" Did you mean {near}?"
+        detail += " " + gettext("Did you mean {path}?").format(path=near)
     return ProblemException("not-found", detail)
 
 

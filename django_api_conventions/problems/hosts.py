@@ -12,6 +12,10 @@ import re
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest
 from django.http.request import split_domain_port
+from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 # ASCII digits only, no sign, no leading zero: "080" and "80" would be two spellings of one
 # origin, and a URL built from the request would carry the client's spelling.
@@ -20,18 +24,26 @@ MAX_PORT = 65535
 
 
 class InvalidHostPort(DisallowedHost):
-    """The ``Host`` header's port is not a number from 1 to 65535; the message says why."""
+    """The ``Host`` header's port is not a number from 1 to 65535; the message says why.
+
+    The message is English, for logs; ``detail`` is the lazy translation, for the client."""
+
+    def __init__(self, detail: str | Promise) -> None:
+        with translation.override("en"):
+            super().__init__(str(detail))
+        self.detail = detail
 
 
-def host_port_error(host: str) -> str | None:
-    """Why the port of ``host`` (as ``get_host()`` returns it) is not a TCP port; ``None`` when it is, or is absent."""
-    _, port = split_domain_port(host)
+def host_port_error(host: str) -> str | Promise | None:
+    """Why the port of ``host`` (as ``get_host()`` returns it) is not a TCP port, a lazy
+    translation; ``None`` when it is, or is absent."""
+    _domain, port = split_domain_port(host)
     if not port:
         return None
     if port.startswith("0") and port.strip("0"):
-        return "The port of the Host header must be written without leading zeros."
+        return _("The port of the Host header must be written without leading zeros.")
     if not _PORT.fullmatch(port) or int(port) > MAX_PORT:
-        return f"The port of the Host header must be a number from 1 to {MAX_PORT}."
+        return format_lazy(_("The port of the Host header must be a number from 1 to {maximum}."), maximum=MAX_PORT)
     return None
 
 

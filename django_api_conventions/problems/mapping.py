@@ -18,6 +18,8 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, UnreadablePostError
 from django.http.multipartparser import MultiPartParserError
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
 from rest_framework.fields import get_error_detail
 
@@ -31,13 +33,12 @@ from .unique_violations import UniqueViolation, unique_violation
 
 logger = logging.getLogger("django_api_conventions.problems")
 
-PERMISSION_DENIED_DETAIL = str(drf.PermissionDenied.default_detail)
+#: Lazy translations: rendered in the language of the request they answer.
+PERMISSION_DENIED_DETAIL = drf.PermissionDenied.default_detail
 #: Seconds a client waits before retrying a request that lost a uniqueness race: by then the
 #: winner has committed, and the retry gets the definitive answer (a 422, usually).
 UNIQUE_CONFLICT_RETRY_AFTER = 1
-INTERNAL_ERROR_DETAIL = (
-    "The service failed to answer this request. Quote the trace_id when you contact support."
-)
+INTERNAL_ERROR_DETAIL = _("The service failed to answer this request. Quote the trace_id when you contact support.")
 
 
 def report_server_failure(request: HttpRequest, exc: BaseException, status: int) -> None:
@@ -59,19 +60,19 @@ def problem_for_exception(exc: BaseException) -> ProblemException | None:
     if isinstance(exc, drf.APIException):
         return _from_api_exception(exc)
     if isinstance(exc, Http404):
-        return ProblemException("not-found", "Not found.")
+        return ProblemException("not-found", gettext("Not found."))
     if isinstance(exc, PermissionDenied):
         return ProblemException("permission-denied", PERMISSION_DENIED_DETAIL)
     if isinstance(exc, DjangoValidationError):
         return ProblemException(
             "validation-error",
-            "The request breaks the rules of the resource.",
+            gettext("The request breaks the rules of the resource."),
             errors=pointer_items(get_error_detail(exc)),
         )
     if isinstance(exc, MultiPartParserError):
-        return ProblemException("malformed-request", "The multipart body is malformed.")
+        return ProblemException("malformed-request", gettext("The multipart body is malformed."))
     if isinstance(exc, BadRequest):
-        return ProblemException("bad-request", "The request was rejected as malformed.")
+        return ProblemException("bad-request", gettext("The request was rejected as malformed."))
     if isinstance(exc, IntegrityError):
         violation = unique_violation(exc)
         # Foreign key, NOT NULL and CHECK violations are the service's bugs, not conflicts.
@@ -79,11 +80,11 @@ def problem_for_exception(exc: BaseException) -> ProblemException | None:
     if isinstance(exc, (OperationalError, InterfaceError)):
         return ProblemException(
             "database-unavailable",
-            "The database cannot be reached; retry later.",
+            gettext("The database cannot be reached; retry later."),
             headers=retry_after_header(api_settings.DATABASE_UNAVAILABLE_RETRY_AFTER),
         )
     if isinstance(exc, UnreadablePostError):
-        return ProblemException("unreadable-request", "The request body could not be read.")
+        return ProblemException("unreadable-request", gettext("The request body could not be read."))
     if isinstance(exc, SuspiciousOperation):
         return _from_suspicious_operation(exc)
     return None
@@ -94,7 +95,7 @@ def _from_api_exception(exc: drf.APIException) -> ProblemException:
     if isinstance(exc, drf.ValidationError):
         return ProblemException(
             "validation-error",
-            "The request breaks the rules of the resource.",
+            gettext("The request breaks the rules of the resource."),
             errors=pointer_items(exc.detail),
         )
     if isinstance(exc, drf.ParseError):
@@ -131,16 +132,20 @@ def _unique_conflict(violation: UniqueViolation) -> ProblemException:
     fields = violation.fields
     if not fields:
         return ProblemException(
-            "conflict", "The request conflicts with an existing record: a uniqueness rule is broken.", headers=headers
+            "conflict",
+            gettext("The request conflicts with an existing record: a uniqueness rule is broken."),
+            headers=headers,
         )
     names = ", ".join(fields)
     if len(fields) == 1:
-        item_detail = "A record with this value already exists."
+        item_detail = gettext("A record with this value already exists.")
     else:
-        item_detail = f"A record with this combination of {names} already exists."
+        item_detail = gettext("A record with this combination of {fields} already exists.").format(fields=names)
     return ProblemException(
         "conflict",
-        f"The request conflicts with an existing record: another one has the same {names}.",
+        gettext("The request conflicts with an existing record: another one has the same {fields}.").format(
+            fields=names
+        ),
         errors=[{"pointer": f"/{name}", "detail": item_detail, "code": "unique"} for name in fields],
         headers=headers,
     )
@@ -148,25 +153,25 @@ def _unique_conflict(violation: UniqueViolation) -> ProblemException:
 
 def _from_suspicious_operation(exc: SuspiciousOperation) -> ProblemException:
     if isinstance(exc, InvalidHostPort):
-        return ProblemException("invalid-host", str(exc))
+        return ProblemException("invalid-host", str(exc.detail))
     if isinstance(exc, DisallowedHost):
-        return ProblemException("invalid-host", "The Host header names a host this service does not serve.")
+        return ProblemException("invalid-host", gettext("The Host header names a host this service does not serve."))
     if isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return ProblemException(
             "request-too-large",
-            f"The request body exceeds the limit of {limit} bytes.",
+            gettext("The request body exceeds the limit of {limit} bytes.").format(limit=limit),
             extensions={"limit_bytes": limit},
         )
     if isinstance(exc, TooManyFieldsSent):
         return ProblemException(
             "too-many-fields",
-            f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields.",
+            gettext("The request has more than {limit} fields.").format(limit=settings.DATA_UPLOAD_MAX_NUMBER_FIELDS),
         )
     if isinstance(exc, TooManyFilesSent):
         return ProblemException(
             "too-many-fields",
-            f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files.",
+            gettext("The request has more than {limit} files.").format(limit=settings.DATA_UPLOAD_MAX_NUMBER_FILES),
         )
     # Other suspicious operations get no detail: their text can describe server internals.
-    return ProblemException("bad-request", "The request was rejected as malformed or unsafe.")
+    return ProblemException("bad-request", gettext("The request was rejected as malformed or unsafe."))

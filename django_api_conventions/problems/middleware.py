@@ -15,6 +15,7 @@ from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.request import split_domain_port
 from django.utils.deprecation import MiddlewareMixin
+from django.utils.translation import gettext
 
 from ..request_attributes import EXCEPTION, get_state, set_state
 from .details import ProblemException, is_problem_response, render_problem
@@ -87,7 +88,7 @@ def _check_request_target_host(host: str, request: HttpRequest) -> None:
     target_domain, _ = split_domain_port(urlsplit(target).netloc.rpartition("@")[2])
     if target_domain != split_domain_port(host)[0]:
         raise ProblemException(
-            "invalid-host", "The absolute-form request target names another host than the Host header."
+            "invalid-host", gettext("The absolute-form request target names another host than the Host header.")
         )
 
 
@@ -97,7 +98,7 @@ def _check_content_length(request: HttpRequest) -> None:
         # run the view without the client's data (on ASGI, read it all into memory, unbounded).
         raise ProblemException(
             "length-required",
-            "Send the body with a Content-Length header: this service does not accept chunked request bodies.",
+            gettext("Send the body with a Content-Length header: this service does not accept chunked request bodies."),
         )
     # Django applies this limit only when the body is read, deep inside a view or another
     # middleware, where it becomes a 400 or an HTML page; here it becomes a precise 413.
@@ -127,10 +128,12 @@ def _check_headers_no_nul(request: HttpRequest) -> None:
     # error that would otherwise be a 500 on every service with BasicAuthentication.
     for name, value in request.headers.items():
         if "\x00" in value:
-            raise _nul_in_header(name, f"The {name} header holds a NUL character.")
+            raise _nul_in_header(name, gettext("The {header} header holds a NUL character.").format(header=name))
     credentials = _basic_credentials(request.headers.get("Authorization", ""))
     if credentials is not None and "\x00" in credentials:
-        raise _nul_in_header("Authorization", "The Basic credentials of the Authorization header hold a NUL character.")
+        raise _nul_in_header(
+            "Authorization", gettext("The Basic credentials of the Authorization header hold a NUL character.")
+        )
 
 
 def _basic_credentials(header: str) -> str | None:
@@ -151,7 +154,9 @@ def _basic_credentials(header: str) -> str | None:
 
 def _nul_in_header(name: str, detail: str) -> ProblemException:
     return ProblemException(
-        "bad-request", detail, errors=[{"header": name, "detail": "NUL characters are not allowed.", "code": "invalid"}]
+        "bad-request",
+        detail,
+        errors=[{"header": name, "detail": gettext("NUL characters are not allowed."), "code": "invalid"}],
     )
 
 
@@ -159,7 +164,10 @@ def _problem_for_status(request: HttpRequest, status: int) -> ProblemException:
     if status == 404:
         return not_found_problem(request)
     if status == 405:
-        return ProblemException("method-not-allowed", f"{request.method} is not allowed on {request.path}.")
+        return ProblemException(
+            "method-not-allowed",
+            gettext("{method} is not allowed on {path}.").format(method=request.method, path=request.path),
+        )
     if status == 500:
         return ProblemException("internal-error", INTERNAL_ERROR_DETAIL)
     problem_type = problem_types.for_status(status)

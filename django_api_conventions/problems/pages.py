@@ -7,6 +7,7 @@ import json
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_safe
 
 from ..maintenance import maintenance_exempt
@@ -39,15 +40,15 @@ def problem_type_list_view(request: HttpRequest) -> HttpResponse:
     types = list(problem_types)
     if _prefers_json(request):
         return _json([_as_dict(t) for t in types])
-    return _html("Problem types", types)
+    return _html(gettext("Problem types"), types)
 
 
 def _as_dict(problem_type: ProblemType) -> dict[str, object]:
     return {
         "slug": problem_type.slug,
-        "title": problem_type.title,
+        "title": str(problem_type.title),  # lazy translations, in the request's language
         "status": problem_type.status,
-        "description": problem_type.description,
+        "description": str(problem_type.description),
     }
 
 
@@ -55,15 +56,16 @@ def _json(payload: object) -> HttpResponse:
     return HttpResponse(json.dumps(payload), content_type="application/json")
 
 
-def _html(title: str, types: list[ProblemType]) -> HttpResponse:
+def _html(title: object, types: list[ProblemType]) -> HttpResponse:
     sections = format_html_join(
         "\n",
         '<section id="{}"><h2>{} <small>(HTTP {})</small></h2><p><code>{}</code></p>{}</section>',
-        ((t.slug, t.title, t.status, t.slug, markdown_to_html(t.description)) for t in types),
+        ((t.slug, t.title, t.status, t.slug, markdown_to_html(str(t.description))) for t in types),
     )
     page = format_html(
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{}</title></head>'
+        '<!DOCTYPE html><html lang="{}"><head><meta charset="utf-8"><title>{}</title></head>'
         "<body><main><h1>{}</h1>{}</main></body></html>",
+        get_language() or "en",
         title,
         title,
         sections,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from django.utils.translation import gettext
+
 from .details import ErrorItem, ProblemException
 
 
@@ -14,7 +16,8 @@ def parameter_error(name: str, detail: str, code: str) -> ErrorItem:
 def invalid_parameters(errors: list[ErrorItem]) -> ProblemException:
     """The 400 ``invalid-parameters`` problem naming each parameter of ``errors``."""
     names = ", ".join(item["parameter"] for item in errors)
-    return ProblemException("invalid-parameters", f"Invalid query parameters: {names}.", errors=errors)
+    detail = gettext("Invalid query parameters: {names}.").format(names=names)
+    return ProblemException("invalid-parameters", detail, errors=errors)
 
 
 def refuse_undeclared(query: Mapping[str, Sequence[str]], accepted: Iterable[str]) -> None:
@@ -24,14 +27,14 @@ def refuse_undeclared(query: Mapping[str, Sequence[str]], accepted: Iterable[str
     """
     accepted = list(accepted)
     unknown = (
-        f"Unknown parameter. Accepted: {', '.join(accepted)}." if accepted
-        else "Unknown parameter: this request takes no query parameters."
+        gettext("Unknown parameter. Accepted: {names}.").format(names=", ".join(accepted)) if accepted
+        else gettext("Unknown parameter: this request takes no query parameters.")
     )
     errors: list[ErrorItem] = []
     for name, values in query.items():
         if name not in accepted:
             errors.append(parameter_error(name, unknown, "unknown"))
         elif len(values) > 1:
-            errors.append(parameter_error(name, "Send this parameter once.", "repeated"))
+            errors.append(parameter_error(name, gettext("Send this parameter once."), "repeated"))
     if errors:
         raise invalid_parameters(errors)

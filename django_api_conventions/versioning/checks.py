@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core import checks
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
 from ..checks.messages import PACKAGE, message
 from ..checks.settings import settings_are_valid
@@ -68,14 +69,15 @@ def _check_wiring() -> list[checks.CheckMessage]:
         position = middleware.index(VERSION_MIDDLEWARE)
         trace = f"{PACKAGE}.middleware.TraceIdMiddleware"
         if trace in middleware and middleware.index(trace) > position:
-            errors.append(message("W021", other="it must come after TraceIdMiddleware"))
+            rule = gettext_noop("it must come after {middleware}")
+            errors.append(message("W021", other=_order(rule, "TraceIdMiddleware")))
         later = (
             f"{PACKAGE}.middleware.ProblemDetailsMiddleware",
             f"{PACKAGE}.middleware.MaintenanceModeMiddleware",
             f"{PACKAGE}.idempotency.IdempotencyMiddleware",
         )
         errors.extend(
-            message("W021", other=f"it must come before {other.rsplit('.', 1)[-1]}")
+            message("W021", other=_order(gettext_noop("it must come before {middleware}"), other.rsplit(".", 1)[-1]))
             for other in later
             if other in middleware and middleware.index(other) < position
         )
@@ -116,3 +118,8 @@ def check_deprecation_dates(**kwargs: Any) -> list[checks.CheckMessage]:
             errors.append(message("E024", **values, days=math.floor(days), minimum=minimum,
                                   earliest=f"{earliest:%Y-%m-%d}"))
     return errors
+
+
+def _order(rule: str, middleware: str) -> str:
+    """``rule`` (marked with gettext_noop at its call) translated, naming ``middleware``."""
+    return gettext(rule).format(middleware=middleware)

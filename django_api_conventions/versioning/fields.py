@@ -23,6 +23,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
+from django.utils.translation import gettext
 from rest_framework import serializers
 from rest_framework.fields import SkipField, empty
 
@@ -154,7 +155,8 @@ class RenamedFieldsMixin:
                 # After the sunset the old name is an error, never silently ignored: a PATCH of
                 # only the old name would otherwise answer 2xx and change nothing.
                 raise serializers.ValidationError(
-                    {old: [f"{old!r} was removed on {field.sunset:%Y-%m-%d}: use {field.new_name!r}."]},
+                    {old: [gettext("{old} was removed on {date}: use {new}.").format(
+                        old=repr(old), date=f"{field.sunset:%Y-%m-%d}", new=repr(field.new_name))]},
                     code="renamed_field_removed",
                 )
         # A QueryDict (form or multipart body) keeps its lists: copy it as one.
@@ -165,7 +167,9 @@ class RenamedFieldsMixin:
             new_value = (data.getlist(field.new_name) or empty) if hasattr(data, "getlist") else data.get(
                 field.new_name, empty)
             if new_value is not empty and not _same_value(new_value, value):
-                detail = f"{old!r} is the old name of {field.new_name!r}: send one of them, or both with one value."
+                detail = gettext("{old} is the old name of {new}: send one of them, or both with one value.").format(
+                    old=repr(old), new=repr(field.new_name)
+                )
                 raise serializers.ValidationError({old: [detail]}, code="rename_conflict")
             data.pop(old)
             if new_value is empty:

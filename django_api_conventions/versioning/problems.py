@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
+
 from .. import header_names
 from ..problems.details import ProblemException
 from .headers import deprecation_links, sunset_header_value
@@ -12,7 +14,9 @@ def unknown_version_problem(name: str, table: VersionTable) -> ProblemException:
     served = table.served()
     return ProblemException(
         "not-found",
-        f"API version {name!r} does not exist; the versions served are: {', '.join(served) or 'none'}.",
+        gettext("API version {name} does not exist; the versions served are: {versions}.").format(
+            name=repr(name), versions=", ".join(served) or gettext("none")
+        ),
         extensions={"versions": served},
     )
 
@@ -26,22 +30,42 @@ def _retired_headers(deprecation: Deprecation) -> dict[str, str]:
 
 def version_retired_problem(version: APIVersion) -> ProblemException:
     deprecation = version.as_deprecation()
-    when = f" on {version.sunset:%Y-%m-%d}" if version.sunset is not None else ""
+    if version.sunset is not None:
+        detail = gettext("API version {name} was retired on {date}; see the migration guide at {guide}.")
+    else:
+        detail = gettext("API version {name} was retired; see the migration guide at {guide}.")
     return ProblemException(
         "version-retired",
-        f"API version {version.name} was retired{when}; see the migration guide at {version.migration_guide}.",
+        detail.format(name=version.name, date=_date(version.sunset), guide=version.migration_guide),
         headers=_retired_headers(deprecation),
         extensions={"version": version.name, "migration_guide": version.migration_guide},
     )
 
 
 def endpoint_retired_problem(deprecation: Deprecation) -> ProblemException:
-    when = f" on {deprecation.sunset:%Y-%m-%d}" if deprecation.sunset is not None else ""
-    guide = f"; see the migration guide at {deprecation.migration_guide}" if deprecation.migration_guide else ""
+    # Whole sentences for translators: with or without a date, with or without a guide. The
+    # subject ("endpoint GET /v1/x") is English, for logs and Link titles: only its route is kept.
+    dated, guided = deprecation.sunset is not None, bool(deprecation.migration_guide)
+    if dated and guided:
+        detail = gettext("The endpoint {endpoint} was retired on {date}; see the migration guide at {guide}.")
+    elif dated:
+        detail = gettext("The endpoint {endpoint} was retired on {date}.")
+    elif guided:
+        detail = gettext("The endpoint {endpoint} was retired; see the migration guide at {guide}.")
+    else:
+        detail = gettext("The endpoint {endpoint} was retired.")
     return ProblemException(
         "endpoint-retired",
-        f"The {deprecation.subject} was retired{when}{guide}.",
+        detail.format(
+            endpoint=deprecation.subject.removeprefix("endpoint "),
+            date=_date(deprecation.sunset),
+            guide=deprecation.migration_guide,
+        ),
         headers=_retired_headers(deprecation),
         extensions={"migration_guide": deprecation.migration_guide},
     )
 
+
+def _date(moment: object) -> str:
+    # ISO 8601 in every language: the date a client compares with Sunset, not a localized one.
+    return f"{moment:%Y-%m-%d}" if moment is not None else ""
