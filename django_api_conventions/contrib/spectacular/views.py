@@ -7,6 +7,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.static import serve
 from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiJsonRenderer2
 from drf_spectacular.utils import extend_schema
@@ -30,13 +31,17 @@ def requested_version(request: Request) -> str | None:
     repeated = [name for name in SCHEMA_PARAMETERS if len(request.query_params.getlist(name)) > 1]
     table = get_version_table()
     served = table.served() if table else []
-    errors = [parameter_error(name, f"Unknown parameter. Accepted: {', '.join(SCHEMA_PARAMETERS)}.", "unknown")
-              for name in unknown]
-    errors += [parameter_error(name, "Give it once.", "repeated") for name in repeated]
+    accepted = gettext("Unknown parameter. Accepted: {names}.").format(names=", ".join(SCHEMA_PARAMETERS))
+    errors = [parameter_error(name, accepted, "unknown") for name in unknown]
+    errors += [parameter_error(name, gettext("Give it once."), "repeated") for name in repeated]
     name = request.query_params.get("version")
     if name is not None and not repeated and name not in served:
         errors.append(parameter_error(
-            "version", f"No served version is called {name!r}. Served: {', '.join(served) or 'none'}.", "invalid"
+            "version",
+            gettext("No served version is called {name}. Served: {served}.").format(
+                name=repr(name), served=", ".join(served) or gettext("none")
+            ),
+            "invalid",
         ))
     if errors:
         raise invalid_parameters(errors)
