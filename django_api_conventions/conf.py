@@ -20,6 +20,9 @@ DEFAULTS: dict[str, Any] = {
     # Absolute base URL of the problem type pages, e.g. "https://api.example.com/problems".
     # None: derived from the request and the package's own problem type view.
     "PROBLEM_BASE_URL": None,
+    # Regular expressions searched in request.path naming the API: there every error is a
+    # problem; elsewhere (Django's admin) Django's error pages and CSRF page answer as usual.
+    "API_PATHS": [r"^/"],
     # Response header that carries the trace id (also read on the way in).
     "TRACE_ID_HEADER": "X-Request-ID",
     # Honour a valid incoming trace id header or W3C traceparent.

@@ -43,6 +43,15 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "details](problem-details.md#problem_base_url)."
         ),
     ),
+    "API_PATHS": SettingDoc(
+        "a list of regular expressions",
+        (
+            "The API's paths, searched in `request.path`: there every error is a problem. Elsewhere (Django's "
+            "admin) Django's error pages and CSRF page answer as usual; DRF views answer problems on every path. "
+            "The default is the whole site; `[r\"^/(?!admin/)\"]` leaves the admin out. Unset with the admin "
+            "installed: warning `W011`. See [API paths and HTML pages](problem-details.md#api-paths-and-html-pages)."
+        ),
+    ),
     "TRACE_ID_HEADER": SettingDoc(
         "a header name",
         (

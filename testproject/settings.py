@@ -94,6 +94,10 @@ SPECTACULAR_SETTINGS = {
 MIGRATION_GUIDE = "https://billing.example.com/docs/migrating-to-v2"
 
 API_CONVENTIONS = {
+    # Every path is API but the admin's, which keeps Django's own error pages and CSRF page. The
+    # package's HTML pages (/problems/..., /docs) are API paths: a page that does not exist
+    # there is a 404 problem like any other.
+    "API_PATHS": [r"^/(?!admin/)"],
     "MAINTENANCE_MODE": flag("MAINTENANCE_MODE"),
     # The package's own pages (/problems/, /openapi.json, /docs) answer during maintenance on
     # their own; the admin is the site's to exempt.

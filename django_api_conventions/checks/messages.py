@@ -87,6 +87,11 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
                              "and hosts do not share: a switch written there would not reach them, so "
                              "`manage.py maintenance` refuses to run.",
              f"Use a shared cache (Redis) or {SETTINGS_NAME}['MAINTENANCE_SWITCH_STORE'] = 'database'."),
+    "W011": (checks.Warning, f"django.contrib.admin is installed but {SETTINGS_NAME}['API_PATHS'] is unset: every "
+                             "path is API, so the admin's errors (a CSRF failure at its login, its 404s) answer "
+                             "application/problem+json to browsers.",
+             f"Name the API's paths, e.g. {SETTINGS_NAME}['API_PATHS'] = [r'{{pattern}}'] (every path but the "
+             "admin's); set it to [r'^/'] to keep the whole site API."),
     "W009": (checks.Warning, "IdempotencyMiddleware is not the last entry of MIDDLEWARE: it runs the view itself, "
                              "so the process_view of the middleware after it would be skipped.",
              "Move 'django_api_conventions.idempotency.IdempotencyMiddleware' to the end of MIDDLEWARE."),

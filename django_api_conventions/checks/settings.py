@@ -22,6 +22,7 @@ from .messages import message
 #: Setting -> (accepted types, their description).
 SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "PROBLEM_BASE_URL": ((str, type(None)), "a URL string or None"),
+    "API_PATHS": ((list, tuple), "a list of regular expressions"),
     "TRACE_ID_HEADER": ((str,), "a header name"),
     "TRUST_INCOMING_TRACE_ID": ((bool,), "True or False"),
     "CLIENT_ID_RESOLVER": ((str,), "a dotted path"),
@@ -157,6 +158,7 @@ _VALUE_CHECKS: dict[str, Callable[[str, Any], list[checks.CheckMessage]]] = {
     "PROBLEM_BASE_URL": _check_problem_base_url,
     "VERSION_PATH_REGEX": _check_version_path_regex,
     "VERSIONS": _check_versions,
+    "API_PATHS": _check_patterns,
     "MAINTENANCE_EXEMPT_PATHS": _check_patterns,
     "IDEMPOTENCY_PATHS": _check_patterns,
     "URL_CONVENTION_SILENCED": _check_patterns,
