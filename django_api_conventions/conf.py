@@ -52,8 +52,11 @@ DEFAULTS: dict[str, Any] = {
     "IDEMPOTENCY_STORE": "database",
     # Database alias of the database store: always this one, whatever the database routers say.
     "IDEMPOTENCY_DATABASE": "default",
-    # Cache alias (django-redis) of the Redis store.
+    # Cache alias of the Redis store: django-redis, Django's RedisCache or django-valkey.
     "IDEMPOTENCY_CACHE": "default",
+    # URL of the Redis store's own client (redis://, rediss://, redis+sentinel://,
+    # redis+cluster://); when set it is used instead of IDEMPOTENCY_CACHE.
+    "IDEMPOTENCY_REDIS_URL": None,
     # Request header that carries the key.
     "IDEMPOTENCY_HEADER": "Idempotency-Key",
     # How long a started (in-flight) key is held before a retry may take it over.

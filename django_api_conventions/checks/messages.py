@@ -37,8 +37,15 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str, str]] = {
              "of an IdempotencyStore subclass."),
     "E010": (checks.Error, f"{SETTINGS_NAME}['IDEMPOTENCY_DATABASE'] = {{value!r}} is not in DATABASES.",
              "Name the alias of your primary database."),
-    "E011": (checks.Error, f"{SETTINGS_NAME}['IDEMPOTENCY_CACHE'] = {{value!r}} is not a django-redis cache.",
-             "The Redis store needs a CACHES entry with BACKEND 'django_redis.cache.RedisCache'."),
+    "E011": (checks.Error, f"{SETTINGS_NAME}['IDEMPOTENCY_CACHE'] = {{value!r}} cannot lend the Redis store its "
+                           "connection: {error}.",
+             "Name a CACHES entry whose BACKEND is 'django_redis.cache.RedisCache', "
+             "'django.core.cache.backends.redis.RedisCache' or django-valkey's ValkeyCache, "
+             f"or give the store its own {SETTINGS_NAME}['IDEMPOTENCY_REDIS_URL']."),
+    "E014": (checks.Error, f"{SETTINGS_NAME}['IDEMPOTENCY_REDIS_URL'] = {{value!r}} cannot be used: {{error}}.",
+             "Use redis://[[user]:password@]host[:port][/db], "
+             "redis+sentinel://host[:port][,host[:port]...]/service_name[/db] or "
+             "redis+cluster://host[:port][,host[:port]...] (rediss... for TLS); see docs/idempotency.md."),
     "E012": (checks.Error, "ClientRateThrottle is a default throttle class but DEFAULT_THROTTLE_RATES has no "
                            "'client' rate: every request would fail.",
              "Set REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['client'], e.g. '1000/min' (None disables it)."),
