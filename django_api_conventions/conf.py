@@ -22,6 +22,9 @@ DEFAULTS: dict[str, Any] = {
     # Absolute base URL of the problem type pages, e.g. "https://api.example.com/problems".
     # None: derived from the request and the package's own problem type view.
     "PROBLEM_BASE_URL": None,
+    # Regular expressions searched in request.path naming the API: there every error is a
+    # problem; elsewhere (Django's admin) Django's error pages and CSRF page answer as usual.
+    "API_PATHS": [r"^/"],
     # Response header that carries the trace id (also read on the way in).
     "TRACE_ID_HEADER": header_names.REQUEST_ID,
     # Honour a valid incoming trace id header or W3C traceparent.
@@ -51,8 +54,11 @@ DEFAULTS: dict[str, Any] = {
     "IDEMPOTENCY_STORE": "database",
     # Database alias of the database store: always this one, whatever the database routers say.
     "IDEMPOTENCY_DATABASE": "default",
-    # Cache alias (django-redis) of the Redis store.
+    # Cache alias of the Redis store: django-redis, Django's RedisCache or django-valkey.
     "IDEMPOTENCY_CACHE": "default",
+    # URL of the Redis store's own client (redis://, rediss://, redis+sentinel://,
+    # redis+cluster://); when set it is used instead of IDEMPOTENCY_CACHE.
+    "IDEMPOTENCY_REDIS_URL": None,
     # Request header that carries the key.
     "IDEMPOTENCY_HEADER": header_names.IDEMPOTENCY_KEY,
     # How long a started (in-flight) key is held before a retry may take it over.

@@ -19,6 +19,7 @@ from django.utils.translation import gettext
 
 from .conf import api_settings
 from .problems import ProblemException, render_problem, retry_after_header
+from .problems.api_paths import html_error_page, is_api_path
 
 logger = logging.getLogger("django_api_conventions.maintenance")
 
@@ -134,7 +135,11 @@ def maintenance_retry_after() -> int | None:
 class MaintenanceModeMiddleware(MiddlewareMixin):
     """Answers 503 with ``Retry-After`` while maintenance is on, except on the paths of
     ``MAINTENANCE_EXEMPT_PATHS`` and for views marked :func:`~.maintenance.maintenance_exempt`
-    (the package's problem type pages, its OpenAPI schema and docs)."""
+    (the package's problem type pages, its OpenAPI schema and docs).
+
+    ``API_PATHS`` exempts nothing: maintenance takes down every path that is not exempt, API or
+    not. Outside the API the 503 is an HTML page (the project's ``503.html`` template when
+    there is one), with the same ``Retry-After``."""
 
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
         if any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS):
@@ -142,14 +147,12 @@ class MaintenanceModeMiddleware(MiddlewareMixin):
         retry_after = maintenance_retry_after()
         if retry_after is None or _resolves_to_exempt_view(request):
             return None
-        response = render_problem(
-            request,
-            ProblemException(
-                "service-unavailable",
-                gettext("The service is down for maintenance; retry later."),
-                headers=retry_after_header(retry_after),
-            ),
+        problem = ProblemException(
+            "service-unavailable",
+            gettext("The service is down for maintenance; retry later."),
+            headers=retry_after_header(retry_after),
         )
+        response = render_problem(request, problem) if is_api_path(request) else html_error_page(request, problem)
         # A planned 503 is no server failure: Django would log it at ERROR on django.request,
         # where alerts listen. Logged here, at WARNING like a 4xx, Django skips it.
         log_response(

@@ -43,6 +43,15 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "details](problem-details.md#problem_base_url)."
         ),
     ),
+    "API_PATHS": SettingDoc(
+        "a list of regular expressions",
+        (
+            "The API's paths, searched in `request.path`: there every error is a problem. Elsewhere (Django's "
+            "admin) Django's error pages and CSRF page answer as usual; DRF views answer problems on every path. "
+            "The default is the whole site; `[r\"^/(?!admin/)\"]` leaves the admin out. Unset with the admin "
+            "installed: warning `W012`. See [API paths and HTML pages](problem-details.md#api-paths-and-html-pages)."
+        ),
+    ),
     "TRACE_ID_HEADER": SettingDoc(
         "a header name",
         (
@@ -138,8 +147,18 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "IDEMPOTENCY_CACHE": SettingDoc(
         "a cache alias",
         (
-            "Alias of `CACHES` of the Redis store; it must be a django-redis cache "
-            "(`django_redis.cache.RedisCache`), else error `E011`."
+            "Alias of `CACHES` whose connection the Redis store uses: django-redis (`django_redis.cache.RedisCache`, "
+            "its Sentinel client included), Django's `django.core.cache.backends.redis.RedisCache` or django-valkey's "
+            "caches; anything else is error `E011`. Not read when `IDEMPOTENCY_REDIS_URL` is set. See [the Redis "
+            "store](idempotency.md#the-redis-store)."
+        ),
+    ),
+    "IDEMPOTENCY_REDIS_URL": SettingDoc(
+        "a Redis URL or None",
+        (
+            "The Redis store's own client, used instead of `IDEMPOTENCY_CACHE`: `redis://` or `rediss://` (one "
+            "server), `redis+sentinel://sentinel,.../service_name[/db]`, `redis+cluster://node,...`. A URL of "
+            "another form is error `E014` at start-up. See [the Redis store](idempotency.md#the-redis-store)."
         ),
     ),
     "IDEMPOTENCY_HEADER": SettingDoc(

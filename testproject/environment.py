@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 DEFAULT_SQLITE = REPOSITORY / "var" / "testproject.sqlite3"
@@ -39,9 +39,70 @@ def database_from_url(url: str | None) -> dict[str, Any]:
 
 
 def cache_from_url(url: str | None) -> dict[str, Any]:
+    """``REDIS_URL`` as the default CACHES entry, in the forms of the package's Redis URLs.
+
+    ``redis://`` and ``rediss://``: django-redis. ``redis+sentinel://``: django-redis' Sentinel
+    client. ``redis+cluster://``: neither django-redis nor Django's own Redis cache speaks
+    Cluster, so the cache stays local to each process (the idempotency store gets the cluster
+    through :func:`idempotency_redis_url`). Unset: local memory.
+    """
     if not url:
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-    return {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": url}
+    target = redis_target(url)
+    if target.kind == "standalone":
+        return {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": url}
+    if target.kind == "cluster":
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    return sentinel_cache(url, target)
+
+
+def sentinel_cache(url: str, target: Any) -> dict[str, Any]:
+    # django-redis reads the service name where a URL has its host, lower-cased.
+    if target.service_name != target.service_name.lower():
+        raise ValueError(f"REDIS_URL {redacted_url(url)!r}: django-redis lower-cases the Sentinel service name "
+                         f"{target.service_name!r}; name the service in lower case")
+    credentials = ""
+    if target.password:
+        credentials = f"{quote(target.username or '', safe='')}:{quote(target.password, safe='')}@"
+    options: dict[str, Any] = {
+        "CLIENT_CLASS": "django_redis.client.SentinelClient",
+        "CONNECTION_FACTORY": "django_redis.pool.SentinelConnectionFactory",
+        "SENTINELS": list(target.hosts),
+        "SENTINEL_KWARGS": {"ssl": target.tls, **target.options},
+    }
+    if target.tls:  # redis-py's Sentinel pool takes TLS as a flag, not from a rediss:// location
+        options["CONNECTION_POOL_KWARGS"] = {"ssl": True}
+    for name in ("socket_timeout", "socket_connect_timeout"):
+        if name in target.options:
+            options[name.upper()] = target.options[name]
+    return {"BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": f"redis://{credentials}{target.service_name}/{target.db}", "OPTIONS": options}
+
+
+def idempotency_redis_url(url: str | None) -> str | None:
+    """The URL the Redis idempotency store connects to itself: a Cluster's, which no cache serves."""
+    return url if url and redis_target(url).kind == "cluster" else None
+
+
+def shared_cache(url: str | None) -> bool:
+    """Whether the default cache is shared by every worker (Redis), so the maintenance switch can live there."""
+    return bool(url) and redis_target(url).kind != "cluster"
+
+
+def redis_target(url: str) -> Any:
+    """``REDIS_URL`` parsed by the package; a form it cannot use stops the start-up with the reason."""
+    from django_api_conventions.contrib.redis import InvalidRedisURL, parse_redis_url
+
+    try:
+        return parse_redis_url(url)
+    except InvalidRedisURL as exc:
+        raise ValueError(f"REDIS_URL {redacted_url(url)!r} cannot be used: {exc}") from None
+
+
+def redacted_url(url: str) -> str:
+    from django_api_conventions.contrib.redis import redacted
+
+    return redacted(url)
 
 
 def flag(name: str, default: bool = False) -> bool:

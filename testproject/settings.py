@@ -3,7 +3,7 @@
 import os
 from pathlib import Path
 
-from .environment import cache_from_url, database_from_url, flag, integer
+from .environment import cache_from_url, database_from_url, flag, idempotency_redis_url, integer, shared_cache
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "example-service-not-secret")
 DEBUG = flag("DEBUG")
@@ -101,13 +101,20 @@ SPECTACULAR_SETTINGS = {
 MIGRATION_GUIDE = "https://billing.example.com/docs/migrating-to-v2"
 
 API_CONVENTIONS = {
+    # Every path is API but the admin's, which keeps Django's own error pages and CSRF page. The
+    # package's HTML pages (/problems/..., /docs) are API paths: a page that does not exist
+    # there is a 404 problem like any other.
+    "API_PATHS": [r"^/(?!admin/)"],
     "MAINTENANCE_MODE": flag("MAINTENANCE_MODE"),
     # The package's own pages (/problems/, /openapi.json, /docs) answer during maintenance on
     # their own; the admin is the site's to exempt.
     "MAINTENANCE_EXEMPT_PATHS": [r"^/admin/"],
-    # The run-time switch must reach every worker: Redis when there is one, else the database.
-    "MAINTENANCE_SWITCH_STORE": "cache" if os.environ.get("REDIS_URL") else "database",
+    # The run-time switch must reach every worker: the Redis cache when there is one, else the
+    # database (a Redis Cluster serves the idempotency store only).
+    "MAINTENANCE_SWITCH_STORE": "cache" if shared_cache(os.environ.get("REDIS_URL")) else "database",
     "IDEMPOTENCY_STORE": os.environ.get("IDEMPOTENCY_STORE", "database"),
+    # The Redis store uses the default cache's connection, or its own client for a Cluster.
+    "IDEMPOTENCY_REDIS_URL": idempotency_redis_url(os.environ.get("REDIS_URL")),
     "IDEMPOTENCY_LEASE_SECONDS": integer("IDEMPOTENCY_LEASE_SECONDS", 60),
     "IDEMPOTENCY_STORE_UNAVAILABLE": os.environ.get("IDEMPOTENCY_STORE_UNAVAILABLE", "fail-closed"),
     # Oldest first: v0 is gone (410), v1 is still served until its sunset, v2 is current.

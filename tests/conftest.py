@@ -21,6 +21,7 @@ from django.core.servers import basehttp
 from django_api_conventions.maintenance import _last_reading
 
 from .reverse_proxy import find_nginx
+from .stores import REDIS_CACHE, REDIS_STORE_VARIANTS
 
 # The live server's listen backlog (10) would reset the connections of 50 simultaneous clients
 # before any code of ours runs; gunicorn's default is 2048.
@@ -80,20 +81,39 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip_postgres)
 
 
-REDIS_CACHE = "idempotency"
+def _use_store(settings: Any, variant: str) -> Iterator[str]:
+    """Point this process's settings at ``variant``; empty the Redis store's records after the test."""
+    if variant == "database":
+        settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "database"}
+        yield variant
+        return
+    from django_api_conventions.idempotency.stores.redis import RedisStore
+
+    overrides: dict[str, Any] = {"IDEMPOTENCY_STORE": "redis"}
+    cache = REDIS_STORE_VARIANTS[variant]
+    if cache is None:
+        overrides["IDEMPOTENCY_REDIS_URL"] = os.environ["REDIS_URL"]
+    else:
+        settings.CACHES = {**settings.CACHES, REDIS_CACHE: {**cache, "LOCATION": os.environ["REDIS_URL"]}}
+        overrides["IDEMPOTENCY_CACHE"] = REDIS_CACHE
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, **overrides}
+    store = RedisStore()  # bound now: the test may point the settings elsewhere
+    yield variant
+    store.client.flushdb()
+
+
+@pytest.fixture(params=["database", *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS)])
+def store_name(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
+    """The store the test runs on, in this process: ``database`` or a variant of the Redis store
+    (django-redis' cache, Django's own Redis cache, a client from IDEMPOTENCY_REDIS_URL)."""
+    yield from _use_store(settings, request.param)
 
 
 @pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])
-def store_name(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
-    overrides: dict[str, Any] = {"IDEMPOTENCY_STORE": request.param}
-    if request.param == "redis":
-        settings.CACHES = {**settings.CACHES, REDIS_CACHE: {"BACKEND": "django_redis.cache.RedisCache",
-                                                           "LOCATION": os.environ["REDIS_URL"]}}
-        overrides["IDEMPOTENCY_CACHE"] = REDIS_CACHE
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, **overrides}
-    yield str(request.param)
-    if request.param == "redis":
-        caches[REDIS_CACHE].clear()
+def example_store(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
+    """``IDEMPOTENCY_STORE`` of the example service started in another process (gunicorn), whose
+    Redis store is the django-redis cache of REDIS_URL; this process reads the same records."""
+    yield from _use_store(settings, request.param)
 
 
 @pytest.fixture(autouse=True)

@@ -36,7 +36,7 @@ def test_every_setting_has_a_declared_type() -> None:
 def test_every_message_formats() -> None:
     names = ("type", "key", "suggestion", "expected", "value", "error", "middleware", "other", "handler", "view",
              "backend", "model", "ordering", "fields", "subject", "sunset", "deprecation", "count", "name", "current",
-             "days", "minimum", "earliest", "route", "segment", "depth")
+             "days", "minimum", "earliest", "route", "segment", "depth", "pattern")
     values = dict.fromkeys(names, "x")
     for check_id in MESSAGES:
         assert checks.message(check_id, **values).id == f"django_api_conventions.{check_id}"
@@ -59,6 +59,8 @@ def test_every_message_formats() -> None:
         ({"PROBLEM_BASE_URL": "https://api.example.com/problems"}, []),
         ({"MAINTENANCE_EXEMPT_PATHS": ["("]}, ["E006"]),
         ({"MAINTENANCE_EXEMPT_PATHS": [r"^/health$"]}, []),
+        ({"API_PATHS": ["(?!admin/"]}, ["E006"]),
+        ({"API_PATHS": [r"^/(?!admin/)"]}, []),
         ({"MAINTENANCE_SWITCH_CACHE": "missing"}, ["E007"]),
         ({"MAINTENANCE_SWITCH_POLL_SECONDS": 0.5}, []),
     ],
@@ -125,6 +127,21 @@ def test_missing_middleware(settings: Any) -> None:
 def test_middleware_out_of_order(settings: Any) -> None:
     settings.MIDDLEWARE = list(reversed(checks.MIDDLEWARE_ORDER))
     assert ids(checks.check_middleware()) == ["django_api_conventions.W003"] * 2
+
+
+def test_with_the_admin_installed_api_paths_is_suggested(settings: Any) -> None:
+    settings.API_CONVENTIONS = {k: v for k, v in settings.API_CONVENTIONS.items() if k != "API_PATHS"}
+    (warning,) = checks.check_api_paths()
+    assert warning.id == "django_api_conventions.W012"
+    assert "[r'^/(?!admin/)']" in warning.hint
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "API_PATHS": [r"^/"]}
+    assert checks.check_api_paths() == []
+
+
+def test_without_the_admin_api_paths_is_not_suggested(settings: Any) -> None:
+    settings.API_CONVENTIONS = {k: v for k, v in settings.API_CONVENTIONS.items() if k != "API_PATHS"}
+    settings.INSTALLED_APPS = [app for app in settings.INSTALLED_APPS if app != "django.contrib.admin"]
+    assert checks.check_api_paths() == []
 
 
 @override_settings(ROOT_URLCONF="tests.urls_without_package", CSRF_FAILURE_VIEW="django.views.csrf.csrf_failure")

@@ -21,7 +21,6 @@ import pytest
 from django.core import signing
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
-from django_redis import get_redis_connection
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory
@@ -29,7 +28,7 @@ from rest_framework.views import APIView
 
 from django_api_conventions.conf import api_settings
 from django_api_conventions.idempotency import IdempotencyMixin
-from django_api_conventions.idempotency.stores.redis import KEY_PREFIX
+from django_api_conventions.idempotency.stores.redis import KEY_PREFIX, RedisStore
 from django_api_conventions.models import IdempotencyRecord
 from testproject.billing.models import Customer, Invoice, Order, Payment
 
@@ -208,7 +207,7 @@ HOST_CASES = [
 def _stored_records() -> int:
     """Idempotency records of any client, in whichever store is configured."""
     if api_settings.IDEMPOTENCY_STORE == "redis":
-        return len(get_redis_connection(api_settings.IDEMPOTENCY_CACHE).keys(KEY_PREFIX + "*"))
+        return len(RedisStore().client.keys(KEY_PREFIX + "*"))
     return IdempotencyRecord.objects.count()
 
 

@@ -92,8 +92,8 @@ def test_200_keys_at_once(live_server: Any, store_name: str, invoice: Invoice, c
     assert_each_key_once(results, invoice, 200)
 
 
-def test_4_gunicorn_workers(store_name: str, invoice: Invoice, client_id: str) -> None:
-    with gunicorn(4, IDEMPOTENCY_STORE=store_name, PAYMENT_GATEWAY_DELAY_MS="300") as server:
+def test_4_gunicorn_workers(example_store: str, invoice: Invoice, client_id: str) -> None:
+    with gunicorn(4, IDEMPOTENCY_STORE=example_store, PAYMENT_GATEWAY_DELAY_MS="300") as server:
         key = uuid.uuid4().hex
         assert_executed_once(all_at_once([lambda: pay(server.url, invoice, key, client_id)] * 50, threads=50), invoice)
         # Distinct keys: orders, which share no row lock (payments of one invoice queue on it).
@@ -103,9 +103,9 @@ def test_4_gunicorn_workers(store_name: str, invoice: Invoice, client_id: str) -
         assert Order.objects.count() == 200
 
 
-def test_worker_killed_mid_payment(store_name: str, invoice: Invoice, client_id: str) -> None:
+def test_worker_killed_mid_payment(example_store: str, invoice: Invoice, client_id: str) -> None:
     lease = 6.0  # long enough for gunicorn to boot a new worker before it passes, even on a busy machine
-    with gunicorn(1, IDEMPOTENCY_STORE=store_name, PAYMENT_GATEWAY_DELAY_MS="2000",
+    with gunicorn(1, IDEMPOTENCY_STORE=example_store, PAYMENT_GATEWAY_DELAY_MS="2000",
                   IDEMPOTENCY_LEASE_SECONDS=str(int(lease))) as server:
         key = uuid.uuid4().hex
         first = threading.Thread(target=lambda: _ignore_errors(lambda: pay(server.url, invoice, key, client_id)))

@@ -16,6 +16,8 @@ from rest_framework.test import APIClient
 from django_api_conventions.idempotency import signals
 from testproject.billing.models import Customer, Invoice, Payment
 
+from .stores import REDIS_STORE_VARIANTS
+
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("store_name")]
 
 
@@ -308,10 +310,13 @@ def test_the_query_string_is_part_of_the_request(client: APIClient) -> None:
 def test_an_unreachable_store_fails_closed(client: APIClient, settings: Any, store_name: str) -> None:
     if store_name == "database":
         pytest.skip("the database store's outage is the database's: covered by the database-down tests")
-    settings.CACHES = {**settings.CACHES, "unreachable": {
-        "BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0",
-        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5}}}
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_CACHE": "unreachable"}
+    unreachable = "redis://127.0.0.1:1/0"
+    backend = REDIS_STORE_VARIANTS[store_name]
+    if backend is None:
+        settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_REDIS_URL": unreachable}
+    else:
+        settings.CACHES = {**settings.CACHES, "unreachable": {**backend, "LOCATION": unreachable}}
+        settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_CACHE": "unreachable"}
     keyed = post(client, "/v2/users", {"email": "down@example.com", "name": "D"}, new_key())
     assert keyed.status_code == 503 and keyed.json()["type"].endswith("/idempotency-store-unavailable")
     assert keyed["Retry-After"] == "5"

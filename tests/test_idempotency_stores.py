@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.core.cache import caches
 
 from django_api_conventions.idempotency.stores import ClaimOutcome, IdempotencyStore, StoredResponse
 from django_api_conventions.idempotency.stores.database import DatabaseStore
+
+from .stores import REDIS_CACHE, REDIS_STORE_VARIANTS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,17 +22,32 @@ LONG = 60
 SHORT = 0.3
 
 
-@pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])
+#: django-valkey's cache, when it is installed (it is not a test dependency): its client is
+#: valkey-py, whose exceptions are its own.
+VALKEY = {"BACKEND": "django_valkey.cache.ValkeyCache"}
+
+
+@pytest.fixture(params=[
+    "database",
+    *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS),
+    pytest.param("redis-valkey", marks=pytest.mark.redis),
+])
 def store(request: pytest.FixtureRequest, settings: Any) -> Iterator[IdempotencyStore]:
     if request.param == "database":
         yield DatabaseStore()
         return
     from django_api_conventions.idempotency.stores.redis import RedisStore
 
-    settings.CACHES = {**settings.CACHES, "idempotency": {"BACKEND": "django_redis.cache.RedisCache",
-                                                          "LOCATION": os.environ["REDIS_URL"]}}
-    yield RedisStore("idempotency")
-    caches["idempotency"].clear()
+    if request.param == "redis-valkey":
+        pytest.importorskip("django_valkey", reason="django-valkey is not installed")
+    cache = VALKEY if request.param == "redis-valkey" else REDIS_STORE_VARIANTS[request.param]
+    if cache is None:
+        redis_store = RedisStore(url=os.environ["REDIS_URL"])
+    else:
+        settings.CACHES = {**settings.CACHES, REDIS_CACHE: {**cache, "LOCATION": os.environ["REDIS_URL"]}}
+        redis_store = RedisStore(REDIS_CACHE)
+    yield redis_store
+    redis_store.client.flushdb()
 
 
 @pytest.fixture

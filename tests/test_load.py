@@ -151,12 +151,12 @@ def percentile(values: list[float], share: float) -> float:
     return round(statistics.quantiles(values, n=100, method="inclusive")[int(share * 100) - 1] * 1000, 1)
 
 
-def test_mixed_load_over_gunicorn_workers(store_name: str) -> None:
+def test_mixed_load_over_gunicorn_workers(example_store: str) -> None:
     user = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name="Load")
     invoices = Invoice.objects.bulk_create(
         Invoice(user=user, amount_due=10**9, currency="eur") for _ in range(INVOICES))
     run = LoadRun("", [invoice.pk for invoice in invoices])
-    with gunicorn(WORKERS, preload=True, IDEMPOTENCY_STORE=store_name, PAYMENT_GATEWAY_DELAY_MS="20") as server:
+    with gunicorn(WORKERS, preload=True, IDEMPOTENCY_STORE=example_store, PAYMENT_GATEWAY_DELAY_MS="20") as server:
         run.url = server.url
         clients = [threading.Thread(target=run.client, args=(n,)) for n in range(CLIENTS)]
         started = time.monotonic()
@@ -178,7 +178,7 @@ def test_mixed_load_over_gunicorn_workers(store_name: str) -> None:
     all_latencies = [value for values in run.latencies.values() for value in values]
     growth = {pid: rss_at_end[pid] - rss_after_warm_up[pid] for pid in workers}
     figures = {
-        "store": store_name, "seconds": round(elapsed, 1), "clients": CLIENTS, "workers": WORKERS,
+        "store": example_store, "seconds": round(elapsed, 1), "clients": CLIENTS, "workers": WORKERS,
         "requests": len(all_latencies), "requests_per_second": round(len(all_latencies) / elapsed, 1),
         "statuses": {category: dict(counter) for category, counter in run.statuses.items()},
         "unexpected_answers": len(run.unexpected),
@@ -189,7 +189,7 @@ def test_mixed_load_over_gunicorn_workers(store_name: str) -> None:
         "worker_rss_kib": {"after_warm_up": list(rss_after_warm_up.values()), "at_end": list(rss_at_end.values())},
         "worker_rss_growth_kib": list(growth.values()),
     }
-    report(f"load-{store_name}", figures)
+    report(f"load-{example_store}", figures)
     assert not run.unexpected, json.dumps(run.unexpected[:10], indent=1)
     assert figures["executions_per_key"] == {1: len(run.sent)}, "every key ran exactly once"
     assert all(sent.misses == 1 and len(sent.bodies) == 1 for sent in run.sent.values()), "one run, one answer"

@@ -64,6 +64,35 @@ def test_fail_closed_is_the_default(client: APIClient, settings: Any) -> None:
     assert not Customer.objects.filter(email=email).exists()
 
 
+#: Each kind of client the Redis store takes, pointed at a port where nothing listens.
+UNREACHABLE_CLIENTS = {
+    "django-redis": {"IDEMPOTENCY_CACHE": "unreachable"},
+    "django-cache": {"IDEMPOTENCY_CACHE": "unreachable-django"},
+    "django-valkey": {"IDEMPOTENCY_CACHE": "unreachable-valkey"},
+    "url": {"IDEMPOTENCY_REDIS_URL": "redis://127.0.0.1:1/0?socket_connect_timeout=0.5"},
+    "url-sentinel": {"IDEMPOTENCY_REDIS_URL": "redis+sentinel://127.0.0.1:1,127.0.0.1:2/mymaster"},
+    "url-cluster": {"IDEMPOTENCY_REDIS_URL": "redis+cluster://127.0.0.1:1,127.0.0.1:2?socket_connect_timeout=0.5"},
+}
+
+
+@pytest.mark.parametrize("kind", UNREACHABLE_CLIENTS)
+def test_every_client_that_cannot_reach_redis_is_a_503(client: APIClient, settings: Any, kind: str) -> None:
+    if kind == "django-valkey":
+        pytest.importorskip("django_valkey", reason="django-valkey is not installed")
+    settings.CACHES = {
+        **settings.CACHES,
+        "unreachable": UNREACHABLE,
+        "unreachable-django": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                               "LOCATION": "redis://127.0.0.1:1/0"},
+        "unreachable-valkey": {"BACKEND": "django_valkey.cache.ValkeyCache", "LOCATION": "valkey://127.0.0.1:1/0"},
+    }
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "redis", **UNREACHABLE_CLIENTS[kind]}
+    email = f"{uuid.uuid4().hex}@example.com"
+    response = create_user(client, email, uuid.uuid4().hex)
+    assert response.status_code == 503 and response.json()["type"].endswith("/idempotency-store-unavailable")
+    assert not Customer.objects.filter(email=email).exists()
+
+
 def test_a_cache_that_is_down_lets_throttled_requests_through(client: APIClient, settings: Any,
                                                               caplog: pytest.LogCaptureFixture) -> None:
     settings.CACHES = {**settings.CACHES, "default": UNREACHABLE}

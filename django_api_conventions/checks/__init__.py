@@ -15,7 +15,7 @@ from django.core import checks
 
 from ..idempotency.checks import check_idempotency_store
 from ..pagination.checks import check_paginated_orderings
-from ..problems.checks import check_error_views
+from ..problems.checks import check_api_paths, check_error_views
 from ..versioning.checks import check_deprecation_dates, check_versions
 from .messages import MESSAGES, message
 from .settings import SETTING_TYPES, check_settings, settings_are_valid
@@ -26,6 +26,7 @@ __all__ = [
     "MESSAGES",
     "MIDDLEWARE_ORDER",
     "SETTING_TYPES",
+    "check_api_paths",
     "check_deprecation_dates",
     "check_drf_settings",
     "check_error_views",
@@ -58,6 +59,7 @@ def register_all() -> None:
     checks.register(check_openapi_schema, checks.Tags.compatibility)
     checks.register(check_middleware, checks.Tags.compatibility)
     checks.register(check_error_views, checks.Tags.urls)
+    checks.register(check_api_paths, checks.Tags.urls)
     checks.register(check_maintenance_switch, checks.Tags.caches)
     checks.register(check_idempotency_store, checks.Tags.caches)
     checks.register(check_paginated_orderings, checks.Tags.models)

@@ -49,8 +49,16 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
              _("API_CONVENTIONS['IDEMPOTENCY_DATABASE'] = {value!r} is not in DATABASES."),
              _("Name the alias of your primary database.")),
     "E011": (checks.Error,
-             _("API_CONVENTIONS['IDEMPOTENCY_CACHE'] = {value!r} is not a django-redis cache."),
-             _("The Redis store needs a CACHES entry with BACKEND 'django_redis.cache.RedisCache'.")),
+             _("API_CONVENTIONS['IDEMPOTENCY_CACHE'] = {value!r} cannot lend the Redis store its connection: "
+               "{error}."),
+             _("Name a CACHES entry whose BACKEND is 'django_redis.cache.RedisCache', "
+               "'django.core.cache.backends.redis.RedisCache' or django-valkey's ValkeyCache, or give the "
+               "store its own API_CONVENTIONS['IDEMPOTENCY_REDIS_URL'].")),
+    "E014": (checks.Error,
+             _("API_CONVENTIONS['IDEMPOTENCY_REDIS_URL'] = {value!r} cannot be used: {error}."),
+             _("Use redis://[[user]:password@]host[:port][/db], "
+               "redis+sentinel://host[:port][,host[:port]...]/service_name[/db] or "
+               "redis+cluster://host[:port][,host[:port]...] (rediss... for TLS); see docs/idempotency.md.")),
     "E012": (checks.Error,
              _("ClientRateThrottle is a default throttle class but DEFAULT_THROTTLE_RATES has no "
                "'client' rate: every request would fail."),
@@ -138,6 +146,12 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
                "in LANGUAGE_CODE, not in the client's language."),
              _("Put 'django.middleware.locale.LocaleMiddleware' first in MIDDLEWARE: it reads only the "
                "Accept-Language header and the language cookie, so nothing needs to run before it.")),
+    "W012": (checks.Warning,
+             _("django.contrib.admin is installed but API_CONVENTIONS['API_PATHS'] is unset: every path is "
+               "API, so the admin's errors (a CSRF failure at its login, its 404s) answer "
+               "application/problem+json to browsers."),
+             _("Name the API's paths, e.g. API_CONVENTIONS['API_PATHS'] = [r'{pattern}'] (every path but the "
+               "admin's); set it to [r'^/'] to keep the whole site API.")),
     "W020": (checks.Warning,
              _("API_CONVENTIONS['VERSIONS'] is set but VersionLifecycleMiddleware is not in MIDDLEWARE: "
                "deprecations are not announced and sunsets pass unnoticed."),

@@ -22,6 +22,7 @@ from .messages import message
 #: Setting -> (accepted types, their description).
 SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "PROBLEM_BASE_URL": ((str, type(None)), "a URL string or None"),
+    "API_PATHS": ((list, tuple), "a list of regular expressions"),
     "TRACE_ID_HEADER": ((str,), "a header name"),
     "TRUST_INCOMING_TRACE_ID": ((bool,), "True or False"),
     "CLIENT_ID_RESOLVER": ((str,), "a dotted path"),
@@ -37,6 +38,7 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "IDEMPOTENCY_STORE": ((str,), "'database', 'redis' or the dotted path of a store class"),
     "IDEMPOTENCY_DATABASE": ((str,), "a database alias"),
     "IDEMPOTENCY_CACHE": ((str,), "a cache alias"),
+    "IDEMPOTENCY_REDIS_URL": ((str, type(None)), "a Redis URL or None"),
     "IDEMPOTENCY_HEADER": ((str,), "a header name"),
     "IDEMPOTENCY_LEASE_SECONDS": ((int, float), "a positive number of seconds"),
     "IDEMPOTENCY_RETENTION_SECONDS": ((int,), "a positive number of seconds"),
@@ -68,6 +70,7 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "IDEMPOTENCY_LEASE_SECONDS": lambda v: v > 0,
     "IDEMPOTENCY_RETENTION_SECONDS": lambda v: v > 0,
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": lambda v: v is None or v > 0,
+    "IDEMPOTENCY_REDIS_URL": lambda v: v is None or bool(v),
     "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": lambda v: v > 0,
     "IDEMPOTENCY_STORE_UNAVAILABLE": lambda v: v in ("fail-closed", "fail-open"),
     "PAGINATION_DEFAULT_LIMIT": lambda v: v > 0,
@@ -157,6 +160,7 @@ _VALUE_CHECKS: dict[str, Callable[[str, Any], list[checks.CheckMessage]]] = {
     "PROBLEM_BASE_URL": _check_problem_base_url,
     "VERSION_PATH_REGEX": _check_version_path_regex,
     "VERSIONS": _check_versions,
+    "API_PATHS": _check_patterns,
     "MAINTENANCE_EXEMPT_PATHS": _check_patterns,
     "IDEMPOTENCY_PATHS": _check_patterns,
     "URL_CONVENTION_SILENCED": _check_patterns,

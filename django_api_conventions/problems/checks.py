@@ -1,9 +1,12 @@
-"""Checks that every layer answers problems: DRF's handler, Django's error views, the type URLs."""
+"""Checks that every layer answers problems: DRF's handler, Django's error views, the type URLs;
+and that HTML pages beside the API (the admin) are left out of it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.core import checks
 from django.urls import NoReverseMatch, get_resolver, reverse
@@ -38,3 +41,17 @@ def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
         except NoReverseMatch:
             errors.append(message("E008"))
     return errors
+
+
+def check_api_paths(**kwargs: Any) -> list[checks.CheckMessage]:
+    """With the admin installed, ``API_PATHS`` should leave its pages to Django's error views."""
+    user_settings = getattr(settings, SETTINGS_NAME, {})
+    if not apps.is_installed("django.contrib.admin") or not isinstance(user_settings, dict):
+        return []
+    if "API_PATHS" in user_settings:
+        return []
+    try:
+        admin_path = reverse("admin:index")
+    except NoReverseMatch:
+        admin_path = "/admin/"
+    return [message("W012", pattern=f"^/(?!{re.escape(admin_path.lstrip('/'))})")]

@@ -8,6 +8,9 @@ Point your root URLconf at them:
     handler500 = "django_api_conventions.problems.django_handlers.server_error"
 
 and ``CSRF_FAILURE_VIEW = "django_api_conventions.problems.django_handlers.csrf_failure"``.
+
+Outside ``API_PATHS`` each hands over to Django's own view (``django.views.defaults``,
+``django.views.csrf.csrf_failure``), templates ``404.html``... included.
 """
 
 from __future__ import annotations
@@ -17,25 +20,35 @@ import sys
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext
+from django.views import csrf, defaults
 
+from .api_paths import is_api_path
 from .details import ProblemException, render_problem
 from .mapping import INTERNAL_ERROR_DETAIL, PERMISSION_DENIED_DETAIL, problem_for_exception
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if not is_api_path(request):
+        return defaults.bad_request(request, exception)
     problem = problem_for_exception(exception) if exception is not None else None
     return render_problem(request, problem or ProblemException("bad-request"))
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if not is_api_path(request):
+        return defaults.permission_denied(request, exception)
     return render_problem(request, ProblemException("permission-denied", PERMISSION_DENIED_DETAIL))
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if not is_api_path(request):
+        return defaults.page_not_found(request, exception)
     return render_problem(request, not_found_problem(request))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    if not is_api_path(request):
+        return defaults.server_error(request)
     # Django calls handler500 inside its ``except`` block: the failure is still at hand, and
     # a database outage deserves a 503 rather than a 500.
     exception = sys.exc_info()[1]
@@ -44,6 +57,8 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    if not is_api_path(request):
+        return csrf.csrf_failure(request, reason)
     return render_problem(
         request,
         ProblemException("csrf-failed", gettext("CSRF verification failed: send the CSRF token with the request.")),

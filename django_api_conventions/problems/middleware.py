@@ -18,6 +18,7 @@ from django.utils.deprecation import MiddlewareMixin
 from django.utils.translation import gettext
 
 from ..request_attributes import EXCEPTION, get_state, set_state
+from .api_paths import html_error_page, is_api_path
 from .details import ProblemException, is_problem_response, render_problem
 from .django_handlers import not_found_problem
 from .hosts import checked_host
@@ -41,6 +42,11 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
       ``got_request_exception`` receivers, its text never sent;
     - turns any other error response (Django's HTML pages with ``DEBUG`` on or off, a view's own
       error responses) into a problem with the same status and headers.
+
+    Outside ``API_PATHS`` (the admin, say) Django answers as usual: the request is refused for
+    the same reasons, but with Django's own 400 page; exceptions go to Django's handling (its
+    ``handler500``...), error responses are left alone. Only a :class:`ProblemException`,
+    raised on purpose, is a problem on every path.
     """
 
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
@@ -49,11 +55,19 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
             _check_content_length(request)
             _check_no_nul(request)  # parsing the query string also raises TooManyFieldsSent
             _check_headers_no_nul(request)
-        except (SuspiciousOperation, BadRequest, ProblemException) as exc:
+        except (SuspiciousOperation, BadRequest) as exc:
+            if not is_api_path(request):
+                raise  # Django's own answer: security log, handler400
             return self.process_exception(request, exc)
+        except ProblemException as exc:
+            # The checks Django does not make (a chunked body, an absolute-form target naming
+            # another host) protect HTML pages too; there they answer a plain error page.
+            return self.process_exception(request, exc) if is_api_path(request) else html_error_page(request, exc)
         return None
 
-    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse:
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, ProblemException) and not is_api_path(request):
+            return None
         problem = problem_for_exception(exception)
         if problem is None:
             # Error trackers listen to this signal; Django sends it only for what reaches it.
@@ -65,6 +79,8 @@ class ProblemDetailsMiddleware(MiddlewareMixin):
 
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         if response.status_code < 400 or is_problem_response(response):  # type: ignore[arg-type]
+            return response
+        if not is_api_path(request):
             return response
         exception = get_state(request, EXCEPTION)
         problem = problem_for_exception(exception) if exception is not None else None

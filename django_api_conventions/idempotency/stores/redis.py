@@ -2,6 +2,8 @@
 
 Every script touches a single key, so the store is safe on Redis Cluster. Time comes from
 the Redis server (``TIME``), so the hosts' clocks never decide whether a lease has passed.
+Its client comes from :mod:`~django_api_conventions.contrib.redis`: a cache alias
+(django-redis, Django's RedisCache, django-valkey) or ``IDEMPOTENCY_REDIS_URL``.
 """
 
 from __future__ import annotations
@@ -10,19 +12,11 @@ import hashlib
 import json
 import logging
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from typing import Any, ClassVar
 
 from ...conf import api_settings
-from ...contrib.redis import (
-    BusyLoadingError,
-    ConnectionInterrupted,
-    NoScriptError,
-    OutOfMemoryError,
-    ReadOnlyError,
-    RedisConnectionError,
-    RedisTimeoutError,
-    get_redis_connection,
-)
+from ...contrib.redis import NO_SCRIPT_ERRORS, UNAVAILABLE_ERRORS, redis_client_for_cache, redis_client_from_url
 from ..commit_markers import TransactionStatus, transaction_status
 from .base import Claim, ClaimOutcome, IdempotencyStore, RecordSummary, StoredResponse, new_owner_token
 
@@ -40,7 +34,7 @@ class Script:
     def __call__(self, keys: list[str], args: list[Any], *, client: Any) -> Any:
         try:
             return client.evalsha(self.sha, len(keys), *keys, *args)
-        except NoScriptError:
+        except NO_SCRIPT_ERRORS:
             return client.eval(self.source, len(keys), *keys, *args)
 
 _NOW_MS = """
@@ -138,20 +132,23 @@ class RedisStore(IdempotencyStore):
 
     transactional: ClassVar[bool] = False
     prepares_commits: ClassVar[bool] = True
-    needs_redis_cache: ClassVar[bool] = True
-    unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (
-        # OutOfMemoryError under maxmemory noeviction, ReadOnlyError on a replica after a
-        # failover, BusyLoadingError while a restarted server loads its data: all transient.
-        ConnectionInterrupted, RedisConnectionError, RedisTimeoutError, OutOfMemoryError, ReadOnlyError,
-        BusyLoadingError, OSError,
-    )
+    #: Its settings (IDEMPOTENCY_REDIS_URL or IDEMPOTENCY_CACHE) are checked at start-up.
+    needs_redis: ClassVar[bool] = True
+    #: The errors of every supported client that mean Redis cannot answer now (a lost
+    #: connection, a timeout, a full server, a replica after a failover, a cluster down ...).
+    unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = UNAVAILABLE_ERRORS
 
-    def __init__(self, alias: str | None = None) -> None:
-        self.alias = alias or api_settings.IDEMPOTENCY_CACHE
+    def __init__(self, alias: str | None = None, *, url: str | None = None) -> None:
+        """``alias``: a cache alias; ``url``: a Redis URL; neither: the settings, the URL first."""
+        if alias is None and url is None:
+            url = api_settings.IDEMPOTENCY_REDIS_URL
+            alias = None if url else api_settings.IDEMPOTENCY_CACHE
+        self.alias = alias
+        self.url = url
 
-    @property
+    @cached_property
     def client(self) -> Any:
-        return get_redis_connection(self.alias)
+        return redis_client_from_url(self.url) if self.url else redis_client_for_cache(self.alias or "default")
 
     @staticmethod
     def record_key(scope: str, key: str) -> str:
