@@ -1,18 +1,25 @@
-"""One conformance suite for every idempotency store (database on SQLite and PostgreSQL, Redis)."""
+"""One conformance suite for every idempotency store (database on SQLite and PostgreSQL, directly and
+through PgBouncer in transaction pooling mode, Redis)."""
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.core.cache import caches
+from django.db import connections
 
 from django_api_conventions.idempotency.stores import ClaimOutcome, IdempotencyStore, StoredResponse
 from django_api_conventions.idempotency.stores.database import DatabaseStore
+
+from .pgbouncer import django_database_through
+from .stores import VIA_PGBOUNCER
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,10 +28,19 @@ LONG = 60
 SHORT = 0.3
 
 
-@pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(params=[
+    "database",
+    pytest.param(VIA_PGBOUNCER, marks=[pytest.mark.postgres, pytest.mark.pgbouncer]),
+    pytest.param("redis", marks=pytest.mark.redis),
+])
 def store(request: pytest.FixtureRequest, settings: Any) -> Iterator[IdempotencyStore]:
     if request.param == "database":
         yield DatabaseStore()
+        return
+    if request.param == VIA_PGBOUNCER:
+        with django_database_through(request.getfixturevalue("pgbouncer")) as counted:
+            yield DatabaseStore()
+        assert counted(), "no transaction of the test went through PgBouncer"
         return
     from django_api_conventions.idempotency.stores.redis import RedisStore
 
@@ -49,6 +65,28 @@ def test_first_claim_wins_and_the_next_is_in_flight(store: IdempotencyStore, key
     second = claim(store, key)
     assert second.outcome is ClaimOutcome.IN_FLIGHT
     assert 50 < second.lease_remaining <= LONG
+
+
+def test_of_simultaneous_claims_of_one_key_one_wins(store: IdempotencyStore, key: str) -> None:
+    if store.transactional and connections["default"].vendor == "sqlite":
+        pytest.skip("the test database, in-memory SQLite, locks tables without waiting: threads need a server")
+    threads = 12
+    barrier = threading.Barrier(threads)
+    outcomes: list[ClaimOutcome] = []
+
+    def contend() -> None:
+        try:
+            barrier.wait(timeout=30)
+            outcomes.append(claim(store, key).outcome)
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    workers = [threading.Thread(target=contend) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert Counter(outcomes) == {ClaimOutcome.CLAIMED: 1, ClaimOutcome.IN_FLIGHT: threads - 1}
 
 
 def test_another_request_under_the_same_key_is_a_mismatch(store: IdempotencyStore, key: str) -> None:
