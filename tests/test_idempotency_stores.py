@@ -9,11 +9,13 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.core.cache import caches
 from django.db import connections
+from django.utils import timezone
 
 from django_api_conventions.idempotency.stores import ClaimOutcome, IdempotencyStore, StoredResponse
 from django_api_conventions.idempotency.stores.database import DatabaseStore
@@ -185,6 +187,27 @@ def test_purge_deletes_only_expired_records(store: IdempotencyStore, key: str) -
     assert store.inspect("client:a", key) is None
     assert store.inspect("client:a", kept) is not None
     assert claim(store, key, fingerprint="f2").outcome is ClaimOutcome.CLAIMED
+
+
+def test_purge_goes_through_batches_of_records_that_expired_at_the_same_instant(
+    store: IdempotencyStore, key: str
+) -> None:
+    # Each batch starts at the expiry the one before ended with: records sharing it must not be
+    # skipped, whichever batch they fall in.
+    if not store.transactional:
+        pytest.skip("Redis expires records itself")
+    from django_api_conventions.models import IdempotencyRecord
+
+    for index in range(9):
+        owner = claim(store, f"{key}-{index}").owner
+        store.complete("client:a", f"{key}-{index}", owner, RESPONSE, 3600 if index == 8 else 1)
+    past = timezone.now() - timedelta(minutes=5)
+    records = IdempotencyRecord.objects.filter(scope="client:a", key__startswith=key)
+    records.filter(key__regex=r"-[0-2]$").update(expires_at=past, lease_expires_at=past)
+    records.filter(key__regex=r"-[3-7]$").update(expires_at=past + timedelta(seconds=1), lease_expires_at=past)
+    assert store.purge(batch_size=2, dry_run=True) == 8
+    assert store.purge(batch_size=2, dry_run=False) == 8
+    assert list(records.values_list("key", flat=True)) == [f"{key}-8"]
 
 
 def test_the_database_store_ignores_routers(settings: Any, key: str) -> None:
