@@ -43,6 +43,20 @@ class Plan:
     workers: int = 2
     http: bool = True
     backends: tuple[str, ...] = ("postgresql", "redis", "sqlite")
+    # Retention at scale (benchmarks/purge.py): records in the table, how many of them expired,
+    # the keyed requests a second that keep arriving meanwhile (the purge as it was and as it
+    # is at that rate, then the purge as it is with as many as the threads make), on how many
+    # threads, and how long the load runs alone first.
+    purge_rows: int = 5_000_000
+    purge_expired: int = 2_500_000
+    purge_batch: int = 1_000
+    purge_load_rate: float = 1_000.0
+    purge_load_threads: int = 8
+    purge_baseline_seconds: float = 20.0
+
+    @property
+    def purge_runs(self) -> list[tuple[str, float]]:
+        return [("before", self.purge_load_rate), ("after", self.purge_load_rate), ("after", 0.0)]
 
     def sqlite_file(self, purpose: str) -> str:
         """The SQLite file of ``purpose``; one file for all in a smoke run (one migrate, seconds)."""
@@ -58,13 +72,18 @@ PLANS = {
     "quick": Plan(
         "quick", rows=100_000, page_rounds=25, tie_rows=15_000, http_rounds=3, http_seconds=3.0,
         throughput_rounds=4, throughput_seconds=1.0, duplicate_keys=10, inprocess_rounds=3, inprocess_requests=30,
+        purge_rows=500_000, purge_expired=250_000, purge_baseline_seconds=5.0,
     ),
     # Seconds, SQLite only, no server: keeps the benchmark code from rotting (tests/test_benchmarks.py).
     "smoke": Plan(
         "smoke", rows=1_000, page_rounds=1, tie_rows=1_500, tie_group=150, inprocess_rounds=1,
-        inprocess_requests=5, http=False, backends=("sqlite",),
+        inprocess_requests=5, http=False, backends=("sqlite",), purge_rows=2_000, purge_expired=1_000,
+        purge_batch=300, purge_load_rate=40.0, purge_load_threads=2, purge_baseline_seconds=0.25,
     ),
 }
+
+
+PARTS = ("idempotency", "pagination", "purge")
 
 
 @dataclass
@@ -72,22 +91,22 @@ class Options:
     plan: Plan
     output: Path
     rebuild: bool = False
-    only: set[str] = field(default_factory=lambda: {"idempotency", "pagination"})
+    only: set[str] = field(default_factory=lambda: set(PARTS))
     profile: bool = False
 
 
 def parse_args(argv: list[str] | None = None) -> Options:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
-        description="Idempotency and pagination benchmarks, each scenario against its baseline in the same run. "
+        description="Idempotency, pagination and purge benchmarks, each scenario against its baseline in the same run. "
         "PostgreSQL scenarios need DATABASE_URL (postgres://...; databases <name>_* are created next to it), "
         "Redis scenarios need REDIS_URL.",
     )
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="every scenario at reduced size (100,000 rows), < 3 min")
     size.add_argument("--smoke", action="store_true", help="tiny sizes, SQLite only, no server (seconds)")
-    parser.add_argument("--only", choices=["idempotency", "pagination"], action="append",
-                        help="run only this part (repeatable)")
+    parser.add_argument("--only", choices=PARTS, action="append",
+                        help="run only this part (repeatable); purge: retention at scale, docs/benchmarks.md")
     parser.add_argument("--workers", type=int, help="gunicorn workers (default 2)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the pagination datasets even if present")
     parser.add_argument("--profile", action="store_true",
@@ -99,7 +118,7 @@ def parse_args(argv: list[str] | None = None) -> Options:
         plan = Plan(**{**asdict(plan), "workers": args.workers})
     return Options(
         plan=plan, output=args.json or services.WORK_DIR / "results.json", rebuild=args.rebuild,
-        only=set(args.only or ["idempotency", "pagination"]), profile=args.profile,
+        only=set(args.only or PARTS), profile=args.profile,
     )
 
 
@@ -128,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         results["idempotency"] = run_idempotency(plan, options, base_postgres, redis_url, have_postgres, have_redis)
     if "pagination" in options.only:
         results["pagination"] = run_pagination(plan, options, base_postgres if have_postgres else None)
+    if "purge" in options.only:
+        results["purge"] = run_purge(plan, base_postgres if have_postgres else None)
     results["seconds"] = round(time.monotonic() - started, 1)
     table = report.render(results)
     results["targets"] = report.targets(results)
@@ -267,6 +288,33 @@ def duplicates(context: Any, port: int, run_id: str, users: list[str], clients: 
     for process in processes:
         process.join()
     return {"statuses": statuses}
+
+
+# --- retention at scale ----------------------------------------------------------------------
+
+
+def run_purge(plan: Plan, base_postgres: str | None) -> dict[str, Any]:
+    """``idempotency_purge`` as it was and as it is, on the same table rebuilt for each, under the
+    same keyed load (benchmarks/purge.py); the database <name>_purge is kept between runs."""
+    out: dict[str, Any] = {}
+    databases: list[tuple[str, str]] = []
+    if base_postgres:
+        url = services.postgres_url(base_postgres, "purge")
+        assert url is not None
+        services.create_database(url, recreate=False)
+        databases.append(("postgresql", url))
+    if "sqlite" in plan.backends and not plan.http:
+        databases.append(("sqlite", services.sqlite_url(plan.sqlite_file("purge"))))
+    for vendor, url in databases:
+        say(f"purge on {vendor}: {plan.purge_rows:,} records, {plan.purge_expired:,} expired, "
+            f"{plan.purge_load_rate:.0f} keyed requests/s meanwhile, then as many as {plan.purge_load_threads} "
+            "threads make")
+        out[vendor] = services.run_task("purge", {
+            "rows": plan.purge_rows, "expired": plan.purge_expired, "batch_size": plan.purge_batch,
+            "load_threads": plan.purge_load_threads, "baseline_seconds": plan.purge_baseline_seconds,
+            "runs": plan.purge_runs,
+        }, services.task_environment(DATABASE_URL=url, IDEMPOTENCY_STORE="database"))
+    return out
 
 
 # --- pagination ------------------------------------------------------------------------------

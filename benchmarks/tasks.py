@@ -23,6 +23,8 @@ from urllib.parse import urlencode, urlsplit
 
 import django
 
+from .purge import purge
+
 BENCH_USER = "usr_bench"
 SQLITE_LOAD_BATCH = 50_000
 
@@ -329,6 +331,7 @@ TASKS: dict[str, Callable[..., Any]] = {
     "count_orders": count_orders,
     "inprocess_idempotency": inprocess_idempotency,
     "pagination": pagination,
+    "purge": purge,
 }
 
 if __name__ == "__main__":

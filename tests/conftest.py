@@ -2,8 +2,9 @@
 
 ``REQUIRE_BACKENDS=postgres,redis`` (set by ``./dev test`` for its services pass) turns a
 missing service into a failure of the whole run rather than skipped tests. nginx (the
-``nginx`` tests of the reverse-proxy recipe) is required the same way by
-``REQUIRE_BACKENDS=nginx`` and by ``CI=true``: elsewhere, without nginx, they are skipped.
+``nginx`` tests of the reverse-proxy recipe) and PgBouncer (the ``pgbouncer`` tests: the database
+store through transaction pooling) are required the same way by ``REQUIRE_BACKENDS=nginx`` /
+``pgbouncer`` and by ``CI=true``: elsewhere, without them, their tests are skipped.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from urllib.parse import urlsplit
 import pytest
 from django.core.cache import caches
 from django.core.servers import basehttp
+from django.db import connections
 
 from django_api_conventions.maintenance import _last_reading
 
+from .pgbouncer import INSTALL_PGBOUNCER, PgBouncer, find_pgbouncer, running_pgbouncer
 from .reverse_proxy import find_nginx
-from .stores import REDIS_CACHE, REDIS_STORE_VARIANTS
+from .stores import STORES, configure_store, use_store
 
 # The live server's listen backlog (10) would reset the connections of 50 simultaneous clients
 # before any code of ours runs; gunicorn's default is 2048.
@@ -29,7 +32,7 @@ basehttp.WSGIServer.request_queue_size = 256
 
 REQUIRED = {name.strip() for name in os.environ.get("REQUIRE_BACKENDS", "").split(",") if name.strip()}
 if os.environ.get("CI", "").lower() in ("true", "1"):
-    REQUIRED.add("nginx")
+    REQUIRED.update({"nginx", "pgbouncer"})
 INSTALL_NGINX = "apt-get install nginx"
 
 
@@ -56,6 +59,9 @@ def pytest_configure(config: pytest.Config) -> None:
         problems.append(f"Redis at {redis_url} cannot be reached")
     if "nginx" in REQUIRED and find_nginx() is None:
         problems.append(f"nginx is required (CI=true or REQUIRE_BACKENDS=nginx) but is not installed: {INSTALL_NGINX}")
+    if "pgbouncer" in REQUIRED and find_pgbouncer() is None:
+        problems.append("pgbouncer is required (CI=true or REQUIRE_BACKENDS=pgbouncer) but is not installed: "
+                        f"{INSTALL_PGBOUNCER}")
     if problems:
         raise pytest.UsageError("; ".join(problems))
 
@@ -64,56 +70,56 @@ def pytest_report_header(config: pytest.Config) -> str:
     database = "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite"
     redis = "redis" if os.environ.get("REDIS_URL") else "no redis (Redis tests skipped)"
     nginx = find_nginx() or "no nginx (nginx tests skipped)"
-    return f"backends: {database}, {redis}, {nginx}"
+    bouncer = find_pgbouncer() or "no pgbouncer (pgbouncer tests skipped)"
+    return f"backends: {database}, {redis}, {nginx}, {bouncer}"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     skip_redis = pytest.mark.skip(reason="REDIS_URL is unset")
     skip_postgres = pytest.mark.skip(reason="DATABASE_URL is not PostgreSQL")
     skip_nginx = pytest.mark.skip(reason=f"nginx is not installed (not on PATH, nor in /usr/sbin): {INSTALL_NGINX}")
+    skip_pgbouncer = pytest.mark.skip(
+        reason=f"pgbouncer is not installed (not on PATH, nor in /usr/sbin): {INSTALL_PGBOUNCER}")
     nginx_missing = find_nginx() is None
+    pgbouncer_missing = find_pgbouncer() is None
     for item in items:
         if "nginx" in item.keywords and nginx_missing:
             item.add_marker(skip_nginx)
+        if "pgbouncer" in item.keywords and pgbouncer_missing:
+            item.add_marker(skip_pgbouncer)
         if "redis" in item.keywords and not os.environ.get("REDIS_URL"):
             item.add_marker(skip_redis)
         if "postgres" in item.keywords and not os.environ.get("DATABASE_URL", "").startswith("postgres"):
             item.add_marker(skip_postgres)
 
 
-def _use_store(settings: Any, variant: str) -> Iterator[str]:
-    """Point this process's settings at ``variant``; empty the Redis store's records after the test."""
-    if variant == "database":
-        settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "database"}
-        yield variant
-        return
-    from django_api_conventions.idempotency.stores.redis import RedisStore
-
-    overrides: dict[str, Any] = {"IDEMPOTENCY_STORE": "redis"}
-    cache = REDIS_STORE_VARIANTS[variant]
-    if cache is None:
-        overrides["IDEMPOTENCY_REDIS_URL"] = os.environ["REDIS_URL"]
-    else:
-        settings.CACHES = {**settings.CACHES, REDIS_CACHE: {**cache, "LOCATION": os.environ["REDIS_URL"]}}
-        overrides["IDEMPOTENCY_CACHE"] = REDIS_CACHE
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, **overrides}
-    store = RedisStore()  # bound now: the test may point the settings elsewhere
-    yield variant
-    store.client.flushdb()
-
-
-@pytest.fixture(params=["database", *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS)])
+@pytest.fixture(params=STORES)
 def store_name(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
     """The store the test runs on, in this process: ``database`` or a variant of the Redis store
     (django-redis' cache, Django's own Redis cache, a client from IDEMPOTENCY_REDIS_URL)."""
-    yield from _use_store(settings, request.param)
+    yield from configure_store(request, settings)
 
 
 @pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])
 def example_store(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
     """``IDEMPOTENCY_STORE`` of the example service started in another process (gunicorn), whose
     Redis store is the django-redis cache of REDIS_URL; this process reads the same records."""
-    yield from _use_store(settings, request.param)
+    yield from use_store(settings, request.param)
+
+
+@pytest.fixture(scope="session")
+def pgbouncer(django_db_setup: None) -> Iterator[PgBouncer]:
+    """One PgBouncer (transaction pooling) in front of the test database's server, for the session.
+
+    It needs the test database, and stops before it is dropped (its pooled connections would
+    keep ``DROP DATABASE`` from running).
+    """
+    config = connections["default"].settings_dict
+    if config["ENGINE"] != "django.db.backends.postgresql":
+        pytest.skip("DATABASE_URL is not PostgreSQL: PgBouncer pools PostgreSQL connections")
+    with running_pgbouncer(config["HOST"] or "127.0.0.1", int(config["PORT"] or 5432), config["USER"] or "root",
+                   config["PASSWORD"] or "") as server:
+        yield server
 
 
 @pytest.fixture(autouse=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .http import send
+from .pgbouncer import running_pgbouncer
 from .servers import REPOSITORY, free_port
 
 
@@ -79,8 +80,10 @@ def running_service(
 def example_service(
     backend: str, folder: Path, *, gunicorn_options: Sequence[str] = (), **settings: str
 ) -> Iterator[Service]:
-    """``backend``: ``sqlite`` (a file in ``folder``) or ``postgres+redis`` (a database of its own on
-    DATABASE_URL's server, dropped afterwards, with the Redis cache and idempotency store).
+    """``backend``: ``sqlite`` (a file in ``folder``), ``postgres+redis`` (a database of its own on
+    DATABASE_URL's server, dropped afterwards, with the Redis cache and idempotency store) or
+    ``postgres+pgbouncer`` (such a database reached through PgBouncer in transaction pooling mode,
+    with the database idempotency store, and no Redis).
     ``gunicorn_options``: more command-line options of gunicorn (``-c deploy/gunicorn.conf.py``)."""
     environment = {
         **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "COVERAGE_PROCESS_START")},
@@ -94,6 +97,15 @@ def example_service(
             yield running
         return
     with postgres_database(os.environ["DATABASE_URL"]) as database_url:
+        if backend == "postgres+pgbouncer":
+            parts = urlsplit(database_url)
+            # Stopped before the database is dropped: its pooled connections would keep it in use.
+            with running_pgbouncer(parts.hostname or "127.0.0.1", parts.port or 5432, parts.username or "root",
+                                   parts.password or "") as bouncer:
+                environment.update(DATABASE_URL=bouncer.url(database_url), IDEMPOTENCY_STORE="database")
+                with running_service(environment, gunicorn_options=gunicorn_options) as running:
+                    yield running
+            return
         environment.update(DATABASE_URL=database_url, REDIS_URL=os.environ["REDIS_URL"], IDEMPOTENCY_STORE="redis")
         with running_service(environment, gunicorn_options=gunicorn_options) as running:
             yield running

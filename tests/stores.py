@@ -1,8 +1,21 @@
-"""The variants of the Redis store the tests run on: one per kind of client it supports."""
+"""The idempotency stores a test runs on: the ``store_name`` fixture's parameters and set-up.
+
+Every test that takes ``store_name`` runs on the database store and on each variant of the
+Redis store, one per kind of client it supports (tests/conftest.py). The protocol, concurrency
+and conformance modules also run the database store through a real PgBouncer in transaction
+pooling mode (tests/pgbouncer.py) by declaring their own ``store_name`` with
+:data:`STORES_AND_PGBOUNCER`.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
+
+from .pgbouncer import django_database_through
 
 #: The cache alias the cache variants add to CACHES.
 REDIS_CACHE = "idempotency"
@@ -13,3 +26,40 @@ REDIS_STORE_VARIANTS: dict[str, dict[str, Any] | None] = {
     "redis-django-cache": {"BACKEND": "django.core.cache.backends.redis.RedisCache"},
     "redis-url": None,
 }
+#: The database store, with every connection of the test through PgBouncer.
+VIA_PGBOUNCER = "database-via-pgbouncer"
+
+STORES = ["database", *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS)]
+STORES_AND_PGBOUNCER = [*STORES, pytest.param(VIA_PGBOUNCER, marks=[pytest.mark.postgres, pytest.mark.pgbouncer])]
+
+
+def use_store(settings: Any, variant: str) -> Iterator[str]:
+    """Point this process's settings at ``variant``; empty the Redis store's records after the test."""
+    if variant == "database":
+        settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "database"}
+        yield variant
+        return
+    from django_api_conventions.idempotency.stores.redis import RedisStore
+
+    overrides: dict[str, Any] = {"IDEMPOTENCY_STORE": "redis"}
+    cache = REDIS_STORE_VARIANTS[variant]
+    if cache is None:
+        overrides["IDEMPOTENCY_REDIS_URL"] = os.environ["REDIS_URL"]
+    else:
+        settings.CACHES = {**settings.CACHES, REDIS_CACHE: {**cache, "LOCATION": os.environ["REDIS_URL"]}}
+        overrides["IDEMPOTENCY_CACHE"] = REDIS_CACHE
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, **overrides}
+    store = RedisStore()  # bound now: the test may point the settings elsewhere
+    yield variant
+    store.client.flushdb()
+
+
+def configure_store(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
+    """Set the store for ``request.param``; yields the store's name ("database" via PgBouncer)."""
+    if request.param == VIA_PGBOUNCER:
+        server = request.getfixturevalue("pgbouncer")
+        settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "database"}
+        with django_database_through(server):
+            yield "database"
+        return
+    yield from use_store(settings, request.param)

@@ -1,6 +1,7 @@
 """The benchmark command keeps working (its timings are not tested here: docs/benchmarks.md).
 
-``--smoke`` runs every in-process scenario on SQLite at tiny sizes, without gunicorn.
+``--smoke`` runs every in-process scenario on SQLite at tiny sizes, without gunicorn: the purge
+at scale too (2,000 records instead of 5 million).
 """
 
 from __future__ import annotations
@@ -40,5 +41,13 @@ def test_the_smoke_run_measures_every_in_process_scenario(
     assert set(sqlite["pages"]) == {"keyset", "cursor", "limitoffset"}
     assert sqlite["queries"]["keyset"] == {str(depth): 1 for depth in cli.PLANS["smoke"].depths}
     assert sqlite["ties"]["walks"]["keyset"]["duplicates"] == sqlite["ties"]["walks"]["keyset"]["skips"] == 0
-    assert {target["target"] for target in results["targets"]} >= {"sqlite: keyset queries per page"}
+    purge = results["purge"]["sqlite"]
+    assert purge["rows"] == 2_000 and purge["expired"] == 1_000
+    # The purge as it was and as it is, under the same paced load, then as it is under an unpaced one.
+    runs = [(run["variant"], run["load_rate"]) for run in purge["runs"]]
+    assert runs == [("before", 40), ("after", 40), ("after", 0)]
+    for run in purge["runs"]:
+        assert run["deleted"] == 1_000 and run["expired_left"] == 0 and run["baseline"]["n"] > 0
+    assert {target["target"] for target in results["targets"]} >= {"sqlite: keyset queries per page",
+                                                                   "sqlite: purge records/s under 40 keyed requests/s"}
     assert "Targets" in capsys.readouterr().out

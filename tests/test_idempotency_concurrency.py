@@ -9,6 +9,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -19,10 +20,17 @@ from testproject.billing.models import Customer, Invoice, Order, Payment
 
 from .http import HTTPResult, send
 from .servers import gunicorn
+from .stores import STORES_AND_PGBOUNCER, configure_store
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 BODY = {"amount": 100, "currency": "eur"}
+
+
+@pytest.fixture(params=STORES_AND_PGBOUNCER)
+def store_name(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
+    """Each store, and the database store through PgBouncer (transaction pooling) too."""
+    yield from configure_store(request, settings)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+from collections.abc import Iterator
 from io import StringIO
 from typing import Any
 
@@ -16,9 +17,15 @@ from rest_framework.test import APIClient
 from django_api_conventions.idempotency import signals
 from testproject.billing.models import Customer, Invoice, Payment
 
-from .stores import REDIS_STORE_VARIANTS
+from .stores import REDIS_STORE_VARIANTS, STORES_AND_PGBOUNCER, configure_store
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("store_name")]
+
+
+@pytest.fixture(params=STORES_AND_PGBOUNCER)
+def store_name(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
+    """Each store, and the database store through PgBouncer (transaction pooling) too."""
+    yield from configure_store(request, settings)
 
 
 @pytest.fixture

@@ -1,19 +1,26 @@
-"""One conformance suite for every idempotency store (database on SQLite and PostgreSQL, Redis)."""
+"""One conformance suite for every idempotency store (database on SQLite and PostgreSQL, directly and
+through PgBouncer in transaction pooling mode, Redis)."""
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import connections
+from django.utils import timezone
 
 from django_api_conventions.idempotency.stores import ClaimOutcome, IdempotencyStore, StoredResponse
 from django_api_conventions.idempotency.stores.database import DatabaseStore
 
-from .stores import REDIS_CACHE, REDIS_STORE_VARIANTS
+from .pgbouncer import django_database_through
+from .stores import REDIS_CACHE, REDIS_STORE_VARIANTS, VIA_PGBOUNCER
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,12 +36,18 @@ VALKEY = {"BACKEND": "django_valkey.cache.ValkeyCache"}
 
 @pytest.fixture(params=[
     "database",
+    pytest.param(VIA_PGBOUNCER, marks=[pytest.mark.postgres, pytest.mark.pgbouncer]),
     *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS),
     pytest.param("redis-valkey", marks=pytest.mark.redis),
 ])
 def store(request: pytest.FixtureRequest, settings: Any) -> Iterator[IdempotencyStore]:
     if request.param == "database":
         yield DatabaseStore()
+        return
+    if request.param == VIA_PGBOUNCER:
+        with django_database_through(request.getfixturevalue("pgbouncer")) as counted:
+            yield DatabaseStore()
+        assert counted(), "no transaction of the test went through PgBouncer"
         return
     from django_api_conventions.idempotency.stores.redis import RedisStore
 
@@ -65,6 +78,28 @@ def test_first_claim_wins_and_the_next_is_in_flight(store: IdempotencyStore, key
     second = claim(store, key)
     assert second.outcome is ClaimOutcome.IN_FLIGHT
     assert 50 < second.lease_remaining <= LONG
+
+
+def test_of_simultaneous_claims_of_one_key_one_wins(store: IdempotencyStore, key: str) -> None:
+    if store.transactional and connections["default"].vendor == "sqlite":
+        pytest.skip("the test database, in-memory SQLite, locks tables without waiting: threads need a server")
+    threads = 12
+    barrier = threading.Barrier(threads)
+    outcomes: list[ClaimOutcome] = []
+
+    def contend() -> None:
+        try:
+            barrier.wait(timeout=30)
+            outcomes.append(claim(store, key).outcome)
+        finally:
+            connections.close_all()  # this thread's own connection
+
+    workers = [threading.Thread(target=contend) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert Counter(outcomes) == {ClaimOutcome.CLAIMED: 1, ClaimOutcome.IN_FLIGHT: threads - 1}
 
 
 def test_another_request_under_the_same_key_is_a_mismatch(store: IdempotencyStore, key: str) -> None:
@@ -163,6 +198,27 @@ def test_purge_deletes_only_expired_records(store: IdempotencyStore, key: str) -
     assert store.inspect("client:a", key) is None
     assert store.inspect("client:a", kept) is not None
     assert claim(store, key, fingerprint="f2").outcome is ClaimOutcome.CLAIMED
+
+
+def test_purge_goes_through_batches_of_records_that_expired_at_the_same_instant(
+    store: IdempotencyStore, key: str
+) -> None:
+    # Each batch starts at the expiry the one before ended with: records sharing it must not be
+    # skipped, whichever batch they fall in.
+    if not store.transactional:
+        pytest.skip("Redis expires records itself")
+    from django_api_conventions.models import IdempotencyRecord
+
+    for index in range(9):
+        owner = claim(store, f"{key}-{index}").owner
+        store.complete("client:a", f"{key}-{index}", owner, RESPONSE, 3600 if index == 8 else 1)
+    past = timezone.now() - timedelta(minutes=5)
+    records = IdempotencyRecord.objects.filter(scope="client:a", key__startswith=key)
+    records.filter(key__regex=r"-[0-2]$").update(expires_at=past, lease_expires_at=past)
+    records.filter(key__regex=r"-[3-7]$").update(expires_at=past + timedelta(seconds=1), lease_expires_at=past)
+    assert store.purge(batch_size=2, dry_run=True) == 8
+    assert store.purge(batch_size=2, dry_run=False) == 8
+    assert list(records.values_list("key", flat=True)) == [f"{key}-8"]
 
 
 def test_the_database_store_ignores_routers(settings: Any, key: str) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
@@ -191,17 +191,58 @@ class DatabaseStore(IdempotencyStore):
         )
 
     def purge(self, *, batch_size: int, dry_run: bool) -> int:
+        """Delete expired records, oldest first, ``batch_size`` a statement, each batch in its own
+        transaction (locks held for one batch only, never across the whole purge).
+
+        Each batch starts where the one before ended (``expires_at >=`` the last one deleted),
+        rather than at the start of the ``expires_at`` index: the entries of the rows just
+        deleted stay in the index until VACUUM, and walking over them again at every batch made
+        a purge of millions of records slower batch after batch (docs/benchmarks.md, "Retention
+        at scale"). The DELETE checks expiry again: a record taken over since the batch was
+        chosen has a new expiry and stays.
+        """
         now = timezone.now()
         expired = self.records.filter(expires_at__lt=now, lease_expires_at__lt=now)
         if dry_run:
             return expired.count()
+        if connections[self.database_alias].vendor == "postgresql":
+            return self._purge_in_one_statement_per_batch(now, batch_size)
         total = 0
+        oldest: datetime | None = None
         while True:
-            batch = list(expired.values_list("pk", flat=True)[:batch_size])
+            batch = list((expired if oldest is None else expired.filter(expires_at__gte=oldest))
+                         .order_by("expires_at").values_list("pk", "expires_at")[:batch_size])
             if not batch:
                 return total
-            deleted, _ = self.records.filter(pk__in=batch, expires_at__lt=now, lease_expires_at__lt=now).delete()
+            deleted, _ = expired.filter(pk__in=[pk for pk, _ in batch]).delete()
             total += deleted
+            oldest = batch[-1][1]
+
+    def _purge_in_one_statement_per_batch(self, now: datetime, batch_size: int) -> int:
+        """PostgreSQL: choose, delete and answer (how many, up to which expiry) in one statement,
+        one round trip and no list of keys sent back and forth."""
+        connection = connections[self.database_alias]
+        quote = connection.ops.quote_name
+        fields = IdempotencyRecord._meta
+        expires_at, lease_expires_at = quote("expires_at"), quote("lease_expires_at")
+        table, pk = quote(fields.db_table), quote(fields.pk.column)
+        still_expired = f"{expires_at} < %s AND {lease_expires_at} < %s"
+        sql = (
+            f"WITH gone AS (DELETE FROM {table} WHERE {pk} IN ("  # noqa: S608 -- quoted identifiers, parameters
+            f"SELECT {pk} FROM {table} WHERE {expires_at} >= %s AND {still_expired} ORDER BY {expires_at} LIMIT %s"
+            f") AND {still_expired} RETURNING {expires_at}) SELECT count(*), max({expires_at}) FROM gone"
+        )
+        cutoff = fields.get_field("expires_at").get_db_prep_value(now, connection)
+        oldest = fields.get_field("expires_at").get_db_prep_value(datetime.min.replace(tzinfo=UTC), connection)
+        total = 0
+        while True:
+            with connection.cursor() as cursor:
+                cursor.execute(sql, [oldest, cutoff, cutoff, batch_size, cutoff, cutoff])
+                deleted, last = cursor.fetchone()
+            if not deleted:
+                return total
+            total += deleted
+            oldest = last
 
 
 #: What the claim statement inserts.
