@@ -15,6 +15,8 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # WhiteNoise serves the static files under runserver too, as under gunicorn.
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
@@ -24,6 +26,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The admin's stylesheets and scripts, before anything else (testproject/static_files.py).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "testproject.static_files.StaticNotFoundMiddleware",
     # First: the problems the package's middleware answer before any view (a 413, a 503 for
     # maintenance, a 410 for a retired version) are then in the client's language too.
     "django.middleware.locale.LocaleMiddleware",
@@ -68,6 +73,10 @@ USE_I18N = True
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("de", "Deutsch")]
 STATIC_URL = "static/"
+# Served by WhiteNoise straight from the apps' static folders: no collectstatic step, so that
+# `./dev serve` and gunicorn show a styled admin as they are. A production site sets STATIC_ROOT,
+# runs collectstatic and drops this line (docs/example-service.md).
+WHITENOISE_USE_FINDERS = True
 
 REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "django_api_conventions.problems.drf_handler.problem_exception_handler",
