@@ -4,6 +4,7 @@
 missing service into a failure of the whole run rather than skipped tests. nginx (the
 ``nginx`` tests of the reverse-proxy recipe) is required the same way by
 ``REQUIRE_BACKENDS=nginx`` and by ``CI=true``: elsewhere, without nginx, they are skipped.
+So is headless Chromium (the ``browser`` tests), by ``REQUIRE_BACKENDS=browser`` and ``CI=true``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from django.core.servers import basehttp
 
 from django_api_conventions.maintenance import _last_reading
 
+from .browser import INSTALL_BROWSER, find_browser
 from .reverse_proxy import find_nginx
 
 # The live server's listen backlog (10) would reset the connections of 50 simultaneous clients
@@ -28,7 +30,7 @@ basehttp.WSGIServer.request_queue_size = 256
 
 REQUIRED = {name.strip() for name in os.environ.get("REQUIRE_BACKENDS", "").split(",") if name.strip()}
 if os.environ.get("CI", "").lower() in ("true", "1"):
-    REQUIRED.add("nginx")
+    REQUIRED.update(("nginx", "browser"))
 INSTALL_NGINX = "apt-get install nginx"
 
 
@@ -55,6 +57,10 @@ def pytest_configure(config: pytest.Config) -> None:
         problems.append(f"Redis at {redis_url} cannot be reached")
     if "nginx" in REQUIRED and find_nginx() is None:
         problems.append(f"nginx is required (CI=true or REQUIRE_BACKENDS=nginx) but is not installed: {INSTALL_NGINX}")
+    if "browser" in REQUIRED and find_browser() is None:
+        problems.append(
+            f"Chromium is required (CI=true or REQUIRE_BACKENDS=browser) but is not installed: {INSTALL_BROWSER}"
+        )
     if problems:
         raise pytest.UsageError("; ".join(problems))
 
@@ -63,17 +69,22 @@ def pytest_report_header(config: pytest.Config) -> str:
     database = "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite"
     redis = "redis" if os.environ.get("REDIS_URL") else "no redis (Redis tests skipped)"
     nginx = find_nginx() or "no nginx (nginx tests skipped)"
-    return f"backends: {database}, {redis}, {nginx}"
+    browser = (find_browser() or ("no chromium (browser tests skipped)",))[0]
+    return f"backends: {database}, {redis}, {nginx}, {browser}"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     skip_redis = pytest.mark.skip(reason="REDIS_URL is unset")
     skip_postgres = pytest.mark.skip(reason="DATABASE_URL is not PostgreSQL")
     skip_nginx = pytest.mark.skip(reason=f"nginx is not installed (not on PATH, nor in /usr/sbin): {INSTALL_NGINX}")
+    skip_browser = pytest.mark.skip(reason=f"chromium, chromedriver or selenium is missing: {INSTALL_BROWSER}")
     nginx_missing = find_nginx() is None
+    browser_missing = find_browser() is None
     for item in items:
         if "nginx" in item.keywords and nginx_missing:
             item.add_marker(skip_nginx)
+        if "browser" in item.keywords and browser_missing:
+            item.add_marker(skip_browser)
         if "redis" in item.keywords and not os.environ.get("REDIS_URL"):
             item.add_marker(skip_redis)
         if "postgres" in item.keywords and not os.environ.get("DATABASE_URL", "").startswith("postgres"):
