@@ -8,22 +8,21 @@ details document (``/static/`` is no part of the API).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.deprecation import MiddlewareMixin
 from django.views import defaults
 
 
-class StaticNotFoundMiddleware:
-    """Django's plain 404 for a missing file under ``STATIC_URL``; put it after WhiteNoise."""
+class StaticNotFoundMiddleware(MiddlewareMixin):
+    """Django's plain 404 for a missing file under ``STATIC_URL``; put it after WhiteNoise.
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
-        self.get_response = get_response
-        self.prefix = urlsplit(settings.STATIC_URL or "").path
+    A ``MiddlewareMixin``, so it works in sync and async stacks alike."""
 
-    def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        if self.prefix and request.path.startswith(self.prefix):
+    def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        prefix = urlsplit(settings.STATIC_URL or "").path
+        if prefix and request.path.startswith(prefix):
             return defaults.page_not_found(request, Http404("No such static file."))
-        return self.get_response(request)
+        return None
