@@ -57,3 +57,13 @@ def test_without_versions_the_docs_show_one_document(settings: Any) -> None:
 
 def test_labels_cannot_end_the_script() -> None:
     assert _script_json({"name": "</script><!--&"}) == '{"name": "\\u003c/script\\u003e\\u003c!--\\u0026"}'
+
+
+def test_the_labels_speak_the_request_language() -> None:
+    from django.utils import translation
+
+    try:
+        defaults, _ = swagger_settings(Client().get("/docs", headers={"Accept-Language": "de"}).content)
+    finally:
+        translation.activate("en")
+    assert [entry["name"] for entry in defaults["urls"]] == ["v1 (veraltet)", "v2 (aktuell)"]

@@ -198,3 +198,9 @@ def test_users_document_their_own_types() -> None:
     page = Client().get("/problems/card-expired").content.decode()
     assert "Ask the customer for another card." in page and "<code>card_last4</code>" in page
     assert _example_body(page)["card_last4"] == "4242" and "Retry-After: 86400" in page
+
+
+def test_an_example_of_a_status_without_a_reason_phrase() -> None:
+    register_problem_type("client-closed-request", "Client closed the request", 499, "The client went away.")
+    page = Client().get("/problems/client-closed-request").content.decode()
+    assert "HTTP/1.1 499\n" in page and _example_body(page)["detail"] == "Client closed the request"

@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from ... import header_names
 from ...maintenance import maintenance_exempt
 from ...problems.parameters import invalid_parameters, parameter_error
-from ...versioning.lifecycle import APIVersion, VersionTable, get_version_table
+from ...versioning.lifecycle import APIVersion, get_version_table
 from .hooks import with_api_version
 
 #: Query parameters of the schema view.
@@ -97,8 +97,9 @@ class OpenAPIDocsView(SpectacularSwaggerView):
         table = get_version_table()
         if table and primary is not None:
             assert isinstance(response.data, dict)
+            served = [version for version in table.versions if not version.is_retired()]
             response.data["settings"] = _version_switch(
-                reverse(self.url_name), table.served(), table, primary, response.data["settings"]
+                reverse(self.url_name), served, primary, response.data["settings"]
             )
         return response
 
@@ -119,17 +120,17 @@ def docs_asset(request: HttpRequest, path: str) -> HttpResponseBase:
     return response
 
 
-def _version_switch(schema_path: str, served: list[str], table: VersionTable, primary: str, settings: str) -> str:
+def _version_switch(schema_path: str, served: list[APIVersion], primary: str, settings: str) -> str:
     """Swagger UI's settings (a JavaScript expression) with one ``urls`` entry per served version.
 
     The switch lives in the top bar of Swagger UI's ``StandaloneLayout``, whose preset is a
     JavaScript object: hence an expression rather than JSON. The validator badge is off: it
     would fetch an image from outside the service."""
-    names = {name: _version_label(table.get(name)) for name in served}
+    labels = {version.name: _version_label(version) for version in served}
     defaults = {
         "urls": [{"url": f"{schema_path}?{urlencode({'version': name})}", "name": label}
-                 for name, label in names.items()],
-        "urls.primaryName": names.get(primary, primary),
+                 for name, label in labels.items()],
+        "urls.primaryName": labels[primary],
         "layout": "StandaloneLayout",
         "validatorUrl": None,
     }
@@ -140,14 +141,11 @@ def _version_switch(schema_path: str, served: list[str], table: VersionTable, pr
     )
 
 
-def _version_label(version: APIVersion | None) -> str:
-    if version is None:
-        return ""
+def _version_label(version: APIVersion) -> str:
+    # A served version is current or deprecated (before its sunset).
     if version.is_deprecated():
         return gettext("{name} (deprecated)").format(name=version.name)
-    if version.status == "current":
-        return gettext("{name} (current)").format(name=version.name)
-    return version.name
+    return gettext("{name} (current)").format(name=version.name)
 
 
 def _script_json(value: object) -> str:
