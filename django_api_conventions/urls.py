@@ -1,12 +1,25 @@
-"""URLs of the package: include them at the root, ``path("", include("django_api_conventions.urls"))``."""
+"""URLs of the package: include them at the root, ``path("", include("django_api_conventions.urls"))``.
+
+Each page has one URL; the same path with or without a trailing slash redirects to it (301),
+as a developer types either, and ``APPEND_SLASH`` is often off in an API.
+"""
 
 from django.urls import path
 
-from .problems.pages import problem_type_list_view, problem_type_view
+from .problems.pages import (
+    problem_stylesheet_view,
+    problem_type_list_view,
+    problem_type_redirect_view,
+    problem_type_view,
+)
 
 app_name = "api_conventions"
 
 urlpatterns = [
     path("problems/", problem_type_list_view, name="problem-type-list"),
+    path("problems", problem_type_redirect_view),
+    # Not a slug (it holds a dot): no problem type can take this URL.
+    path("problems/style.css", problem_stylesheet_view, name="problem-stylesheet"),
     path("problems/<slug:slug>", problem_type_view, name="problem-type"),
+    path("problems/<slug:slug>/", problem_type_redirect_view),
 ]

@@ -15,6 +15,8 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # WhiteNoise serves the static files under runserver too, as under gunicorn.
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
@@ -24,6 +26,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The admin's stylesheets and scripts, before anything else; a missing one is outside
+    # API_PATHS, so it gets Django's own 404 page.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     # First: the problems the package's middleware answer before any view (a 413, a 503 for
     # maintenance, a 410 for a retired version) are then in the client's language too.
     "django.middleware.locale.LocaleMiddleware",
@@ -68,6 +73,10 @@ USE_I18N = True
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("de", "Deutsch")]
 STATIC_URL = "static/"
+# Served by WhiteNoise straight from the apps' static folders: no collectstatic step, so that
+# `./dev serve` and gunicorn show a styled admin as they are. A production site sets STATIC_ROOT,
+# runs collectstatic and drops this line (docs/example-service.md).
+WHITENOISE_USE_FINDERS = True
 
 REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "django_api_conventions.problems.drf_handler.problem_exception_handler",
@@ -104,7 +113,7 @@ API_CONVENTIONS = {
     # Every path is API but the admin's, which keeps Django's own error pages and CSRF page. The
     # package's HTML pages (/problems/..., /docs) are API paths: a page that does not exist
     # there is a 404 problem like any other.
-    "API_PATHS": [r"^/(?!admin/)"],
+    "API_PATHS": [r"^/(?!admin/|static/)"],
     "MAINTENANCE_MODE": flag("MAINTENANCE_MODE"),
     # The package's own pages (/problems/, /openapi.json, /docs) answer during maintenance on
     # their own; the admin is the site's to exempt.

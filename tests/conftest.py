@@ -2,9 +2,10 @@
 
 ``REQUIRE_BACKENDS=postgres,redis`` (set by ``./dev test`` for its services pass) turns a
 missing service into a failure of the whole run rather than skipped tests. nginx (the
-``nginx`` tests of the reverse-proxy recipe) and PgBouncer (the ``pgbouncer`` tests: the database
-store through transaction pooling) are required the same way by ``REQUIRE_BACKENDS=nginx`` /
-``pgbouncer`` and by ``CI=true``: elsewhere, without them, their tests are skipped.
+``nginx`` tests of the reverse-proxy recipe), PgBouncer (the ``pgbouncer`` tests: the database
+store through transaction pooling) and headless Chromium (the ``browser`` tests) are required
+the same way by ``REQUIRE_BACKENDS=nginx`` / ``pgbouncer`` / ``browser`` and by ``CI=true``:
+elsewhere, without them, their tests are skipped.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from django.db import connections
 
 from django_api_conventions.maintenance import _last_reading
 
+from .browser import INSTALL_BROWSER, find_browser
 from .pgbouncer import INSTALL_PGBOUNCER, PgBouncer, find_pgbouncer, running_pgbouncer
 from .reverse_proxy import find_nginx
 from .stores import STORES, configure_store, use_store
@@ -32,7 +34,7 @@ basehttp.WSGIServer.request_queue_size = 256
 
 REQUIRED = {name.strip() for name in os.environ.get("REQUIRE_BACKENDS", "").split(",") if name.strip()}
 if os.environ.get("CI", "").lower() in ("true", "1"):
-    REQUIRED.update({"nginx", "pgbouncer"})
+    REQUIRED.update({"nginx", "pgbouncer", "browser"})
 INSTALL_NGINX = "apt-get install nginx"
 
 
@@ -62,6 +64,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if "pgbouncer" in REQUIRED and find_pgbouncer() is None:
         problems.append("pgbouncer is required (CI=true or REQUIRE_BACKENDS=pgbouncer) but is not installed: "
                         f"{INSTALL_PGBOUNCER}")
+    if "browser" in REQUIRED and find_browser() is None:
+        problems.append(
+            f"Chromium is required (CI=true or REQUIRE_BACKENDS=browser) but is not installed: {INSTALL_BROWSER}"
+        )
     if problems:
         raise pytest.UsageError("; ".join(problems))
 
@@ -71,7 +77,8 @@ def pytest_report_header(config: pytest.Config) -> str:
     redis = "redis" if os.environ.get("REDIS_URL") else "no redis (Redis tests skipped)"
     nginx = find_nginx() or "no nginx (nginx tests skipped)"
     bouncer = find_pgbouncer() or "no pgbouncer (pgbouncer tests skipped)"
-    return f"backends: {database}, {redis}, {nginx}, {bouncer}"
+    browser = (find_browser() or ("no chromium (browser tests skipped)",))[0]
+    return f"backends: {database}, {redis}, {nginx}, {bouncer}, {browser}"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -80,13 +87,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip_nginx = pytest.mark.skip(reason=f"nginx is not installed (not on PATH, nor in /usr/sbin): {INSTALL_NGINX}")
     skip_pgbouncer = pytest.mark.skip(
         reason=f"pgbouncer is not installed (not on PATH, nor in /usr/sbin): {INSTALL_PGBOUNCER}")
+    skip_browser = pytest.mark.skip(reason=f"chromium, chromedriver or selenium is missing: {INSTALL_BROWSER}")
     nginx_missing = find_nginx() is None
     pgbouncer_missing = find_pgbouncer() is None
+    browser_missing = find_browser() is None
     for item in items:
         if "nginx" in item.keywords and nginx_missing:
             item.add_marker(skip_nginx)
         if "pgbouncer" in item.keywords and pgbouncer_missing:
             item.add_marker(skip_pgbouncer)
+        if "browser" in item.keywords and browser_missing:
+            item.add_marker(skip_browser)
         if "redis" in item.keywords and not os.environ.get("REDIS_URL"):
             item.add_marker(skip_redis)
         if "postgres" in item.keywords and not os.environ.get("DATABASE_URL", "").startswith("postgres"):

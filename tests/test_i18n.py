@@ -23,7 +23,7 @@ from django.utils import translation
 import django_api_conventions
 from django_api_conventions.checks import MESSAGES, message
 from django_api_conventions.problems import problem_types
-from django_api_conventions.problems.types import _BUILT_IN
+from django_api_conventions.problems.built_in import BUILT_IN
 from testproject.billing.models import Customer, Invoice
 
 LOCALE = Path(django_api_conventions.__file__).resolve().parent / "locale"
@@ -216,13 +216,16 @@ def test_the_compiled_catalogue_is_up_to_date(po: Path) -> None:
 
 
 def test_every_problem_type_has_a_german_title_and_description() -> None:
-    built_in = {slug for slug, *_ in _BUILT_IN}
+    built_in = {t.slug for t in BUILT_IN}
     with translation.override("de"):
         for problem_type in (t for t in problem_types if t.slug in built_in):
+            fields = [*problem_type.members, *problem_type.headers]
+            texts = [problem_type.title, problem_type.description, problem_type.fix, problem_type.example_detail,
+                     *(field.description for field in fields)]
             with translation.override("en"):
-                english = (str(problem_type.title), str(problem_type.description))
-            assert str(problem_type.title) != english[0], problem_type.slug
-            assert str(problem_type.description) != english[1], problem_type.slug
+                english = [str(text) for text in texts]
+            for text, original in zip(texts, english, strict=True):
+                assert original and str(text) != original, (problem_type.slug, original)
 
 
 def test_every_check_message_and_hint_has_a_german_translation() -> None:
@@ -249,7 +252,8 @@ def test_locale_middleware_after_the_packages_middleware_is_a_warning(settings: 
     locale = "django.middleware.locale.LocaleMiddleware"
     others = [name for name in settings.MIDDLEWARE if name != locale]
     assert [m.id for m in check_middleware()] == []
-    settings.MIDDLEWARE = [others[0], locale, *others[1:]]
+    after = others.index("django_api_conventions.middleware.TraceIdMiddleware") + 1
+    settings.MIDDLEWARE = [*others[:after], locale, *others[after:]]
     warnings = check_middleware()
     assert [m.id for m in warnings] == ["django_api_conventions.W011"]
     assert "TraceIdMiddleware" in warnings[0].msg

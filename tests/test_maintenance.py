@@ -201,7 +201,7 @@ def test_the_package_pages_answer_during_maintenance_by_default(settings: Any, p
         settings.ROOT_URLCONF = __name__
     write_switch(True)
     client = Client()
-    for path_ in ("problems/", "problems/service-unavailable", "openapi.json", "docs",
+    for path_ in ("problems/", "problems/service-unavailable", "problems/style.css", "openapi.json", "docs",
                   "docs/assets/swagger-ui-dist/swagger-ui.css"):
         answer = client.get(prefix + path_)
         assert answer.status_code == 200, (path_, answer.status_code)

@@ -1,78 +1,221 @@
-"""The documentation pages of problem types: what a problem's ``type`` URL answers."""
+"""The documentation pages of problem types: what a problem's ``type`` URL answers.
+
+``/problems/<slug>`` documents one type for the developer who follows a ``type`` URL: its
+full URL and status, what happened, how to fix it, the members and headers it carries and an
+example body. ``/problems/`` lists every type behind a table of contents. Both answer JSON to
+clients that ask for it, and link to each other and to ``/docs`` when it is mounted.
+
+The pages render with an engine of their own, so they need no ``TEMPLATES`` setting and no
+static files set-up (the stylesheet has a URL of its own); they touch no database, so they
+answer while it is down, under ``ATOMIC_REQUESTS`` and during maintenance, when the ``type`` of
+the 503 must still explain it.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import cache
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
 
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
-from django.utils.html import format_html, format_html_join
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.template import Context, Engine
+from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_safe
 
+from ..conf import api_settings
 from ..maintenance import maintenance_exempt
-from .details import render_problem
+from .details import PROBLEM_CONTENT_TYPE, problem_type_url, render_problem
 from .django_handlers import not_found_problem
 from .markdown import markdown_to_html
-from .types import ProblemType, problem_types
+from .types import ProblemField, ProblemType, problem_types
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+_STYLESHEET = _PACKAGE / "static" / "django_api_conventions" / "problems.css"
+#: The trace id of the example bodies (a W3C trace id, as the service issues them).
+EXAMPLE_TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 
 
-# The pages touch no database: they answer even while it is down, even under ATOMIC_REQUESTS,
-# and during maintenance, so that the `type` of its 503 still explains it.
-@maintenance_exempt
-@transaction.non_atomic_requests
-@require_safe
+def _page_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    # No database (non_atomic), no maintenance 503, GET and HEAD only.
+    return maintenance_exempt(transaction.non_atomic_requests(require_safe(view)))
+
+
+@_page_view
 def problem_type_view(request: HttpRequest, slug: str) -> HttpResponse:
     """``GET /problems/<slug>``: HTML for browsers, JSON for clients that ask for it."""
     problem_type = problem_types.get(slug)
     if problem_type is None:
         return render_problem(request, not_found_problem(request))
     if _prefers_json(request):
-        return _json(_as_dict(problem_type))
-    return _html(problem_type.title, [problem_type])
+        return _json(_as_dict(request, problem_type))
+    same_status = [t for t in problem_types if t.status == problem_type.status and t.slug != slug]
+    return _html(request, "problem_type.html", {
+        "type": _type_context(request, problem_type),
+        "standard_members": _standard_members(),
+        "example": _example(request, problem_type),
+        "same_status": [_type_context(request, t) for t in same_status],
+    })
 
 
-@maintenance_exempt
-@transaction.non_atomic_requests
-@require_safe
+@_page_view
 def problem_type_list_view(request: HttpRequest) -> HttpResponse:
-    """``GET /problems/``: every registered problem type."""
+    """``GET /problems/``: every registered problem type, behind a table of contents."""
     types = list(problem_types)
     if _prefers_json(request):
-        return _json([_as_dict(t) for t in types])
-    return _html(gettext("Problem types"), types)
+        return _json([_as_dict(request, t) for t in types])
+    return _html(request, "problem_type_list.html", {
+        "types": [_type_context(request, t) for t in types],
+        "standard_members": _standard_members(),
+    })
 
 
-def _as_dict(problem_type: ProblemType) -> dict[str, object]:
-    return {
-        "slug": problem_type.slug,
-        "title": str(problem_type.title),  # lazy translations, in the request's language
-        "status": problem_type.status,
-        "description": str(problem_type.description),
-    }
+@_page_view
+def problem_type_redirect_view(request: HttpRequest, slug: str | None = None) -> HttpResponse:
+    """``/problems`` and ``/problems/<slug>/``: a permanent redirect to the page's one URL."""
+    if slug is None:
+        target = reverse("api_conventions:problem-type-list")
+    elif problem_types.get(slug) is not None:
+        target = reverse("api_conventions:problem-type", kwargs={"slug": slug})
+    else:
+        return render_problem(request, not_found_problem(request))
+    query = request.META.get("QUERY_STRING", "")
+    return HttpResponsePermanentRedirect(f"{target}?{query}" if query else target)
+
+
+@_page_view
+def problem_stylesheet_view(request: HttpRequest) -> HttpResponse:
+    """The pages' stylesheet, served by the package whatever the static files set-up."""
+    response = HttpResponse(_stylesheet(), content_type="text/css; charset=utf-8")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+@cache
+def _stylesheet() -> bytes:
+    return _STYLESHEET.read_bytes()
+
+
+@cache
+def _engine() -> Engine:
+    return Engine(
+        dirs=[str(_PACKAGE / "templates" / "django_api_conventions" / "problems")],
+        libraries={"i18n": "django.templatetags.i18n"},
+    )
+
+
+def _html(request: HttpRequest, template: str, context: dict[str, Any]) -> HttpResponse:
+    language = get_language() or "en"
+    context.update(
+        language=language,
+        stylesheet=reverse("api_conventions:problem-stylesheet"),
+        index=reverse("api_conventions:problem-type-list"),
+        docs=_docs_url(),
+    )
+    page = _engine().get_template(template).render(Context(context))
+    response = HttpResponse(page, content_type="text/html; charset=utf-8")
+    response["Content-Language"] = language
+    return response
 
 
 def _json(payload: object) -> HttpResponse:
-    return HttpResponse(json.dumps(payload), content_type="application/json")
+    response = HttpResponse(json.dumps(payload, cls=DjangoJSONEncoder), content_type="application/json")
+    response["Content-Language"] = get_language() or "en"
+    return response
 
 
-def _html(title: object, types: list[ProblemType]) -> HttpResponse:
-    sections = format_html_join(
-        "\n",
-        '<section id="{}"><h2>{} <small>(HTTP {})</small></h2><p><code>{}</code></p>{}</section>',
-        ((t.slug, t.title, t.status, t.slug, markdown_to_html(str(t.description))) for t in types),
-    )
-    page = format_html(
-        '<!DOCTYPE html><html lang="{}"><head><meta charset="utf-8"><title>{}</title></head>'
-        "<body><main><h1>{}</h1>{}</main></body></html>",
-        get_language() or "en",
-        title,
-        title,
-        sections,
-    )
-    return HttpResponse(page, content_type="text/html; charset=utf-8")
+def _docs_url() -> str | None:
+    """The API docs page (``/docs``) when the package's OpenAPI URLs are mounted."""
+    try:
+        return reverse("api_conventions_openapi:docs")
+    except NoReverseMatch:
+        return None
 
 
 def _prefers_json(request: HttpRequest) -> bool:
-    preferred = request.get_preferred_type(["text/html", "application/json", "application/problem+json"])
+    preferred = request.get_preferred_type(["text/html", "application/json", PROBLEM_CONTENT_TYPE])
     return preferred is not None and preferred != "text/html"
+
+
+def _page_url(slug: str) -> str:
+    return reverse("api_conventions:problem-type", kwargs={"slug": slug})
+
+
+def _as_dict(request: HttpRequest, problem_type: ProblemType) -> dict[str, object]:
+    """The JSON variant: the texts in the request's language, as Markdown."""
+    return {
+        "slug": problem_type.slug,
+        "type": problem_type_url(request, problem_type.slug),
+        "title": str(problem_type.title),
+        "status": problem_type.status,
+        "description": str(problem_type.description),
+        "fix": str(problem_type.fix),
+        "members": [{"name": m.name, "description": str(m.description)} for m in problem_type.members],
+        "headers": [{"name": h.name, "description": str(h.description)} for h in problem_type.headers],
+    }
+
+
+def _type_context(request: HttpRequest, problem_type: ProblemType) -> dict[str, object]:
+    return {
+        "slug": problem_type.slug,
+        "url": problem_type_url(request, problem_type.slug),
+        "page": _page_url(problem_type.slug),
+        "title": problem_type.title,
+        "status": problem_type.status,
+        "description": markdown_to_html(str(problem_type.description)),
+        "fix": markdown_to_html(str(problem_type.fix)) if problem_type.fix else "",
+        "members": [_field_context(m) for m in problem_type.members],
+        "headers": [_field_context(h) for h in problem_type.headers],
+    }
+
+
+def _field_context(field: ProblemField) -> dict[str, object]:
+    return {"name": field.name, "description": markdown_to_html(str(field.description))}
+
+
+def _standard_members() -> list[dict[str, object]]:
+    """The members every problem carries (RFC 9457 and the package's ``trace_id``)."""
+    texts = [
+        ("type", gettext("The URL of the page that documents the kind of error. Compare `type`, not `title`, in "
+                         "your code: it never changes with the language.")),
+        ("title", gettext("A short summary of the type, in the response's language (Content-Language).")),
+        ("status", gettext("The HTTP status code of the response.")),
+        ("detail", gettext("What went wrong with this request, in the response's language: for people, not for "
+                           "parsing.")),
+        ("instance", gettext("This occurrence: `urn:request:` followed by the trace id.")),
+        ("trace_id", gettext("The id of the request in the service's logs, also in the {header} response header. "
+                             "Quote it when you contact support.").format(header=api_settings.TRACE_ID_HEADER)),
+    ]
+    return [{"name": name, "description": markdown_to_html(text)} for name, text in texts]
+
+
+def _example(request: HttpRequest, problem_type: ProblemType) -> str:
+    """An example response of the type: status line, headers and body."""
+    body: dict[str, object] = {
+        "type": problem_type_url(request, problem_type.slug),
+        "title": problem_type.title,
+        "status": problem_type.status,
+        "detail": problem_type.example_detail or problem_type.title,
+        "instance": f"urn:request:{EXAMPLE_TRACE_ID}",
+        "trace_id": EXAMPLE_TRACE_ID,
+    }
+    body.update((member.name, member.example) for member in problem_type.members)
+    try:
+        phrase = HTTPStatus(problem_type.status).phrase
+    except ValueError:
+        phrase = ""
+    lines = [
+        f"HTTP/1.1 {problem_type.status} {phrase}".rstrip(),
+        f"Content-Type: {PROBLEM_CONTENT_TYPE}",
+        f"Content-Language: {get_language() or 'en'}",
+        *(f"{header.name}: {header.example}" for header in problem_type.headers),
+        f"{api_settings.TRACE_ID_HEADER}: {EXAMPLE_TRACE_ID}",
+        "",
+        json.dumps(body, cls=DjangoJSONEncoder, indent=2, ensure_ascii=False),
+    ]
+    return "\n".join(lines)

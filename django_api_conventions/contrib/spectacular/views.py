@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import reverse
@@ -18,7 +20,7 @@ from rest_framework.response import Response
 from ... import header_names
 from ...maintenance import maintenance_exempt
 from ...problems.parameters import invalid_parameters, parameter_error
-from ...versioning.lifecycle import get_version_table
+from ...versioning.lifecycle import APIVersion, get_version_table
 from .hooks import with_api_version
 
 #: Query parameters of the schema view.
@@ -78,9 +80,28 @@ def _sidecar_root() -> Path:
 
 @maintenance_exempt
 class OpenAPIDocsView(SpectacularSwaggerView):
-    """Swagger UI for ``/openapi.json``, every asset served by this service (no CDN)."""
+    """Swagger UI for ``/openapi.json``, every asset served by this service (no CDN).
+
+    With ``VERSIONS`` set, its top bar switches between the documents of every served
+    version (Swagger UI's ``urls``: ``/openapi.json?version=v1`` ...), the one of ``?version=``
+    or else the current one first. ``SPECTACULAR_SETTINGS["SWAGGER_UI_SETTINGS"]`` still
+    applies, over these defaults.
+    """
 
     url_name = "api_conventions_openapi:schema"
+
+    @extend_schema(exclude=True)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        primary = requested_version(request)
+        response: Response = super().get(request, *args, **kwargs)
+        table = get_version_table()
+        if table and primary is not None:
+            assert isinstance(response.data, dict)
+            served = [version for version in table.versions if not version.is_retired()]
+            response.data["settings"] = _version_switch(
+                reverse(self.url_name), served, primary, response.data["settings"]
+            )
+        return response
 
     @staticmethod
     def _swagger_ui_resource(filename: str) -> str:
@@ -97,3 +118,36 @@ def docs_asset(request: HttpRequest, path: str) -> HttpResponseBase:
     response = serve(request, path, document_root=str(_sidecar_root()))
     response[header_names.CACHE_CONTROL] = "public, max-age=86400"
     return response
+
+
+def _version_switch(schema_path: str, served: list[APIVersion], primary: str, settings: str) -> str:
+    """Swagger UI's settings (a JavaScript expression) with one ``urls`` entry per served version.
+
+    The switch lives in the top bar of Swagger UI's ``StandaloneLayout``, whose preset is a
+    JavaScript object: hence an expression rather than JSON. The validator badge is off: it
+    would fetch an image from outside the service."""
+    labels = {version.name: _version_label(version) for version in served}
+    defaults = {
+        "urls": [{"url": f"{schema_path}?{urlencode({'version': name})}", "name": label}
+                 for name, label in labels.items()],
+        "urls.primaryName": labels[primary],
+        "layout": "StandaloneLayout",
+        "validatorUrl": None,
+    }
+    return (
+        f"Object.assign({_script_json(defaults)}, "
+        "{presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset]}, "
+        f"{settings})"
+    )
+
+
+def _version_label(version: APIVersion) -> str:
+    # A served version is current or deprecated (before its sunset).
+    if version.is_deprecated():
+        return gettext("{name} (deprecated)").format(name=version.name)
+    return gettext("{name} (current)").format(name=version.name)
+
+
+def _script_json(value: object) -> str:
+    # Inside a <script>: "</script>" or "<!--" in a label must not end or hide it.
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
