@@ -321,3 +321,16 @@ def test_the_search_body_is_documented(schema: dict[str, Any]) -> None:
     assert set(alternative["properties"]) == {"amount_due__gte", "amount_due__lte", "user", "status", "currency",
                                               "amount_between", "created_after", "created_before", "email",
                                               "not_status", "paid"}
+
+
+def test_details_speak_the_clients_language(client: APIClient) -> None:
+    from django.utils import translation
+
+    try:
+        response = client.get("/v2/features?paid=x&user=nobody", headers={"Accept-Language": "de"})
+        details = {item["parameter"]: item["detail"] for item in errors_of(response)}
+    finally:
+        translation.activate("en")  # LocaleMiddleware leaves the request's language active
+    assert details["paid"] == "paid muss einer der folgenden Werte sein: true, false."
+    # Django's own message, from Django's German catalogue, after the parameter's name.
+    assert details["user"].startswith("user: ") and "Select a valid choice" not in details["user"]
