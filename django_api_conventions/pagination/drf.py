@@ -259,6 +259,8 @@ class SearchMixin:
             errors.append({"pointer": f"/{cursor_name}",
                            "detail": gettext("{name} must be a string.").format(name=cursor_name), "code": "invalid"})
         cleaned: list[Any] = []
+        view: Any = self
+        model_rows = view.get_queryset() if adapter is not None else None
         for index, alternative in enumerate(alternatives):
             pointer = f"/any/{index}"
             if not isinstance(alternative, dict) or not alternative:
@@ -266,10 +268,9 @@ class SearchMixin:
                                "one filter."), "code": "invalid"})
                 continue
             if adapter is not None:
-                view: Any = self
                 try:
                     cleaned.append(adapter.from_body(alternative, pointer=pointer, request=view.request,
-                                                     queryset=view.get_queryset()))
+                                                     queryset=model_rows))
                 except ProblemException as problem:
                     errors.extend(problem.errors)
                 continue
