@@ -334,3 +334,20 @@ def test_details_speak_the_clients_language(client: APIClient) -> None:
     assert details["paid"] == "paid muss einer der folgenden Werte sein: true, false."
     # Django's own message, from Django's German catalogue, after the parameter's name.
     assert details["user"].startswith("user: ") and "Select a valid choice" not in details["user"]
+
+
+def test_a_model_choice_by_an_integer_key_takes_ascii_integers_and_says_integer() -> None:
+    from django import forms
+    from django.contrib.auth.models import User
+
+    from django_api_conventions.contrib.django_filters.parameters import value_problem
+    from django_api_conventions.contrib.django_filters.schema import value_schema
+
+    field = forms.ModelChoiceField(queryset=User.objects.all())
+    assert value_problem("5", field, csv=False) is None
+    for spelling in ("5.0", "\u0665", "1_0", "0x5"):  # int() or Django would read each as a number
+        assert value_problem(spelling, field, csv=False) == "must be an integer in ASCII digits"
+    assert value_schema(field, None, None) == {"type": "integer"}
+    text_key = forms.ModelChoiceField(queryset=Customer.objects.all())
+    assert value_problem("\u0665", text_key, csv=False) is None  # a text key is taken as written
+    assert value_schema(text_key, None, None) == {"type": "string", "minLength": 1}
