@@ -141,6 +141,17 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
     "E013": (checks.Error,
              _("{view} cannot be keyset-paginated: {error}"),
              _("Order by fields whose values a cursor can hold (numbers, text, dates, UUIDs).")),
+    "E040": (checks.Error,
+             _("{view} filters with {name}, whose {fields} is an OrderingFilter: StrictFilterBackend "
+               "refuses it, since a keyset list has a fixed ordering that its cursors hold."),
+             _("Remove the OrderingFilter from {name}: the list is ordered by the ordering of its "
+               "pagination class.")),
+    "W040": (checks.Warning,
+             _("{view} is keyset-paginated but filtered by {backend}, which cannot refuse an undeclared "
+               "query parameter: a misspelt filter (?statuz=open) answers the whole list."),
+             _("Use 'django_api_conventions.pagination.StrictFilterBackend' instead (it takes django-filter "
+               "FilterSets too). Until then, the list's cursors are bound to all of its query parameters but "
+               "the paginator's.")),
     "W011": (checks.Warning,
              _("LocaleMiddleware comes after {middleware} in MIDDLEWARE: the problems answered before it runs are "
                "in LANGUAGE_CODE, not in the client's language."),

@@ -1,4 +1,5 @@
-"""Checks of keyset-paginated views: an index serves each ordering, and cursors can hold its values."""
+"""Checks of keyset-paginated views: an index serves each ordering, cursors can hold its values, and
+the filter backends refuse what they do not declare."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.urls import get_resolver
 
 from ..checks.messages import message
+from .drf import StrictFilterBackend
 from .paginator import KeysetPagination
 
 
@@ -33,6 +35,28 @@ def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
             warnings.append(message("W010", view=view_class.__name__, model=model.__name__,
                                     ordering=", ".join(ordering), fields=fields))
     return warnings
+
+
+def check_filter_backends(**kwargs: Any) -> list[checks.CheckMessage]:
+    """Every keyset-paginated view of the URLconf is filtered by StrictFilterBackend alone: any
+    other backend lets an undeclared parameter through (its cursors are bound to the whole query
+    string instead, :meth:`KeysetPagination.unvalidated_filters`)."""
+    warnings = []
+    for view_class in _view_classes(get_resolver().url_patterns):
+        pagination_class = getattr(view_class, "pagination_class", None)
+        if not (isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination)):
+            continue
+        others = [backend for backend in getattr(view_class, "filter_backends", None) or ()
+                  if not (isinstance(backend, type) and issubclass(backend, StrictFilterBackend))]
+        if others:
+            names = ", ".join(getattr(backend, "__name__", repr(backend)) for backend in others)
+            warnings.append(message("W040", view=view_class.__name__, backend=names))
+    return warnings
+
+
+def view_classes(patterns: Any) -> Any:
+    """The view classes (DRF's and Django's class-based views) routed in ``patterns``, each once."""
+    return _view_classes(patterns)
 
 
 def _view_classes(patterns: Any) -> Any:

@@ -17,6 +17,7 @@ from rest_framework.settings import api_settings as drf_settings
 from ..problems import ErrorItem, ProblemException
 from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
 from ..request_attributes import ACTIVE_FILTERS, set_state
+from .adapters import FilterSetAdapter, filterset_adapter
 from .filters import Filter, FilterSet, parse_integer, parse_text, parse_timestamp
 
 #: The query parameter names of DRF's own pagination classes, for a paginator that is not a
@@ -60,7 +61,13 @@ class StrictFilterBackend(BaseFilterBackend):
             return queryset
         filterset_class = self.get_filterset_class(view, queryset)
         query = {name: request.query_params.getlist(name) for name in request.query_params}
-        filterset = filterset_class.from_query(query, allowed_extra=[*pagination_parameters(view), *format_override()])
+        allowed_extra = [*pagination_parameters(view), *format_override()]
+        adapter = filterset_adapter(view, filterset_class, queryset)
+        if adapter is not None:  # another library's filter set (django-filter's)
+            bound = adapter.from_query(query, allowed_extra=allowed_extra, request=request, queryset=queryset)
+            set_state(request, ACTIVE_FILTERS, bound.signature_data())
+            return bound.filter_queryset(queryset)
+        filterset = filterset_class.from_query(query, allowed_extra=allowed_extra)
         set_state(request, ACTIVE_FILTERS, filterset.signature_data())
         return queryset.filter(filterset.q())
 
@@ -71,6 +78,9 @@ class StrictFilterBackend(BaseFilterBackend):
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         filterset_class = self.get_filterset_class(view)
+        adapter = filterset_adapter(view, filterset_class)
+        if adapter is not None:
+            return adapter.schema_parameters()
         return [
             {"name": name, "in": "query", "required": False, "schema": filter_value_schema(declared),
              "description": declared.description or f"{declared.field} ({declared.lookup})"}
@@ -100,6 +110,13 @@ def filter_value_schema(declared: Filter) -> dict[str, Any]:
     if declared.lookup == "in":
         schema = {"type": "string", "description": "Comma-separated values."}
     return schema
+
+
+def filter_parameter_names(view: Any) -> list[str]:
+    """The query parameters of the view's filter set (:func:`get_filterset_class`), whatever its library."""
+    filterset_class = get_filterset_class(view)
+    adapter = filterset_adapter(view, filterset_class)
+    return adapter.parameter_names() if adapter is not None else list(filterset_class.filters)
 
 
 def _is_detail(view: Any) -> bool:
@@ -134,18 +151,30 @@ class StrictQueryParametersMixin:
         method = (request.method or "").lower()
         if method not in self.http_method_names or not hasattr(self, method):  # type: ignore[attr-defined]
             return  # the method is not allowed: that 405 says more than any parameter could
-        query = {name: request.query_params.getlist(name) for name in request.query_params}
-        refuse_undeclared(query, self.get_query_parameters(request))
+        accepted = self.get_query_parameters(request)
+        repeatable = set(_repeatable_parameters(self)) if _is_list_read(self, request) else set()
+        query = {name: request.query_params.getlist(name)[:1 if name in repeatable else None]
+                 for name in request.query_params}
+        refuse_undeclared(query, accepted)
 
     def get_query_parameters(self, request: Request) -> list[str]:
         """The parameters ``request`` may carry: on a list, its filters (:func:`get_filterset_class`)
         and its paginator's (``cursor`` and ``limit`` unless renamed); elsewhere none; DRF's
         ``format`` everywhere. Override it for an action of your own that reads the query string."""
-        view: Any = self
-        if request.method in ("GET", "HEAD") and hasattr(view, "list") and not _is_detail(view) \
-                and getattr(view, "action", None) != "search":
-            return [*get_filterset_class(view).filters, *pagination_parameters(view), *format_override()]
+        if _is_list_read(self, request):
+            return [*filter_parameter_names(self), *pagination_parameters(self), *format_override()]
         return format_override()
+
+
+def _is_list_read(view: Any, request: Request) -> bool:
+    return request.method in ("GET", "HEAD") and hasattr(view, "list") and not _is_detail(view) \
+        and getattr(view, "action", None) != "search"
+
+
+def _repeatable_parameters(view: Any) -> list[str]:
+    """The filter parameters that may be sent more than once (a django-filter multiple choice)."""
+    adapter = filterset_adapter(view, get_filterset_class(view))
+    return adapter.repeatable_parameter_names() if adapter is not None else []
 
 
 class SearchMixin:
@@ -170,15 +199,21 @@ class SearchMixin:
             detail = (f"The search takes its filters, {limit_name} and {cursor_name} from the body, "
                       "not the query string.")
             raise invalid_parameters([parameter_error(name, detail, "unknown") for name in misplaced])
+        filterset_class = get_filterset_class(view)
+        adapter = filterset_adapter(view, filterset_class, view.get_queryset())
         alternatives, limit, cursor = self._read_search_body(
-            request.data, get_filterset_class(view), cursor_name=cursor_name, limit_name=limit_name,
+            request.data, filterset_class, cursor_name=cursor_name, limit_name=limit_name, adapter=adapter,
         )
-        condition = Q()
-        for alternative in alternatives:
-            condition |= alternative.q()
         # Through the filter backends: a backend that scopes rows (per tenant, say) scopes the
         # search too; StrictFilterBackend leaves the search action alone.
-        queryset = view.filter_queryset(view.get_queryset()).filter(condition)
+        queryset = view.filter_queryset(view.get_queryset())
+        if adapter is not None:
+            queryset = adapter.any_of(alternatives, queryset)
+        else:
+            condition = Q()
+            for alternative in alternatives:
+                condition |= alternative.q()
+            queryset = queryset.filter(condition)
         try:
             page = paginator.paginate_queryset(
                 queryset, request, view, limit=limit, cursor=cursor,
@@ -193,7 +228,8 @@ class SearchMixin:
 
     def _read_search_body(
         self, body: Any, filterset_class: type[FilterSet], *, cursor_name: str, limit_name: str,
-    ) -> tuple[list[FilterSet], Any, Any]:
+        adapter: FilterSetAdapter | None = None,
+    ) -> tuple[list[Any], Any, Any]:
         if not isinstance(body, dict):
             detail = gettext("The body must be a JSON object.")
             raise _body_problem([{"pointer": "", "detail": detail, "code": "invalid"}])
@@ -222,12 +258,21 @@ class SearchMixin:
         if cursor is not None and not isinstance(cursor, str):
             errors.append({"pointer": f"/{cursor_name}",
                            "detail": gettext("{name} must be a string.").format(name=cursor_name), "code": "invalid"})
-        cleaned = []
+        cleaned: list[Any] = []
+        view: Any = self
+        model_rows = view.get_queryset() if adapter is not None else None
         for index, alternative in enumerate(alternatives):
             pointer = f"/any/{index}"
             if not isinstance(alternative, dict) or not alternative:
                 errors.append({"pointer": pointer, "detail": gettext("Each alternative must be an object with at least "
                                "one filter."), "code": "invalid"})
+                continue
+            if adapter is not None:
+                try:
+                    cleaned.append(adapter.from_body(alternative, pointer=pointer, request=view.request,
+                                                     queryset=model_rows))
+                except ProblemException as problem:
+                    errors.extend(problem.errors)
                 continue
             raw = {}
             for name, value in alternative.items():

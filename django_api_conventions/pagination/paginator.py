@@ -20,6 +20,7 @@ from ..conf import api_settings
 from ..problems.parameters import invalid_parameters, parameter_error
 from ..request_attributes import ACTIVE_FILTERS, get_state
 from .cursors import Cursor, decode_cursor, encode_cursor, filters_signature
+from .drf import format_override
 from .keyset import keyset_predicate, order_by_expressions, position_of
 
 #: A limit as the query string spells it; nine digits at most, so int() never reads a long string.
@@ -74,7 +75,9 @@ class KeysetPagination(BasePagination):
         if cursor is None:
             cursor = request.query_params.get(self.cursor_query_param)
         if filters is None:
-            filters = get_state(request, ACTIVE_FILTERS, {})
+            filters = get_state(request, ACTIVE_FILTERS)
+        if filters is None:
+            filters = self.unvalidated_filters(request)
         endpoint = endpoint_of(request)
         signature = filters_signature(filters)
         nullable = nullable_fields(queryset.model, ordering)
@@ -104,6 +107,14 @@ class KeysetPagination(BasePagination):
         if self.next_cursor is None or self.request is None or self.request.method != "GET":
             return None
         return replace_query_param(self.request.build_absolute_uri(), self.cursor_query_param, self.next_cursor)
+
+    def unvalidated_filters(self, request: Request) -> dict[str, list[str]]:
+        """What a cursor is bound to when no :class:`StrictFilterBackend` validated the filters
+        (``DjangoFilterBackend``, ``SearchFilter``, a backend of your own): every query parameter
+        but the paginator's and DRF's ``format``, as sent. A cursor replayed under other filters
+        is then a 400, never a page of another list; check ``W040`` names such views."""
+        own = {*self.get_query_parameter_names(), *format_override()}
+        return {name: request.query_params.getlist(name) for name in sorted(request.query_params) if name not in own}
 
     # --- rules ------------------------------------------------------------------------------
 

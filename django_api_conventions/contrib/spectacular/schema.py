@@ -25,6 +25,7 @@ from rest_framework.permissions import AllowAny
 from ... import header_names
 from ...idempotency.mixins import IdempotencyMixin
 from ...pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
+from ...pagination.adapters import filterset_adapter
 from ...pagination.drf import filter_value_schema, get_filterset_class
 from ...problems import PROBLEM_CONTENT_TYPE, problem_types
 from ...versioning.deprecation import endpoint_deprecations
@@ -99,7 +100,11 @@ class ProblemAutoSchema(AutoSchema):
 
     def _search_body_schema(self) -> dict[str, Any]:
         view: Any = self.view
-        filters = get_filterset_class(view).filters
+        filterset_class = get_filterset_class(view)
+        adapter = filterset_adapter(view, filterset_class)
+        properties = adapter.body_properties() if adapter is not None else {
+            name: filter_value_schema(declared) for name, declared in filterset_class.filters.items()
+        }
         paginator = self._get_paginator()
         cursor_name, limit_name = paginator.get_query_parameter_names()
         limit = next(parameter["schema"] for parameter in paginator.get_schema_operation_parameters(view)
@@ -114,7 +119,7 @@ class ProblemAutoSchema(AutoSchema):
                     "type": "array", "minItems": 1, "maxItems": view.search_max_alternatives,
                     "items": {
                         "type": "object", "minProperties": 1, "additionalProperties": False,
-                        "properties": {name: filter_value_schema(declared) for name, declared in filters.items()},
+                        "properties": properties,
                     },
                 },
                 limit_name: limit,

@@ -1,0 +1,287 @@
+"""A django-filter FilterSet behind ``StrictFilterBackend``, ``StrictQueryParametersMixin`` and
+``SearchMixin``, with the guarantees of the package's own filter sets.
+
+1. Every parameter of the query string is one the FilterSet reads (:func:`.parameters_of`),
+   or the paginator's, or DRF's ``format``; a parameter that is not repeatable is sent once.
+   Otherwise a 400 ``invalid-parameters`` names each one (and lists the accepted ones).
+2. Each value is refused before the form sees it when Django would forgive its spelling
+   (:func:`.value_problem`): empty, NUL, white space around it, non-ASCII digits.
+3. The form validates; each of its errors is an ``errors`` item naming the parameter (the
+   ``_after`` or ``_before`` of a range on its own when only one of them is wrong).
+4. The FilterSet filters the queryset itself (``FilterSet.qs``), as ``DjangoFilterBackend``
+   would: ``method=`` filters, ``exclude=True`` and ``distinct`` apply unchanged.
+5. The cleaned values of the parameters sent, JSON-able (:func:`jsonable`), are
+   ``request.active_filters``: the page's cursors are bound to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from functools import cached_property
+from typing import Any
+from uuid import UUID
+
+import django_filters
+from django import forms
+from django.core.exceptions import ImproperlyConfigured, ValidationError
+from django.db.models import Model, QuerySet
+from django.http import QueryDict
+from django.utils.translation import gettext
+
+from ...pagination.adapters import FilterSetAdapter
+from ...pagination.filters import FilterSet
+from ...problems import ErrorItem, ProblemException
+from ...problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
+from .filters import PREDICATE_CODE
+from .parameters import Parameter, field_of, parameters_of, static_choices, value_problem
+from .schema import body_properties, schema_parameters
+
+#: A parameter name and the detail of what is wrong with its value.
+Problem = tuple[str, str]
+
+
+class DjangoFilterSetAdapter(FilterSetAdapter):
+    """One view's django-filter FilterSet class, as the strict parts of the package use it."""
+
+    def __init__(self, filterset_class: type[django_filters.FilterSet], *, view: Any = None,
+                 queryset: QuerySet[Any] | None = None) -> None:
+        refuse_ordering_filters(filterset_class)
+        self.filterset_class = filterset_class
+        self.view = view
+        self._queryset = queryset
+
+    # --- what it declares ----------------------------------------------------------------------
+
+    @cached_property
+    def unbound(self) -> Any:
+        """The FilterSet without data: its filters' fields and widgets say the parameters."""
+        return self.filterset_class(queryset=self._model_queryset(), request=getattr(self.view, "request", None))
+
+    def parameters(self) -> dict[str, Parameter]:
+        return parameters_of(self.unbound)
+
+    def parameter_names(self) -> list[str]:
+        return list(self.parameters())
+
+    def repeatable_parameter_names(self) -> list[str]:
+        return [name for name, parameter in self.parameters().items() if parameter.multiple]
+
+    def schema_parameters(self) -> list[dict[str, Any]]:
+        return schema_parameters(self.unbound, self.parameters())
+
+    def body_properties(self) -> dict[str, Any]:
+        return body_properties(self.unbound, self.parameters())
+
+    # --- a request -----------------------------------------------------------------------------
+
+    def from_query(self, query: Mapping[str, Sequence[str]], *, allowed_extra: Iterable[str], request: Any,
+                   queryset: QuerySet[Any]) -> BoundDjangoFilters:
+        parameters = self.parameters()
+        # A repeatable parameter counts once for the "sent twice" rule.
+        once = {name: list(values)[:1] if name in parameters and parameters[name].multiple else values
+                for name, values in query.items()}
+        refuse_undeclared(once, [*parameters, *allowed_extra])
+        values = {name: list(texts) for name, texts in query.items() if name in parameters}
+        bound, problems = self._validate(values, request, queryset)
+        if problems:
+            raise invalid_parameters([parameter_error(name, detail, "invalid") for name, detail in problems])
+        assert bound is not None
+        return bound
+
+    def from_body(self, alternative: Mapping[str, Any], *, pointer: str, request: Any,
+                  queryset: QuerySet[Any]) -> BoundDjangoFilters:
+        parameters = self.parameters()
+        errors: list[ErrorItem] = []
+        values: dict[str, list[str]] = {}
+        for name, value in alternative.items():
+            parameter = parameters.get(name)
+            if parameter is None:
+                detail = gettext("Unknown filter. Accepted: {names}.").format(names=", ".join(parameters))
+                errors.append({"pointer": f"{pointer}/{name}", "detail": detail, "code": "unknown"})
+                continue
+            texts = _body_texts(value, multiple=parameter.multiple)
+            if texts is None:
+                detail = (gettext("{name} must be a string or an array of strings.") if parameter.multiple
+                          else gettext("{name} must be a string.")).format(name=name)
+                errors.append({"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"})
+                continue
+            values[name] = texts
+        bound, problems = self._validate(values, request, queryset)
+        errors.extend({"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"}
+                      for name, detail in problems)
+        if errors:
+            detail = gettext("The search body breaks the rules of the filters.")
+            raise ProblemException("validation-error", detail, errors=errors)
+        assert bound is not None
+        return bound
+
+    def _validate(self, values: dict[str, list[str]], request: Any, queryset: QuerySet[Any]
+                  ) -> tuple[BoundDjangoFilters | None, list[Problem]]:
+        parameters = self.parameters()
+        problems: list[Problem] = []
+        for name, texts in values.items():
+            field = field_of(self.unbound, parameters[name])
+            reason = next((reason for text in texts
+                           if (reason := value_problem(text, field, csv=parameters[name].csv))), None)
+            if reason is not None:
+                problems.append((name, _predicate(name, reason)))
+        # The form never sees a refused value (it would forgive it, or send a NUL to the database).
+        refused = {name for name, _ in problems}
+        kept = {name: texts for name, texts in values.items() if name not in refused}
+        data = QueryDict(mutable=True)
+        for name, texts in kept.items():
+            data.setlist(name, texts)
+        filterset = self.filterset_class(data=data, queryset=queryset, request=request)
+        for filter_name, errors in filterset.form.errors.as_data().items():
+            problems.extend(problem for problem in _form_problems(filterset, parameters, kept, filter_name, errors)
+                            if problem[0] not in refused)
+        if problems:
+            return None, problems
+        present = {parameters[name].filter_name for name in values}
+        return BoundDjangoFilters(filterset, present), []
+
+    def _model_queryset(self) -> QuerySet[Any]:
+        return queryset_of(self.view, self._queryset)
+
+
+class BoundDjangoFilters:
+    """A validated FilterSet: what it filters and the values a cursor is bound to."""
+
+    def __init__(self, filterset: Any, present: set[str]) -> None:
+        self.filterset = filterset
+        self.present = present
+
+    def filter_queryset(self, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if queryset is self.filterset.queryset:
+            return self.filterset.qs  # type: ignore[no-any-return]
+        return self.filterset.filter_queryset(queryset.all())  # type: ignore[no-any-return]
+
+    def signature_data(self) -> dict[str, Any]:
+        cleaned = self.filterset.form.cleaned_data
+        return {name: jsonable(cleaned.get(name)) for name in sorted(self.present)}
+
+
+def jsonable(value: Any) -> Any:
+    """A cleaned value in JSON: dates in ISO 8601, decimals and UUIDs as text, a model instance
+    as its primary key, a range (``slice``) as ``[start, stop]``."""
+    if value is None or isinstance(value, (bool, int, str, float)):
+        return value
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, (Decimal, UUID, timedelta)):
+        return str(value)
+    if isinstance(value, Model):
+        return jsonable(value.pk)
+    if isinstance(value, slice):
+        return [jsonable(value.start), jsonable(value.stop)]
+    if isinstance(value, Mapping):
+        return {str(key): jsonable(item) for key, item in sorted(value.items(), key=lambda pair: str(pair[0]))}
+    if isinstance(value, (list, tuple, QuerySet)):  # a QuerySet of ModelMultipleChoiceField is evaluated already
+        return [jsonable(item) for item in value]
+    return str(value)
+
+
+def _body_texts(value: Any, *, multiple: bool) -> list[str] | None:
+    """A search body's value as the query string would spell it; ``None`` when it cannot be."""
+    if isinstance(value, list) and multiple and value:
+        texts = [_body_text(item) for item in value]
+        return None if None in texts else texts  # type: ignore[return-value]
+    text = _body_text(value)
+    return None if text is None else [text]
+
+
+def _body_text(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (str, int, float)):
+        return str(value)  # a JSONNumber's str() is the client's own spelling
+    return None
+
+
+def _predicate(name: str, reason: str) -> str:
+    return gettext("{name} {reason}.").format(name=name, reason=reason)
+
+
+def _form_problems(filterset: Any, parameters: dict[str, Parameter], values: dict[str, list[str]],
+                   filter_name: str, errors: list[ValidationError]) -> list[Problem]:
+    """The problems of one entry of the form's errors, each on the parameter it is about."""
+    if filter_name not in filterset.filters:  # the form's own clean(): about every parameter sent
+        return [(name, _detail(name, None, error)) for name in values for error in errors]
+    own = [name for name, parameter in parameters.items() if parameter.filter_name == filter_name]
+    sent = [name for name in own if name in values] or own  # a required filter left out: all of its own
+    field = filterset.filters[filter_name].field
+    if isinstance(field, forms.MultiValueField) and len(sent) > 1:
+        narrowed = []  # which of the range's parameters is wrong
+        for name in sent:
+            try:
+                field.fields[parameters[name].index].clean(values[name][0])
+            except ValidationError as error:
+                narrowed.append((name, _detail(name, field.fields[parameters[name].index], error)))
+        if narrowed:
+            return narrowed
+    return [(name, _detail(name, field, error)) for name in sent for error in errors]
+
+
+def _detail(name: str, field: Any, error: ValidationError) -> str:
+    code = getattr(error, "code", None)
+    message = " ".join(str(text) for text in error.messages)
+    if code == PREDICATE_CODE:
+        return _predicate(name, message)
+    choices = static_choices(field)
+    if code == "invalid_choice" and choices:
+        return _predicate(name, gettext("must be one of: {choices}").format(choices=", ".join(choices)))
+    return gettext("{name}: {message}").format(name=name, message=message)
+
+
+def ordering_filters(filterset_class: Any) -> list[str]:
+    """The ``OrderingFilter``s of a FilterSet, which the strict backend refuses."""
+    return [name for name, filter_ in filterset_class.base_filters.items()
+            if isinstance(filter_, django_filters.OrderingFilter)]
+
+
+def refuse_ordering_filters(filterset_class: Any) -> None:
+    names = ordering_filters(filterset_class)
+    if names:
+        raise ImproperlyConfigured(
+            f"{filterset_class.__name__} has the OrderingFilter {', '.join(names)}: a keyset list has a fixed "
+            "ordering (its cursors hold the values of that ordering), so StrictFilterBackend refuses it. "
+            "Remove it; order the list with its pagination class."
+        )
+
+
+_AUTO_FILTERSETS: dict[tuple[type[Model], str], type[django_filters.FilterSet]] = {}
+
+
+def auto_filterset(model: type[Model], fields: Any) -> type[django_filters.FilterSet]:
+    """The FilterSet ``DjangoFilterBackend`` builds from a view's ``filterset_fields`` (made once)."""
+    from django_filters.rest_framework import FilterSet as RestFrameworkFilterSet
+
+    key = (model, repr(fields))
+    if key not in _AUTO_FILTERSETS:
+        meta = type("Meta", (), {"model": model, "fields": fields})
+        _AUTO_FILTERSETS[key] = type(f"{model.__name__}FilterSet", (RestFrameworkFilterSet,), {"Meta": meta})
+    return _AUTO_FILTERSETS[key]
+
+
+def adapt(view: Any, filterset_class: Any, queryset: QuerySet[Any] | None) -> DjangoFilterSetAdapter | None:
+    """The adapter factory registered with the pagination part: a django-filter ``filterset_class``,
+    or, for a view without one, its ``filterset_fields``."""
+    if isinstance(filterset_class, type) and issubclass(filterset_class, django_filters.FilterSet):
+        return DjangoFilterSetAdapter(filterset_class, view=view, queryset=queryset)
+    fields = getattr(view, "filterset_fields", None)
+    if fields and filterset_class in (None, FilterSet) and getattr(view, "filterset_class", None) is None:
+        model = queryset_of(view, queryset).model
+        return DjangoFilterSetAdapter(auto_filterset(model, fields), view=view, queryset=queryset)
+    return None
+
+
+def queryset_of(view: Any, queryset: QuerySet[Any] | None) -> QuerySet[Any]:
+    """``queryset``, else the view's class-level ``queryset``, else its ``get_queryset()``."""
+    if queryset is not None:
+        return queryset
+    declared = getattr(view, "queryset", None)
+    if isinstance(declared, QuerySet):
+        return declared.all()
+    return view.get_queryset()  # type: ignore[no-any-return]

@@ -1,0 +1,128 @@
+"""The query parameters of a django-filter FilterSet, and the spellings the strict backend refuses.
+
+A filter reads one parameter, its own name, unless its widget says otherwise: a
+``SuffixedMultiWidget`` (``DateFromToRangeFilter``: ``<name>_after`` and ``<name>_before``;
+``RangeFilter``: ``_min``/``_max``; ``LookupChoiceFilter``: ``<name>`` and ``<name>_lookup``)
+reads one per suffix, a ``SelectMultiple`` (``MultipleChoiceFilter``) takes the parameter
+repeated, a CSV widget (``BaseInFilter``, ``BaseRangeFilter``) comma-separated values.
+
+Django's form fields forgive: they strip white space, read other scripts' digits (Arabic-Indic,
+fullwidth), ``5.0`` as the integer 5, ``maybe`` as "no filter" for a boolean, and django-filter skips an
+empty value. The strict backend refuses each of those with a 400 before the form sees them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext
+from django_filters.widgets import BaseCSVWidget, SuffixedMultiWidget
+
+from .filters import TimestampField
+
+INTEGER = re.compile(r"[+-]?[0-9]{1,4000}")
+NUMBER = re.compile(r"[+-]?[0-9]{1,4000}(?:\.[0-9]{1,4000})?")
+BOOLEANS = ("true", "false")
+#: Model field types whose values are integers: a ModelChoiceFilter on such a key takes digits.
+INTEGER_FIELD_TYPES = frozenset({
+    "AutoField", "BigAutoField", "SmallAutoField", "IntegerField", "BigIntegerField", "SmallIntegerField",
+    "PositiveIntegerField", "PositiveBigIntegerField", "PositiveSmallIntegerField",
+})
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One query parameter of a FilterSet."""
+
+    name: str
+    #: The filter that reads it (the FilterSet's attribute or generated name).
+    filter_name: str
+    #: Its position among the parameters of a multi-value field (a range's ``_after`` is 0).
+    index: int | None
+    #: It may be sent more than once (``MultipleChoiceFilter``).
+    multiple: bool
+    #: It takes comma-separated values (``BaseInFilter``, ``BaseRangeFilter``).
+    csv: bool
+
+
+def parameters_of(filterset: Any) -> dict[str, Parameter]:
+    """The parameters of a FilterSet instance (its filters' fields are built), by name."""
+    found: dict[str, Parameter] = {}
+    for filter_name, filter_ in filterset.filters.items():
+        widget = filter_.field.widget
+        if isinstance(widget, SuffixedMultiWidget):
+            names = [widget.suffixed(filter_name, suffix) for suffix in widget.suffixes]
+        elif isinstance(widget, forms.MultiWidget):
+            names = [filter_name + suffix for suffix in widget.widgets_names]
+        else:
+            found[filter_name] = Parameter(filter_name, filter_name, None,
+                                           bool(getattr(widget, "allow_multiple_selected", False)),
+                                           isinstance(widget, BaseCSVWidget))
+            continue
+        for index, name in enumerate(names):
+            found[name] = Parameter(name, filter_name, index, False, False)
+    return found
+
+
+def field_of(filterset: Any, parameter: Parameter) -> forms.Field:
+    """The form field that cleans one value of ``parameter`` (a sub-field for a range)."""
+    field = filterset.filters[parameter.filter_name].field
+    if parameter.index is not None:
+        return field.fields[parameter.index]  # type: ignore[no-any-return]
+    return field  # type: ignore[no-any-return]
+
+
+def value_problem(raw: str, field: forms.Field, *, csv: bool) -> str | None:
+    """Why the strict backend refuses ``raw`` before the form sees it (a predicate after the
+    parameter's name), or ``None``."""
+    if "\x00" in raw:  # PostgreSQL text cannot hold NUL: refuse it before the database does
+        return gettext("must not contain a NUL character")
+    if raw == "":  # django-filter would skip the filter: a list the client did not ask for
+        return gettext("must not be empty")
+    items = raw.split(",") if csv else [raw]
+    if csv and "" in items:
+        return gettext("must be comma-separated values, none of them empty")
+    for item in items:
+        reason = _item_problem(item, field)
+        if reason is not None:
+            return reason
+    return None
+
+
+def _item_problem(item: str, field: forms.Field) -> str | None:
+    if isinstance(field, forms.CharField) and not field.strip:
+        return None  # text taken as it is written
+    if item != item.strip():
+        return gettext("must not start or end with white space")
+    if isinstance(field, forms.BooleanField):  # NullBooleanField too
+        return None if item in BOOLEANS else gettext("must be one of: {choices}").format(choices=", ".join(BOOLEANS))
+    if isinstance(field, (forms.DecimalField, forms.FloatField)):
+        return None if NUMBER.fullmatch(item) else gettext("must be a number in ASCII digits")
+    if isinstance(field, forms.IntegerField) or (is_model_choice(field) and key_type(field) in INTEGER_FIELD_TYPES):
+        return None if INTEGER.fullmatch(item) else gettext("must be an integer in ASCII digits")
+    typed = (forms.DateField, forms.DateTimeField, forms.TimeField, forms.DurationField, forms.UUIDField,
+             TimestampField)
+    if isinstance(field, typed) and not item.isascii():
+        return gettext("must be written in ASCII characters")
+    return None
+
+
+def is_model_choice(field: forms.Field) -> bool:
+    return isinstance(field, (forms.ModelChoiceField, forms.ModelMultipleChoiceField))
+
+
+def key_type(field: Any) -> str:
+    """The internal type of the model field a ModelChoiceField looks its values up by."""
+    meta = field.queryset.model._meta
+    key = meta.get_field(field.to_field_name) if field.to_field_name else meta.pk
+    return key.get_internal_type()  # type: ignore[no-any-return]
+
+
+def static_choices(field: Any) -> list[str]:
+    """The choices of a ChoiceField that lists them (not a model's rows), the empty one left out."""
+    if not isinstance(field, forms.ChoiceField) or is_model_choice(field):
+        return []
+    return [str(value) for value, _label in field.choices if value not in ("", None)]
