@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
+from .. import header_names
 from .types import ProblemField, ProblemType, problem_types
 
 # Members and headers several types carry.
@@ -27,19 +28,21 @@ _ERRORS_PARAMETER = ProblemField(
 _ERRORS_HEADER = ProblemField(
     "errors",
     _("One item per header at fault: `header` (its name), `detail` and `code`."),
-    [{"header": "Idempotency-Key", "detail": _("This header is required."), "code": "required"}],
+    [{"header": header_names.IDEMPOTENCY_KEY, "detail": _("This header is required."), "code": "required"}],
 )
 _LIMIT_BYTES = ProblemField("limit_bytes", _("The largest size the service accepts, in bytes."), 2621440)
 _MIGRATION_GUIDE = ProblemField(
     "migration_guide", _("The URL of the guide to what replaces it."), "https://api.example.com/docs/migrating-to-v2"
 )
 _RETRY_AFTER = ProblemField(
-    "Retry-After", _("How many seconds to wait before sending the request again."), "2"
+    header_names.RETRY_AFTER, _("How many seconds to wait before sending the request again."), "2"
 )
 _RETIRED_HEADERS = (
-    ProblemField("Sunset", _("When it was retired (RFC 8594), an HTTP date."), "Thu, 01 Jan 2026 00:00:00 GMT"),
     ProblemField(
-        "Link",
+        header_names.SUNSET, _("When it was retired (RFC 8594), an HTTP date."), "Thu, 01 Jan 2026 00:00:00 GMT"
+    ),
+    ProblemField(
+        header_names.LINK,
         _("The migration guide, with `rel=\"deprecation\"` and `rel=\"sunset\"`."),
         '<https://api.example.com/docs/migrating-to-v2>; rel="sunset"',
     ),
@@ -56,7 +59,7 @@ BUILT_IN: list[ProblemType] = [
         members=(ProblemField(
             "errors",
             _("Present when a header is at fault: one item per header, with `header`, `detail` and `code`."),
-            [{"header": "X-Client-ID", "detail": _("NUL characters are not allowed."), "code": "invalid"}],
+            [{"header": header_names.CLIENT_ID, "detail": _("NUL characters are not allowed."), "code": "invalid"}],
         ),),
         example_detail=_("The X-Client-ID header holds a NUL character."),
     ),
@@ -277,8 +280,8 @@ BUILT_IN: list[ProblemType] = [
         members=(ProblemField(
             "errors",
             _("One item naming the `header`, with `detail` and `code`."),
-            [{"header": "Idempotency-Key", "detail": _("The Idempotency-Key header is invalid: it is empty."),
-              "code": "invalid"}],
+            [{"header": header_names.IDEMPOTENCY_KEY,
+              "detail": _("The Idempotency-Key header is invalid: it is empty."), "code": "invalid"}],
         ),),
         example_detail=_("The Idempotency-Key header is invalid: it is empty."),
     ),

@@ -28,6 +28,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_safe
 
+from .. import header_names
 from ..conf import api_settings
 from ..maintenance import maintenance_exempt
 from .details import PROBLEM_CONTENT_TYPE, problem_type_url, render_problem
@@ -92,7 +93,7 @@ def problem_type_redirect_view(request: HttpRequest, slug: str | None = None) ->
 def problem_stylesheet_view(request: HttpRequest) -> HttpResponse:
     """The pages' stylesheet, served by the package whatever the static files set-up."""
     response = HttpResponse(_stylesheet(), content_type="text/css; charset=utf-8")
-    response["Cache-Control"] = "public, max-age=86400"
+    response[header_names.CACHE_CONTROL] = "public, max-age=86400"
     return response
 
 
