@@ -20,8 +20,9 @@ from django.core.servers import basehttp
 
 from django_api_conventions.maintenance import _last_reading
 
+from .redis_topologies import SentinelSetup, redis_cluster, redis_sentinel
 from .reverse_proxy import find_nginx
-from .stores import REDIS_CACHE, REDIS_STORE_VARIANTS
+from .stores import REDIS_CACHE, REDIS_STORE_VARIANTS, REDIS_TOPOLOGY_VARIANTS
 
 # The live server's listen backlog (10) would reset the connections of 50 simultaneous clients
 # before any code of ours runs; gunicorn's default is 2048.
@@ -81,7 +82,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip_postgres)
 
 
-def _use_store(settings: Any, variant: str) -> Iterator[str]:
+def _use_store(settings: Any, variant: str, request: pytest.FixtureRequest | None = None) -> Iterator[str]:
     """Point this process's settings at ``variant``; empty the Redis store's records after the test."""
     if variant == "database":
         settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "database"}
@@ -90,8 +91,11 @@ def _use_store(settings: Any, variant: str) -> Iterator[str]:
     from django_api_conventions.idempotency.stores.redis import RedisStore
 
     overrides: dict[str, Any] = {"IDEMPOTENCY_STORE": "redis"}
-    cache = REDIS_STORE_VARIANTS[variant]
-    if cache is None:
+    if variant in REDIS_TOPOLOGY_VARIANTS:
+        assert request is not None
+        topology = request.getfixturevalue(REDIS_TOPOLOGY_VARIANTS[variant])  # started on first use
+        overrides["IDEMPOTENCY_REDIS_URL"] = topology.url() if isinstance(topology, SentinelSetup) else topology.url
+    elif (cache := REDIS_STORE_VARIANTS[variant]) is None:
         overrides["IDEMPOTENCY_REDIS_URL"] = os.environ["REDIS_URL"]
     else:
         settings.CACHES = {**settings.CACHES, REDIS_CACHE: {**cache, "LOCATION": os.environ["REDIS_URL"]}}
@@ -102,11 +106,30 @@ def _use_store(settings: Any, variant: str) -> Iterator[str]:
     store.client.flushdb()
 
 
-@pytest.fixture(params=["database", *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS)])
+@pytest.fixture(params=[
+    "database",
+    *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS),
+    *(pytest.param(name, marks=[pytest.mark.redis, pytest.mark.redis_topologies]) for name in REDIS_TOPOLOGY_VARIANTS),
+])
 def store_name(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
     """The store the test runs on, in this process: ``database`` or a variant of the Redis store
-    (django-redis' cache, Django's own Redis cache, a client from IDEMPOTENCY_REDIS_URL)."""
-    yield from _use_store(settings, request.param)
+    (django-redis' cache, Django's own Redis cache, a client from IDEMPOTENCY_REDIS_URL: a plain
+    server, and a Redis Cluster and a Sentinel set-up that the tests start)."""
+    yield from _use_store(settings, request.param, request)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_topology() -> Iterator[Any]:
+    """A 3-master, 3-replica Redis Cluster from redis-server, for the whole session (started on first use)."""
+    with redis_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def redis_sentinel_topology() -> Iterator[Any]:
+    """1 master, 2 replicas, 3 sentinels (quorum 2), for the whole session (started on first use)."""
+    with redis_sentinel() as setup:
+        yield setup
 
 
 @pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])

@@ -13,3 +13,10 @@ REDIS_STORE_VARIANTS: dict[str, dict[str, Any] | None] = {
     "redis-django-cache": {"BACKEND": "django.core.cache.backends.redis.RedisCache"},
     "redis-url": None,
 }
+
+#: Variants whose client comes from IDEMPOTENCY_REDIS_URL naming a topology the tests start
+#: themselves from redis-server (tests/redis_topologies.py), not REDIS_URL: variant -> fixture.
+REDIS_TOPOLOGY_VARIANTS: dict[str, str] = {
+    "redis-cluster": "redis_cluster_topology",
+    "redis-sentinel": "redis_sentinel_topology",
+}
