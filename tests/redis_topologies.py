@@ -63,6 +63,11 @@ def wait_until(what: str, condition: object, seconds: float = 30) -> None:
         time.sleep(0.05)
 
 
+def replicas_online(port: int) -> int:
+    info = cli(port, "info", "replication")
+    return sum(1 for line in info.splitlines() if line.startswith("slave") and "state=online" in line)
+
+
 @dataclass
 class Server:
     directory: Path
@@ -137,6 +142,9 @@ def redis_cluster() -> Iterator[Cluster]:
         assert created.returncode == 0, created.stdout + created.stderr
         wait_until("cluster_state:ok on every node", lambda: all(
             "cluster_state:ok" in cli(server.port, "cluster", "info") for server in cluster.servers), 30)
+        # A replica syncs after the cluster is ok: until then WAIT counts none.
+        wait_until("every master's replica in sync", lambda: sorted(
+            replicas_online(server.port) for server in cluster.servers) == [0, 0, 0, 1, 1, 1], 30)
         yield cluster
     finally:
         cluster.stop()
@@ -159,8 +167,7 @@ class SentinelSetup(Topology):
         return next(server for server in self.data if server.port == port)
 
     def replicas_online(self, port: int) -> int:
-        info = cli(port, "info", "replication")
-        return sum(1 for line in info.splitlines() if line.startswith("slave") and "state=online" in line)
+        return replicas_online(port)
 
     def fail_over(self, seconds: float = 30) -> tuple[int, int]:
         """SIGKILL the master; wait for the sentinels to promote a replica; start the old master
