@@ -73,7 +73,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip_postgres = pytest.mark.skip(reason="DATABASE_URL is not PostgreSQL")
     skip_nginx = pytest.mark.skip(reason=f"nginx is not installed (not on PATH, nor in /usr/sbin): {INSTALL_NGINX}")
     nginx_missing = find_nginx() is None
+    # The failover runs take minutes: only when selected (-m failover).
+    skip_failover = pytest.mark.skip(reason="failover runs only when selected: pytest -m failover (FAILOVERS=20)")
+    failover_selected = "failover" in (config.option.markexpr or "")
     for item in items:
+        if "failover" in item.keywords and not failover_selected:
+            item.add_marker(skip_failover)
         if "nginx" in item.keywords and nginx_missing:
             item.add_marker(skip_nginx)
         if "redis" in item.keywords and not os.environ.get("REDIS_URL"):
