@@ -59,6 +59,11 @@ DEFAULTS: dict[str, Any] = {
     # URL of the Redis store's own client (redis://, rediss://, redis+sentinel://,
     # redis+cluster://); when set it is used instead of IDEMPOTENCY_CACHE.
     "IDEMPOTENCY_REDIS_URL": None,
+    # Replicas that must hold a Redis claim (WAIT) before the view runs: 0 (asynchronous
+    # replication: a failover may lose a claim) or N (at most once across failovers).
+    "IDEMPOTENCY_REDIS_WAIT_REPLICAS": 0,
+    # How long the claim waits for those replicas before the request answers 503.
+    "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": 500,
     # Request header that carries the key.
     "IDEMPOTENCY_HEADER": header_names.IDEMPOTENCY_KEY,
     # How long a started (in-flight) key is held before a retry may take it over.

@@ -161,6 +161,23 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "another form is error `E014` at start-up. See [the Redis store](idempotency.md#the-redis-store)."
         ),
     ),
+    "IDEMPOTENCY_REDIS_WAIT_REPLICAS": SettingDoc(
+        "a number of replicas, 0 or more",
+        (
+            "Redis store: how many replicas must acknowledge a claim (`WAIT`) before the view runs, and the "
+            "committing record before the commit. `0`: Redis' asynchronous replication, and a failover may lose "
+            "a claim, so a retry runs again. `N`: fewer than N acknowledgements within "
+            "`IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS` release the claim and answer 503 `idempotency-store-unavailable` "
+            "with `Retry-After`. See [Redis failovers](reliability.md#redis-failovers)."
+        ),
+    ),
+    "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": SettingDoc(
+        "a positive number of milliseconds",
+        (
+            "How long a claim waits for `IDEMPOTENCY_REDIS_WAIT_REPLICAS` replicas before the request answers 503. "
+            "Not read while that setting is `0`."
+        ),
+    ),
     "IDEMPOTENCY_HEADER": SettingDoc(
         "a header name",
         (

@@ -25,6 +25,7 @@ from django_api_conventions.maintenance import _last_reading
 
 from .browser import INSTALL_BROWSER, find_browser
 from .pgbouncer import INSTALL_PGBOUNCER, PgBouncer, find_pgbouncer, running_pgbouncer
+from .redis_topologies import redis_cluster, redis_sentinel
 from .reverse_proxy import find_nginx
 from .stores import STORES, configure_store, use_store
 
@@ -91,7 +92,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     nginx_missing = find_nginx() is None
     pgbouncer_missing = find_pgbouncer() is None
     browser_missing = find_browser() is None
+    # The failover runs take minutes: only when selected (-m failover).
+    skip_failover = pytest.mark.skip(reason="failover runs only when selected: pytest -m failover (FAILOVERS=20)")
+    failover_selected = "failover" in (config.option.markexpr or "")
     for item in items:
+        if "failover" in item.keywords and not failover_selected:
+            item.add_marker(skip_failover)
         if "nginx" in item.keywords and nginx_missing:
             item.add_marker(skip_nginx)
         if "pgbouncer" in item.keywords and pgbouncer_missing:
@@ -107,8 +113,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(params=STORES)
 def store_name(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
     """The store the test runs on, in this process: ``database`` or a variant of the Redis store
-    (django-redis' cache, Django's own Redis cache, a client from IDEMPOTENCY_REDIS_URL)."""
+    (django-redis' cache, Django's own Redis cache, a client from IDEMPOTENCY_REDIS_URL: a plain
+    server, and a Redis Cluster and a Sentinel set-up that the tests start)."""
     yield from configure_store(request, settings)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_topology() -> Iterator[Any]:
+    """A 3-master, 3-replica Redis Cluster from redis-server, for the whole session (started on first use)."""
+    with redis_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def redis_sentinel_topology() -> Iterator[Any]:
+    """1 master, 2 replicas, 3 sentinels (quorum 2), for the whole session (started on first use)."""
+    with redis_sentinel() as setup:
+        yield setup
 
 
 @pytest.fixture(params=["database", pytest.param("redis", marks=pytest.mark.redis)])

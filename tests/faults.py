@@ -237,6 +237,14 @@ class SlowCreateView(IdempotencyMixin, APIView):
         return Response({"id": _create_customer(request.data).pk}, status=201)
 
 
+class ExecutionLogView(IdempotencyMixin, APIView):
+    """One row per execution, named after the request's ``tag``: the failover test counts them."""
+
+    def post(self, request: Request) -> Response:
+        customer = Customer.objects.create(email=f"{uuid.uuid4().hex}@executions.example", name=request.data["tag"])
+        return Response({"id": customer.pk}, status=201)
+
+
 class LongRunningView(IdempotencyMixin, APIView):
     """Renews its lease while it works."""
 

@@ -26,14 +26,24 @@ REDIS_STORE_VARIANTS: dict[str, dict[str, Any] | None] = {
     "redis-django-cache": {"BACKEND": "django.core.cache.backends.redis.RedisCache"},
     "redis-url": None,
 }
+#: Variants whose client comes from IDEMPOTENCY_REDIS_URL naming a topology the tests start
+#: themselves from redis-server (tests/redis_topologies.py), not REDIS_URL: variant -> fixture.
+REDIS_TOPOLOGY_VARIANTS: dict[str, str] = {
+    "redis-cluster": "redis_cluster_topology",
+    "redis-sentinel": "redis_sentinel_topology",
+}
 #: The database store, with every connection of the test through PgBouncer.
 VIA_PGBOUNCER = "database-via-pgbouncer"
 
-STORES = ["database", *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS)]
+STORES = [
+    "database",
+    *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS),
+    *(pytest.param(name, marks=[pytest.mark.redis, pytest.mark.redis_topologies]) for name in REDIS_TOPOLOGY_VARIANTS),
+]
 STORES_AND_PGBOUNCER = [*STORES, pytest.param(VIA_PGBOUNCER, marks=[pytest.mark.postgres, pytest.mark.pgbouncer])]
 
 
-def use_store(settings: Any, variant: str) -> Iterator[str]:
+def use_store(settings: Any, variant: str, request: pytest.FixtureRequest | None = None) -> Iterator[str]:
     """Point this process's settings at ``variant``; empty the Redis store's records after the test."""
     if variant == "database":
         settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "database"}
@@ -41,9 +51,14 @@ def use_store(settings: Any, variant: str) -> Iterator[str]:
         return
     from django_api_conventions.idempotency.stores.redis import RedisStore
 
+    from .redis_topologies import SentinelSetup
+
     overrides: dict[str, Any] = {"IDEMPOTENCY_STORE": "redis"}
-    cache = REDIS_STORE_VARIANTS[variant]
-    if cache is None:
+    if variant in REDIS_TOPOLOGY_VARIANTS:
+        assert request is not None
+        topology = request.getfixturevalue(REDIS_TOPOLOGY_VARIANTS[variant])  # started on first use
+        overrides["IDEMPOTENCY_REDIS_URL"] = topology.url() if isinstance(topology, SentinelSetup) else topology.url
+    elif (cache := REDIS_STORE_VARIANTS[variant]) is None:
         overrides["IDEMPOTENCY_REDIS_URL"] = os.environ["REDIS_URL"]
     else:
         settings.CACHES = {**settings.CACHES, REDIS_CACHE: {**cache, "LOCATION": os.environ["REDIS_URL"]}}
@@ -62,4 +77,4 @@ def configure_store(request: pytest.FixtureRequest, settings: Any) -> Iterator[s
         with django_database_through(server):
             yield "database"
         return
-    yield from use_store(settings, request.param)
+    yield from use_store(settings, request.param, request)

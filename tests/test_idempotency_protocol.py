@@ -317,8 +317,10 @@ def test_the_query_string_is_part_of_the_request(client: APIClient) -> None:
 def test_an_unreachable_store_fails_closed(client: APIClient, settings: Any, store_name: str) -> None:
     if store_name == "database":
         pytest.skip("the database store's outage is the database's: covered by the database-down tests")
-    unreachable = "redis://127.0.0.1:1/0"
-    backend = REDIS_STORE_VARIANTS[store_name]
+    unreachable = {
+        "redis-cluster": "redis+cluster://127.0.0.1:1", "redis-sentinel": "redis+sentinel://127.0.0.1:1/mymaster/0",
+    }.get(store_name, "redis://127.0.0.1:1/0")
+    backend = REDIS_STORE_VARIANTS.get(store_name)
     if backend is None:
         settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_REDIS_URL": unreachable}
     else:

@@ -25,6 +25,7 @@ urlpatterns = [
     path("idempotency/conflict-not-kept", faults.ConflictNotKeptView.as_view()),
     path("idempotency/set-cookie", faults.SetCookieView.as_view()),
     path("idempotency/slow", faults.SlowCreateView.as_view()),
+    path("idempotency/execution-log", faults.ExecutionLogView.as_view()),
     path("idempotency/protected", faults.ProtectedIdempotentView.as_view()),
     path("idempotency/long-running", faults.LongRunningView.as_view()),
     path("idempotency/header-delayed", faults.HeaderDelayedCreateView.as_view()),

@@ -39,6 +39,8 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "IDEMPOTENCY_DATABASE": ((str,), "a database alias"),
     "IDEMPOTENCY_CACHE": ((str,), "a cache alias"),
     "IDEMPOTENCY_REDIS_URL": ((str, type(None)), "a Redis URL or None"),
+    "IDEMPOTENCY_REDIS_WAIT_REPLICAS": ((int,), "a number of replicas, 0 or more"),
+    "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": ((int,), "a positive number of milliseconds"),
     "IDEMPOTENCY_HEADER": ((str,), "a header name"),
     "IDEMPOTENCY_LEASE_SECONDS": ((int, float), "a positive number of seconds"),
     "IDEMPOTENCY_RETENTION_SECONDS": ((int,), "a positive number of seconds"),
@@ -71,6 +73,10 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "IDEMPOTENCY_RETENTION_SECONDS": lambda v: v > 0,
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": lambda v: v is None or v > 0,
     "IDEMPOTENCY_REDIS_URL": lambda v: v is None or bool(v),
+    # bool is an int: True replicas is a mistake, not 1.
+    "IDEMPOTENCY_REDIS_WAIT_REPLICAS": lambda v: not isinstance(v, bool) and v >= 0,
+    # WAIT 0 would block forever.
+    "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": lambda v: not isinstance(v, bool) and v > 0,
     "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": lambda v: v > 0,
     "IDEMPOTENCY_STORE_UNAVAILABLE": lambda v: v in ("fail-closed", "fail-open"),
     "PAGINATION_DEFAULT_LIMIT": lambda v: v > 0,

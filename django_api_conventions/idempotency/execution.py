@@ -40,6 +40,7 @@ from .fingerprint import request_fingerprint
 from .keys import read_idempotency_key
 from .request_state import dumps_since, marks, restore_and_strip
 from .stores import Claim, ClaimOutcome, IdempotencyStore, StoredResponse, get_store
+from .stores.base import NotReplicated
 
 logger = logging.getLogger("django_api_conventions.idempotency")
 
@@ -218,9 +219,15 @@ def store_errors(store: IdempotencyStore) -> Iterator[None]:
 def _store_unavailable(exc: BaseException) -> ProblemException:
     # The trace id comes from the request's context (TraceIdFilter), like Django's own lines.
     logger.error("Idempotency store unavailable: %s", exc)
+    if isinstance(exc, NotReplicated):
+        detail = gettext(
+            "The idempotency store could not copy this key's record to {required} replicas in time; retry later."
+        ).format(required=exc.required)
+    else:
+        detail = gettext("Keyed requests cannot run while the idempotency store is unreachable; retry later.")
     return ProblemException(
         "idempotency-store-unavailable",
-        gettext("Keyed requests cannot run while the idempotency store is unreachable; retry later."),
+        detail,
         headers=retry_after_header(api_settings.IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER),
     )
 

@@ -10,6 +10,7 @@ try:
         SUPPORTED_CACHE_BACKENDS,
         build_client,
         cache_backend,
+        client_for_key,
         redis_client_for_cache,
         redis_client_from_url,
     )
@@ -26,6 +27,7 @@ __all__ = [
     "RedisURL",
     "build_client",
     "cache_backend",
+    "client_for_key",
     "parse_redis_url",
     "redacted",
     "redis_client_for_cache",

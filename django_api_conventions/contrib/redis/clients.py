@@ -104,6 +104,14 @@ def redis_client_from_url(url: str) -> Any:
     return client
 
 
+def client_for_key(client: Any, key: str) -> Any:
+    """The client of the one server that holds ``key``: ``client`` itself, or for a Cluster the
+    client of the key's primary, where a pipeline's commands all go to that one server."""
+    if isinstance(client, RedisCluster):
+        return client.get_redis_connection(client.get_node_from_key(key))
+    return client
+
+
 def build_client(target: RedisURL) -> Any:
     """A new redis-py client for ``target``."""
     common: dict[str, Any] = {

@@ -8,6 +8,7 @@ when installed.
 from __future__ import annotations
 
 from redis.exceptions import (
+    AskError,
     BusyLoadingError,
     ClusterError,
     NoScriptError,
@@ -29,6 +30,9 @@ _unavailable: list[type[BaseException]] = [
     # or a slot moving. The store only sends one-key commands, so no other cluster error is
     # expected of it.
     RedisClusterException, ClusterError, TryAgainError,
+    # MOVED/ASK reach the store only from a pipeline sent to one node of a Cluster (the
+    # replica wait): the slot moved, a retry finds it.
+    AskError,
     OSError,
 ]
 _no_script: list[type[BaseException]] = [NoScriptError]

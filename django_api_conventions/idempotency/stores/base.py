@@ -44,6 +44,16 @@ class RecordSummary:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+class NotReplicated(Exception):
+    """Fewer replicas than required acknowledged a write of the store in time: the write may be
+    lost in a failover, so the request must not go on. Stores list it in ``unavailable_errors``."""
+
+    def __init__(self, required: int, acknowledged: int) -> None:
+        super().__init__(f"{acknowledged} of {required} replicas acknowledged the write in time")
+        self.required = required
+        self.acknowledged = acknowledged
+
+
 def new_owner_token() -> str:
     return secrets.token_hex(16)
 

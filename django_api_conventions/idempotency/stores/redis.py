@@ -16,9 +16,23 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from ...conf import api_settings
-from ...contrib.redis import NO_SCRIPT_ERRORS, UNAVAILABLE_ERRORS, redis_client_for_cache, redis_client_from_url
+from ...contrib.redis import (
+    NO_SCRIPT_ERRORS,
+    UNAVAILABLE_ERRORS,
+    client_for_key,
+    redis_client_for_cache,
+    redis_client_from_url,
+)
 from ..commit_markers import TransactionStatus, transaction_status
-from .base import Claim, ClaimOutcome, IdempotencyStore, RecordSummary, StoredResponse, new_owner_token
+from .base import (
+    Claim,
+    ClaimOutcome,
+    IdempotencyStore,
+    NotReplicated,
+    RecordSummary,
+    StoredResponse,
+    new_owner_token,
+)
 
 KEY_PREFIX = "api-conventions:idempotency:"
 logger = logging.getLogger("django_api_conventions.idempotency")
@@ -136,7 +150,8 @@ class RedisStore(IdempotencyStore):
     needs_redis: ClassVar[bool] = True
     #: The errors of every supported client that mean Redis cannot answer now (a lost
     #: connection, a timeout, a full server, a replica after a failover, a cluster down ...).
-    unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = UNAVAILABLE_ERRORS
+    #: NotReplicated: IDEMPOTENCY_REDIS_WAIT_REPLICAS replicas did not acknowledge in time.
+    unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (*UNAVAILABLE_ERRORS, NotReplicated)
 
     def __init__(self, alias: str | None = None, *, url: str | None = None) -> None:
         """``alias``: a cache alias; ``url``: a Redis URL; neither: the settings, the URL first."""
@@ -155,13 +170,40 @@ class RedisStore(IdempotencyStore):
         # Hashed: bounded length, and neither scope nor key can forge another record's name.
         return KEY_PREFIX + hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()
 
+    def _replicated(self, script: Script, name: str, args: list[Any]) -> tuple[Any, int]:
+        """``script`` on ``name``, then ``WAIT`` for IDEMPOTENCY_REDIS_WAIT_REPLICAS replicas.
+
+        WAIT counts the replicas that hold every write of *its connection*: both commands go in
+        one pipeline, on one connection to the key's server. The script goes as EVAL, its
+        source, because a pipeline cannot fall back from a missing EVALSHA in between.
+        Returns the script's reply and how many replicas acknowledged it.
+        """
+        replicas = api_settings.IDEMPOTENCY_REDIS_WAIT_REPLICAS
+        pipe = client_for_key(self.client, name).pipeline(transaction=False)
+        pipe.eval(script.source, 1, name, *args)
+        pipe.execute_command("WAIT", replicas, api_settings.IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS)
+        reply, acknowledged = pipe.execute()
+        return reply, int(acknowledged)
+
+    def _claim_script(self, name: str, args: list[Any]) -> Any:
+        replicas = api_settings.IDEMPOTENCY_REDIS_WAIT_REPLICAS
+        if not replicas:
+            return _CLAIM([name], args, client=self.client)
+        reply, acknowledged = self._replicated(_CLAIM, name, args)
+        if reply[0] == b"claimed" and acknowledged < replicas:
+            # A failover now could bring back a server without this claim, and a retry would
+            # run the view a second time: give the key back and answer 503 instead.
+            _RELEASE([name], [args[1]], client=self.client)
+            raise NotReplicated(replicas, acknowledged)
+        return reply
+
     def claim(self, scope: str, key: str, fingerprint: str, lease_seconds: float, retention_seconds: int) -> Claim:
         owner = new_owner_token()
         ttl = _ms(max(retention_seconds, lease_seconds))
         name = self.record_key(scope, key)
         rolled_back_owner = ""
         for _attempt in range(5):  # another request may settle or take over the key between two calls
-            reply = _CLAIM([name], [fingerprint, owner, _ms(lease_seconds), ttl, rolled_back_owner], client=self.client)
+            reply = self._claim_script(name, [fingerprint, owner, _ms(lease_seconds), ttl, rolled_back_owner])
             outcome = reply[0].decode()
             if outcome == "claimed":
                 return Claim(ClaimOutcome.CLAIMED, owner=owner, taken_over_from=reply[1].decode())
@@ -190,7 +232,17 @@ class RedisStore(IdempotencyStore):
         lease_seconds: float,
     ) -> bool:
         args = [owner, response.status, json.dumps(response.headers), response.body, marker, alias, _ms(lease_seconds)]
-        return bool(_PREPARE([self.record_key(scope, key)], args, client=self.client))
+        name = self.record_key(scope, key)
+        replicas = api_settings.IDEMPOTENCY_REDIS_WAIT_REPLICAS
+        if not replicas:
+            return bool(_PREPARE([name], args, client=self.client))
+        # The committing record must survive a failover too: lost, the key would look started,
+        # and once its lease passed a retry would run the committed view again. Not held by
+        # enough replicas, the transaction rolls back (the 503 is raised before the commit).
+        reply, acknowledged = self._replicated(_PREPARE, name, args)
+        if reply and acknowledged < replicas:
+            raise NotReplicated(replicas, acknowledged)
+        return bool(reply)
 
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
         args = [owner, response.status, json.dumps(response.headers), response.body, _ms(retention_seconds)]
