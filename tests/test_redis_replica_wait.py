@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 
 from testproject.billing.models import Customer
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
 # Replicas each variant has: a plain server none, a Cluster master one, the Sentinel master two.
 REPLICAS = {"redis-url": 0, "redis-cluster": 1, "redis-sentinel": 2}
