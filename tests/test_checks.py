@@ -36,7 +36,7 @@ def test_every_setting_has_a_declared_type() -> None:
 def test_every_message_formats() -> None:
     names = ("type", "key", "suggestion", "expected", "value", "error", "middleware", "other", "handler", "view",
              "backend", "model", "ordering", "fields", "subject", "sunset", "deprecation", "count", "name", "current",
-             "days", "minimum", "earliest", "route", "segment", "depth")
+             "days", "minimum", "earliest", "route", "segment", "depth", "sort", "index")
     values = dict.fromkeys(names, "x")
     for check_id in MESSAGES:
         assert checks.message(check_id, **values).id == f"django_api_conventions.{check_id}"

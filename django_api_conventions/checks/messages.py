@@ -133,6 +133,10 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
     "E013": (checks.Error,
              _("{view} cannot be keyset-paginated: {error}"),
              _("Order by fields whose values a cursor can hold (numbers, text, dates, UUIDs).")),
+    "E014": (checks.Error,
+             _("{view} lets clients sort {model} by {sort!r} ({ordering}) but no index of {model} matches "
+               "that ordering: every page of that sort would scan the table."),
+             _("Add to {model}.Meta.indexes: {index}, or remove the sort.")),
     "W011": (checks.Warning,
              _("LocaleMiddleware comes after {middleware} in MIDDLEWARE: the problems answered before it runs are "
                "in LANGUAGE_CODE, not in the client's language."),

@@ -30,6 +30,18 @@ class NewestFirst(KeysetPagination):
     ordering = ("-created_at", "-pk")
 
 
+class InvoiceSorts(KeysetPagination):
+    """``sort``: newest first by default; each sort is served by an index (check E014)."""
+
+    sorts = {
+        "-created_at": ("-created_at",),
+        "created_at": ("created_at",),
+        "-amount_due": ("-amount_due",),
+        "amount_due": ("amount_due",),
+    }
+    default_sort = "-created_at"
+
+
 class CreatedRange(FilterSet):
     created_after = Filter("created_at", lookup="gt", parse=parse_timestamp)
     created_before = Filter("created_at", lookup="lt", parse=parse_timestamp)
@@ -89,7 +101,7 @@ class InvoiceViewSet(
 
     queryset = Invoice.objects.all()
     serializer_class = InvoiceSerializer
-    pagination_class = NewestFirst
+    pagination_class = InvoiceSorts
     filterset_class = InvoiceFilters
 
 
