@@ -228,7 +228,7 @@ class KeysetPagination(BasePagination):
             return self.get_default_sort()
         if not isinstance(raw, str) or raw not in sorts:
             name = self.sort_query_param
-            detail = gettext("{name} must be one of: {choices}.").format(name=name, choices=", ".join(sorts))
+            detail = gettext("{name} must be one of: {values}.").format(name=name, values=", ".join(sorts))
             raise invalid_parameters([parameter_error(name, detail, "invalid")])
         return raw
 
