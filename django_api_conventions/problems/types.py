@@ -132,8 +132,9 @@ _BUILT_IN = [
      _("The connection failed while the request body was being read. Send the request again.")),
     ("invalid-cursor", _("Invalid cursor"), 400,
      _("The cursor was not issued by this service for this list, was altered, or was issued for "
-       "other filters or another ordering. Start again from the first page (no cursor), or reuse "
-       "the next_cursor of the page before with the same filters.")),
+       "other filters, another sort or another ordering. Start again from the first page (no cursor), "
+       "or reuse a next_cursor or previous_cursor with the same filters and sort as the page it came "
+       "from.")),
     ("authentication-required", _("Authentication required"), 401,
      _("The request carries no valid credentials. The WWW-Authenticate header says how to "
        "authenticate.")),
