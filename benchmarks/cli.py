@@ -351,6 +351,10 @@ def run_pagination(plan: Plan, options: Options, base_postgres: str | None) -> d
                 for name, by_depth in timed["samples_ms"].items()
             },
             "queries": timed["queries"],
+            "counts": {
+                "pages": {name: summary(samples) for name, samples in timed["counts"]["samples_ms"].items()},
+                "queries": timed["counts"]["queries"], "totals": timed["counts"]["totals"],
+            },
             "deepest_keyset_plan": timed["deepest_keyset_plan"],
             "deepest_keyset_sql": timed["deepest_keyset_sql"],
             "ties": {"rows": plan.tie_rows, "group": plan.tie_group, "walks": walked["walks"]},

@@ -1,4 +1,4 @@
-"""Three lists of the example service's orders, one per paginator, for the pagination benchmark.
+"""Lists of the example service's orders, one per paginator (and per sort or total), for the pagination benchmark.
 
 Everything but the paginator is the same: queryset, serializer, no throttling, no filters. DRF's
 paginators get the configuration their documentation shows (``ordering = "-created_at"``).
@@ -9,6 +9,7 @@ from __future__ import annotations
 from rest_framework import generics
 from rest_framework.pagination import CursorPagination, LimitOffsetPagination
 
+from django_api_conventions.pagination import KeysetPagination
 from testproject.billing.models import Order
 from testproject.billing.serializers import OrderSerializer
 from testproject.billing.views import NewestFirst
@@ -19,6 +20,23 @@ class DRFCursor(CursorPagination):
     page_size = 20
     page_size_query_param = "limit"
     max_page_size = 100
+
+
+class OrderSorts(KeysetPagination):
+    """Two declared sorts, both served by the index ``order_newest_first`` (read backwards for
+    the oldest first)."""
+
+    sorts = {"-created_at": ("-created_at",), "created_at": ("created_at",)}
+
+
+class CappedTotal(NewestFirst):
+    count = "capped"
+    count_cap = 10_000
+
+
+class EstimatedTotal(NewestFirst):
+    count = "estimate"
+    count_cap = 10_000
 
 
 class DRFLimitOffset(LimitOffsetPagination):
@@ -49,5 +67,24 @@ class LimitOffsetOrders(_OrderList):
     pagination_class = DRFLimitOffset
 
 
-#: URL name suffix -> view; ``keyset`` is the package's, the others are the baselines.
-PAGINATED_VIEWS = {"keyset": KeysetOrders, "cursor": CursorOrders, "limitoffset": LimitOffsetOrders}
+class SortedOrders(_OrderList):
+    queryset = Order.objects.all()
+    pagination_class = OrderSorts
+
+
+class CappedOrders(_OrderList):
+    queryset = Order.objects.all()
+    pagination_class = CappedTotal
+
+
+class EstimatedOrders(_OrderList):
+    queryset = Order.objects.all()
+    pagination_class = EstimatedTotal
+
+
+#: URL name suffix -> view; ``keyset`` is the package's, ``cursor`` and ``limitoffset`` the
+#: baselines; the others are the package's with a declared sort or a total.
+PAGINATED_VIEWS = {
+    "keyset": KeysetOrders, "cursor": CursorOrders, "limitoffset": LimitOffsetOrders,
+    "keyset_sorted": SortedOrders, "keyset_capped": CappedOrders, "keyset_estimate": EstimatedOrders,
+}

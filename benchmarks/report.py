@@ -15,6 +15,8 @@ DEEP_PAGE_TARGET = 1.2
 #: Records a second idempotency_purge must delete under load: 1,000 keyed requests a second
 #: write 86.4 million records a day, and purging keeps up only as fast as they arrive.
 PURGE_RATE_TARGET = 1_000
+#: The package's page scenarios, each held to the same targets: flat with depth, one query a page.
+KEYSET_SCENARIOS = ("keyset", "keyset_back", "keyset_sorted")
 
 
 def _ms(value: float) -> str:
@@ -96,17 +98,26 @@ def render(results: dict[str, Any]) -> str:
         parts.append(_table(
             f"Pagination on {vendor}, {data['rows']:,} rows, 20 a page (Django test client)",
             ["paginator", "depth", "p50 ms", "p99 ms", "vs depth 0", "vs keyset", "queries"], rows))
+        counts = data.get("counts")
+        if counts:
+            plain = counts["pages"]["keyset"]["p50_ms"]
+            rows = [[name, _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]), _x(ratio(scenario["p50_ms"], plain)),
+                     str(counts["queries"][name]), _total(counts["totals"][name])]
+                    for name, scenario in counts["pages"].items()]
+            parts.append(_table(f"First page with a total on {vendor}, {data['rows']:,} rows",
+                                ["list", "p50 ms", "p99 ms", "vs keyset", "queries", "total"], rows))
         plan_lines = data["deepest_keyset_plan"].replace("\n", " | ")
         parts.append(f"keyset page at depth {int(keyset_deep or 0):,}, query plan: {plan_lines}")
         ties = data["ties"]
         rows = [
             [name, str(walk["pages"]), f"{walk['rows_returned']:,}", str(walk["duplicates"]), str(walk["skips"]),
-             "yes" if walk.get("loops") else "no", f"{walk['seconds']:.1f}"]
+             "yes" if walk.get("loops") else "no", _yes_no(walk.get("same_pages")), f"{walk['seconds']:.1f}"]
             for name, walk in ties["walks"].items()
         ]
         parts.append(_table(
-            f"Full walk on {vendor}, {ties['rows']:,} rows in groups of {ties['group']:,} equal created_at, 100 a page",
-            ["paginator", "pages", "rows", "duplicates", "skips", "loops", "seconds"], rows))
+            f"Full walk on {vendor}, {ties['rows']:,} rows in groups of {ties['group']:,} equal created_at, 100 a page "
+            "(keyset_back, keyset_sorted: counted on the walk back from the last page)",
+            ["paginator", "pages", "rows", "duplicates", "skips", "loops", "back = forward", "seconds"], rows))
     parts.extend(_purge_tables(results.get("purge", {})))
     found = targets(results)
     if found:
@@ -137,6 +148,17 @@ def _purge_tables(purge: dict[str, Any]) -> list[str]:
             ["purge", "load", "deleted", "seconds", "records/s", "VACUUM s", "claim p50 / p99 ms alone",
              "during purge", "p99 ratio", "claims/s alone / during", "expired left"], rows))
     return tables
+def _yes_no(value: bool | None) -> str:
+    return "-" if value is None else "yes" if value else "NO"
+
+
+def _total(members: dict[str, Any]) -> str:
+    if "count" in members:
+        return f"{members['count']:,} (exact)"
+    if "total" not in members:
+        return "-"
+    kind = "estimate" if members["total_is_estimate"] else "at least" if members["total_is_lower_bound"] else "exact"
+    return f"{members['total']:,} ({kind})"
 
 
 def _statuses(scenario: dict[str, Any]) -> str:
@@ -166,16 +188,25 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         add(f"{store}: keys run exactly once", f"{burst['keys_run_once']}/{burst['keys']}", "all",
             burst["keys_run_once"] == burst["keys"])
     for vendor, data in results.get("pagination", {}).items():
-        pages = data["pages"]["keyset"]
-        depths = sorted(pages, key=int)
-        deep = ratio(pages[depths[-1]]["p50_ms"], pages[depths[0]]["p50_ms"])
-        add(f"{vendor}: keyset depth {int(depths[-1]):,} / depth 0", deep, f"<= {DEEP_PAGE_TARGET}",
-            deep <= DEEP_PAGE_TARGET)
-        queries = set(data["queries"]["keyset"].values())
-        add(f"{vendor}: keyset queries per page", max(queries), "1", queries == {1})
-        walk = data["ties"]["walks"]["keyset"]
-        add(f"{vendor}: keyset duplicates + skips on ties", walk["duplicates"] + walk["skips"], "0",
-            walk["duplicates"] + walk["skips"] == 0)
+        for name in KEYSET_SCENARIOS:
+            if name not in data["pages"]:
+                continue
+            pages = data["pages"][name]
+            depths = sorted(pages, key=int)
+            deep = ratio(pages[depths[-1]]["p50_ms"], pages[depths[0]]["p50_ms"])
+            add(f"{vendor}: {name} depth {int(depths[-1]):,} / depth 0", deep, f"<= {DEEP_PAGE_TARGET}",
+                deep <= DEEP_PAGE_TARGET)
+            queries = set(data["queries"][name].values())
+            add(f"{vendor}: {name} queries per page", max(queries), "1", queries == {1})
+        for name in KEYSET_SCENARIOS:
+            walk = data["ties"]["walks"].get(name)
+            if walk is None:
+                continue
+            add(f"{vendor}: {name} duplicates + skips on ties", walk["duplicates"] + walk["skips"], "0",
+                walk["duplicates"] + walk["skips"] == 0)
+            if "same_pages" in walk:
+                add(f"{vendor}: {name} walk back serves the pages forward", "yes" if walk["same_pages"] else "no",
+                    "yes", walk["same_pages"])
     for vendor, data in results.get("purge", {}).items():
         after = [run for run in data["runs"] if run["variant"] == "after"]
         paced = next(run for run in after if run["load_rate"])

@@ -154,9 +154,10 @@ def pagination(
         "build_seconds": round(time.perf_counter() - started, 1), "built": built,
     }
     if walk:
-        result["walks"] = {name: walk_all_pages(name, rows) for name in PAGINATORS}
+        result["walks"] = {name: walk_all_pages(name, rows) for name in WALKS}
     else:
         result.update(time_pages(depths, rounds))
+        result["counts"] = time_counts(rounds)
     return result
 
 
@@ -210,33 +211,50 @@ def build_orders(rows: int, *, tie_group: int | None, rebuild: bool) -> bool:
     return True
 
 
-PAGINATORS = ("keyset", "cursor", "limitoffset")
+#: Pages timed at each depth: the package's keyset forward, the same page reached backwards (a
+#: previous cursor), the keyset with a declared sort (oldest first), and DRF's two paginators.
+PAGINATORS = ("keyset", "keyset_back", "keyset_sorted", "cursor", "limitoffset")
+#: Full walks over tie groups: the two baselines, the keyset forward, then back from its last
+#: page, and a declared sort forward then back.
+WALKS = ("keyset", "keyset_back", "keyset_sorted", "cursor", "limitoffset")
+PAGE_SIZE = 20
 
 
 def page_url(name: str, depth: int) -> str:
-    """The URL of the page that starts after ``depth`` rows, as a client would hold it."""
+    """The URL of the page that starts after ``depth`` rows, as a client would hold it: for
+    ``keyset_back``, the previous cursor of the page after it."""
     from django.urls import resolve
 
     from testproject.billing.models import Order
 
-    path = f"/bench/{name}"
-    if depth == 0:
-        return path
+    view = "keyset" if name == "keyset_back" else name
+    path = f"/bench/{view}"
+    sort = {"sort": "created_at"} if name == "keyset_sorted" else {}
+    if name == "keyset_back":
+        # The page before the row at depth + PAGE_SIZE: rows depth .. depth + PAGE_SIZE - 1.
+        position, direction = depth + PAGE_SIZE, "previous"
+    elif depth == 0:
+        return f"{path}?{urlencode(sort)}" if sort else path
+    else:
+        position, direction = depth - 1, "next"
     if name == "limitoffset":
         return f"{path}?{urlencode({'offset': depth})}"
-    created_at, order_id = Order.objects.order_by("-created_at", "-id").values_list("created_at", "id")[depth - 1]
+    ordering_fields = ("created_at", "id") if sort else ("-created_at", "-id")
+    created_at, order_id = Order.objects.order_by(*ordering_fields).values_list("created_at", "id")[position]
     if name == "cursor":
         # DRF's own cursor spelling: the last row's position, offset 0 (timestamps are unique here).
         token = b64encode(urlencode({"p": str(created_at)}).encode("ascii")).decode("ascii")
         return f"{path}?{urlencode({'cursor': token})}"
     from django_api_conventions.pagination.cursors import Cursor, encode_cursor, filters_signature
 
-    from .pagination_views import KeysetOrders
+    from .pagination_views import PAGINATED_VIEWS
 
-    ordering = KeysetOrders.pagination_class().get_ordering(Order)
+    paginator = PAGINATED_VIEWS[view].pagination_class()
+    chosen = sort.get("sort")
+    ordering = paginator.get_ordering(Order, chosen)
     endpoint = f"{resolve(path).view_name}:{path}"
-    token = encode_cursor(Cursor((created_at, order_id), ordering, endpoint, filters_signature({})))
-    return f"{path}?{urlencode({'cursor': token})}"
+    token = encode_cursor(Cursor((created_at, order_id), ordering, endpoint, filters_signature({}), direction, chosen))
+    return f"{path}?{urlencode({**sort, 'cursor': token})}"
 
 
 def time_pages(depths: list[int], rounds: int) -> dict[str, Any]:
@@ -255,8 +273,8 @@ def time_pages(depths: list[int], rounds: int) -> dict[str, Any]:
             response = client.get(url)
         assert response.status_code == 200, (url, response.status_code, response.content[:300])
         body = response.json()
-        page = body["data"] if name == "keyset" else body["results"]
-        assert len(page) == 20, (url, len(page))
+        page = body["data"] if name.startswith("keyset") else body["results"]
+        assert len(page) == PAGE_SIZE, (url, len(page))
         # The page's own queries: not BEGIN/COMMIT of ATOMIC_REQUESTS, not the maintenance switch.
         own = [query["sql"] for query in captured.captured_queries if Order._meta.db_table in query["sql"]]
         queries[name][depth] = len(own)
@@ -274,6 +292,39 @@ def time_pages(depths: list[int], rounds: int) -> dict[str, Any]:
             "deepest_keyset_plan": explain(deepest_sql)}
 
 
+#: First pages with a total: none (the keyset as it is), a capped count, the planner's estimate,
+#: and DRF's LimitOffsetPagination, whose first page counts every row.
+COUNTED = ("keyset", "keyset_capped", "keyset_estimate", "limitoffset")
+
+
+def time_counts(rounds: int) -> dict[str, Any]:
+    """The first page of each list of :data:`COUNTED`, alternating: what a total costs."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from testproject.billing.models import Order
+
+    client = Client()
+    queries: dict[str, int] = {}
+    totals: dict[str, Any] = {}
+    for name in COUNTED:
+        with CaptureQueriesContext(connection) as captured:
+            body = client.get(f"/bench/{name}").json()
+        queries[name] = len([q for q in captured.captured_queries if Order._meta.db_table in q["sql"]])
+        totals[name] = {key: value for key, value in body.get("pagination", body).items()
+                        if key in ("total", "total_is_lower_bound", "total_is_estimate", "count")}
+    samples: dict[str, list[float]] = {name: [] for name in COUNTED}
+    names = list(COUNTED)
+    for round_number in range(rounds):
+        random.Random(round_number).shuffle(names)
+        for name in names:
+            started = time.perf_counter()
+            client.get(f"/bench/{name}")
+            samples[name].append((time.perf_counter() - started) * 1000)
+    return {"samples_ms": samples, "queries": queries, "totals": totals}
+
+
 def explain(sql: str) -> str:
     from django.db import connection
 
@@ -287,36 +338,51 @@ def explain(sql: str) -> str:
 
 def walk_all_pages(name: str, rows: int) -> dict[str, Any]:
     """Follow ``next`` from the first page to the last, 100 rows a page; count what repeats and
-    what never came."""
+    what never came. ``keyset_back`` and ``keyset_sorted`` (oldest first) then walk back from
+    the last page by ``previous_cursor``, and count on that walk, which must serve the pages of
+    the walk forward in the same order (``same_pages``)."""
     from django.test import Client
 
     from testproject.billing.models import Order
 
     client = Client()
-    url: str | None = f"/bench/{name}?limit=100"
-    seen: list[str] = []
+    view = "keyset" if name == "keyset_back" else name
+    sort = {"sort": "created_at"} if name == "keyset_sorted" else {}
+    url: str | None = f"/bench/{view}?{urlencode({**sort, 'limit': 100})}"
+    forward: list[list[str]] = []
     visited: set[str] = set()
-    pages = 0
     loops = False
     started = time.perf_counter()
+    body: dict[str, Any] = {}
     while url:
-        if url in visited or len(seen) > 2 * rows:
+        if url in visited or sum(map(len, forward)) > 2 * rows:
             loops = True  # the paginator sent us back to a page it already served: it never ends
             break
         visited.add(url)
         body = client.get(url).json()
-        pages += 1
-        if name == "keyset":
-            seen.extend(row["id"] for row in body["data"])
+        if view.startswith("keyset"):
+            forward.append([row["id"] for row in body["data"]])
             cursor = body["pagination"]["next_cursor"]
-            url = f"/bench/keyset?{urlencode({'limit': 100, 'cursor': cursor})}" if cursor else None
+            url = f"/bench/{view}?{urlencode({**sort, 'limit': 100, 'cursor': cursor})}" if cursor else None
         else:
-            seen.extend(row["id"] for row in body["results"])
+            forward.append([row["id"] for row in body["results"]])
             url = _path_and_query(body["next"]) if body["next"] else None
+    result: dict[str, Any] = {}
+    pages = forward
+    if name in ("keyset_back", "keyset_sorted") and not loops:
+        back = [forward[-1]]
+        cursor = body["pagination"]["previous_cursor"]
+        while cursor and len(back) <= len(forward):
+            body = client.get(f"/bench/{view}?{urlencode({**sort, 'limit': 100, 'cursor': cursor})}").json()
+            back.insert(0, [row["id"] for row in body["data"]])
+            cursor = body["pagination"]["previous_cursor"]
+        result["same_pages"] = back == forward
+        pages = back
+    seen = [row for page in pages for row in page]
     everything = set(Order.objects.values_list("id", flat=True))
     distinct = set(seen)
     return {
-        "pages": pages, "rows_returned": len(seen), "duplicates": len(seen) - len(distinct),
+        **result, "pages": len(pages), "rows_returned": len(seen), "duplicates": len(seen) - len(distinct),
         "skips": len(everything - distinct), "loops": loops, "seconds": round(time.perf_counter() - started, 2),
     }
 

@@ -17,6 +17,11 @@ IDEMPOTENCY_KEY = "Idempotency-Key"
 IDEMPOTENT_REPLAYED = "Idempotent-Replayed"
 #: The same for caches and proxies: ``HIT`` on a replay, ``MISS`` on the first execution.
 CACHE_LOOKUP = "X-Cache-Lookup"
+#: On an answer stored under its key (the first one and its replays): how many more seconds the
+#: key is kept, as delta-seconds like ``Retry-After`` and ``max-age`` (no clock to agree on). The
+#: IETF draft defines no such field (its issues 35 and 49 ask for one; 49 proposes a TTL in
+#: seconds); the name says what is kept, beside ``Idempotent-Replayed``.
+IDEMPOTENCY_RETENTION = "Idempotency-Retention"
 
 # --- tracing and clients ----------------------------------------------------------------------
 
@@ -32,8 +37,9 @@ CLIENT_ID = "X-Client-ID"
 DEPRECATION = "Deprecation"
 SUNSET = "Sunset"
 LINK = "Link"
-#: ``Link`` relations: the next page, a deprecation's and a sunset's migration guide.
+#: ``Link`` relations: the next and the previous page, a deprecation's and a sunset's migration guide.
 REL_NEXT = "next"
+REL_PREV = "prev"
 REL_DEPRECATION = "deprecation"
 REL_SUNSET = "sunset"
 

@@ -196,8 +196,9 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         "a positive number of seconds",
         (
             "How long a resolved key answers replays, counted from when its response was stored; a started or "
-            "failed record lives this long (at least its lease) from its claim. Shorter than the lease: warning "
-            "`W008`."
+            "failed record lives this long (at least its lease) from its claim. Stored answers say it in "
+            "`Idempotency-Retention` (the time left, on a replay), and the OpenAPI `Idempotency-Key` parameter "
+            "states it. Shorter than the lease: warning `W008`."
         ),
         default="`86400` (`24 * 60 * 60`)",
     ),

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.core import checks as django_checks
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import override_settings
@@ -10,6 +11,7 @@ from django.test import override_settings
 from django_api_conventions import checks
 from django_api_conventions.checks import MESSAGES, SETTING_TYPES
 from django_api_conventions.conf import DEFAULTS
+from testproject.billing.models import Invoice
 
 
 def ids(messages: list[Any]) -> list[str]:
@@ -36,7 +38,7 @@ def test_every_setting_has_a_declared_type() -> None:
 def test_every_message_formats() -> None:
     names = ("type", "key", "suggestion", "expected", "value", "error", "middleware", "other", "handler", "view",
              "backend", "model", "ordering", "fields", "subject", "sunset", "deprecation", "count", "name", "current",
-             "days", "minimum", "earliest", "route", "segment", "depth", "pattern")
+             "days", "minimum", "earliest", "route", "segment", "depth", "pattern", "sort", "index")
     values = dict.fromkeys(names, "x")
     for check_id in MESSAGES:
         assert checks.message(check_id, **values).id == f"django_api_conventions.{check_id}"
@@ -182,6 +184,29 @@ def test_orderings_a_cursor_cannot_hold_are_errors_at_start_up() -> None:
     assert "cannot order by 'response_body', a BinaryField" in errors[0].msg
 
 
+
+
+@override_settings(ROOT_URLCONF="tests.urls_unindexed_sorts")
+def test_a_declared_sort_without_an_index_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    found = checks.check_paginated_orderings()
+    assert [(m.id, m.level) for m in found] == [
+        ("django_api_conventions.E015", django_checks.ERROR), ("django_api_conventions.E015", django_checks.ERROR),
+        ("django_api_conventions.E013", django_checks.ERROR), ("django_api_conventions.E013", django_checks.ERROR),
+    ]
+    status, year, count, default = found
+    assert "sort Invoice by 'status' (status, pk)" in status.msg
+    assert "models.Index(fields=['status', 'id'], name=...)" in status.hint
+    assert "models.Index(ExtractYear('created_at').desc(), F('id').desc(), name=...)" in year.hint
+    assert "count must be None or one of capped, estimate, not 'exact'" in count.msg
+    assert "default_sort '-total' is not one of its sorts" in default.msg
+    # An expression index of the transform serves its sort, read forwards or backwards.
+    from django.db.models import F, Index
+    from django.db.models.functions import ExtractYear
+
+    indexes = [*Invoice._meta.indexes, Index(ExtractYear("created_at"), F("id"), name="invoice_year")]
+    monkeypatch.setattr(Invoice._meta, "indexes", indexes)
+    assert [m.msg.split(" (")[0] for m in checks.check_paginated_orderings() if m.id.endswith("E015")] == [
+        "SortableInvoices lets clients sort Invoice by 'status'"]
 
 
 def test_the_example_service_has_its_indexes() -> None:

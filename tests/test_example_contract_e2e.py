@@ -161,6 +161,53 @@ def test_search_ors_filter_objects_and_pages_through_its_body(call: Caller) -> N
     assert assert_problem(wrong, 422)["errors"][0]["pointer"] == "/any/0/colour"
 
 
+@pytest.mark.parametrize("sort", [None, "-created_at", "created_at", "-amount_due", "amount_due"])
+def test_invoices_walk_back_through_the_same_pages_in_every_declared_sort(service: Service, sort: str | None) -> None:
+    call = Caller(service)  # a client per sort: these walks are many requests
+    query = f"&sort={quote(sort)}" if sort else ""
+
+    def page(cursor: str | None = None) -> tuple[dict[str, Any], HTTPResult]:
+        answer = call("GET", f"/v2/invoices?limit=9{query}" + (f"&cursor={quote(cursor)}" if cursor else ""))
+        assert answer.status == 200, answer.body
+        return answer.json(), answer
+
+    forward = [page()]
+    while forward[-1][0]["pagination"]["next_cursor"]:
+        forward.append(page(forward[-1][0]["pagination"]["next_cursor"]))
+    rows = [row for body, _ in forward for row in body["data"]]
+    field = (sort or "-created_at").lstrip("-")
+    keys = [(row[field], row["id"]) for row in rows]
+    assert keys == sorted(keys, reverse=(sort or "-created_at").startswith("-")) and len(rows) >= 48
+    assert len(forward) >= 3
+    back = [forward[-1]]
+    while back[-1][0]["pagination"]["previous_cursor"]:
+        back.append(page(back[-1][0]["pagination"]["previous_cursor"]))
+    assert [body["data"] for body, _ in reversed(back)] == [body["data"] for body, _ in forward]
+    for first, _ in (forward[0], back[-1]):
+        assert first["pagination"]["previous_cursor"] is None and first["pagination"]["has_previous"] is False
+    middle, answer = forward[1]
+    assert middle["pagination"]["has_previous"] is True and middle["pagination"]["has_next"] is True
+    assert re.findall(r'rel="(next|prev)"', answer.header("Link")) == ["next", "prev"]
+    assert 'rel="prev"' not in (forward[0][1].header("Link") or "")
+    assert 'rel="next"' not in (forward[-1][1].header("Link") or "")
+
+
+def test_an_undeclared_sort_or_a_cursor_of_another_sort_is_400(call: Caller) -> None:
+    problem = assert_problem(call("GET", "/v2/invoices?sort=status"), 400, "invalid-parameters")
+    assert [item["parameter"] for item in problem["errors"]] == ["sort"]
+    assert "-created_at, created_at, -amount_due, amount_due" in problem["errors"][0]["detail"]
+    cursor = call("GET", "/v2/invoices?limit=2&sort=amount_due").json()["pagination"]["next_cursor"]
+    assert_problem(call("GET", f"/v2/invoices?limit=2&sort=-amount_due&cursor={quote(cursor)}"), 400,
+                   "invalid-cursor")
+    assert_problem(call("GET", f"/v2/invoices?limit=2&cursor={quote(cursor)}"), 400, "invalid-cursor")
+    assert_problem(call("GET", "/v2/orders?sort=created_at"), 400, "invalid-parameters")
+    search = call("POST", "/v2/invoices/search", json_body={"any": [{"status": "paid"}], "sort": "amount_due"})
+    amounts = [row["amount_due"] for row in search.json()["data"]]
+    assert search.status == 200 and amounts == sorted(amounts)
+    wrong = call("POST", "/v2/invoices/search", json_body={"any": [{"status": "paid"}], "sort": "status"})
+    assert assert_problem(wrong, 422)["errors"][0]["pointer"] == "/sort"
+
+
 def test_soft_deleted_invoices_vanish_and_delete_is_repeatable(call: Caller) -> None:
     user = call("GET", "/v2/users?limit=1").json()["data"][0]
     invoice = call.create("/v2/invoices", {"user_id": user["id"], "amount_due": 10, "currency": "eur"})
@@ -185,11 +232,13 @@ def test_a_payment_runs_once_per_key_and_replays_byte_for_byte(call: Caller) -> 
     key = uuid.uuid4().hex
     first = call("POST", path, json_body={"amount": 400, "currency": "eur"}, key=key)
     assert first.status == 201 and first.header("X-Cache-Lookup") == "MISS"
+    assert first.header("Idempotency-Retention") == "86400"
     assert first.header("Location").endswith(f"{path}/{first.json()['payment_id']}")
     again = call("POST", path, body='{ "currency": "eur",  "amount": 400 }', key=f'"{key}"',
                  headers={"Content-Type": "application/json"})
     assert (again.status, again.body, again.header("Location")) == (201, first.body, first.header("Location"))
     assert again.header("X-Cache-Lookup") == "HIT" and again.header("Idempotent-Replayed") == "true"
+    assert 86300 < int(again.header("Idempotency-Retention")) <= 86400
     other_body = call("POST", path, json_body={"amount": 401, "currency": "eur"}, key=key)
     assert_problem(other_body, 422, "idempotency-key-reused")
     other_path = call("POST", f"/v2/invoices/{new_invoice(call)['id']}/payments",

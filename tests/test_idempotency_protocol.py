@@ -341,3 +341,20 @@ def test_a_streaming_answer_is_not_stored_and_releases_the_key(client: APIClient
     assert Customer.objects.filter(email=f"{key}@example.com").exists(), "the writes stay"
     with pytest.raises(CommandError, match="No idempotency record"):
         call_command("idempotency_inspect", "client:acme", key, stdout=StringIO())
+
+
+def test_a_stored_answer_says_how_long_its_key_is_kept(client: APIClient, invoice: Invoice, settings: Any) -> None:
+    settings.API_CONVENTIONS = {**getattr(settings, "API_CONVENTIONS", {}), "IDEMPOTENCY_RETENTION_SECONDS": 7200}
+    key = new_key()
+    first = post(client, pay_path(invoice), {"amount": 100, "currency": "eur"}, key)
+    assert first.status_code == 201 and first["Idempotency-Retention"] == "7200"
+    again = post(client, pay_path(invoice), {"amount": 100, "currency": "eur"}, key)
+    # The replay says the time left, never more than the first answer promised.
+    assert again["X-Cache-Lookup"] == "HIT" and 7190 <= int(again["Idempotency-Retention"]) <= 7200
+
+
+def test_an_answer_not_kept_promises_no_retention(client: APIClient) -> None:
+    key = new_key()
+    conflict = post(client, "/idempotency/conflict-not-kept", {"email": "r@example.com", "conflict": True}, key)
+    assert conflict.status_code == 409 and "Idempotency-Retention" not in conflict
+    assert "Idempotency-Retention" not in post(client, "/v2/users", {"email": "n@example.com", "name": "N"}, None)

@@ -115,6 +115,13 @@ def test_resolved_key_replays_exact_bytes(store: IdempotencyStore, key: str) -> 
     assert claim(store, key, fingerprint="f2").outcome is ClaimOutcome.MISMATCH
 
 
+def test_a_replay_says_how_long_the_record_is_still_kept(store: IdempotencyStore, key: str) -> None:
+    owner = claim(store, key).owner
+    assert store.complete("client:a", key, owner, RESPONSE, 3600)
+    replay = claim(store, key)
+    assert replay.retention_remaining is not None and 3590 < replay.retention_remaining <= 3600
+
+
 def test_scopes_never_see_each_other(store: IdempotencyStore, key: str) -> None:
     owner = claim(store, key, scope="client:a").owner
     store.complete("client:a", key, owner, RESPONSE, 3600)

@@ -105,7 +105,11 @@ def test_lists_document_typed_filters_and_search_its_body(schemas: Any) -> None:
     search = paths["/v2/invoices/search"]["post"]
     assert not [p for p in search["parameters"] if p["in"] == "query"]
     body = search["requestBody"]["content"]["application/json"]["schema"]
-    assert body["required"] == ["any"] and set(body["properties"]) == {"any", "limit", "cursor"}
+    assert body["required"] == ["any"] and set(body["properties"]) == {"any", "limit", "cursor", "sort"}
+    sort = {"type": "string", "enum": ["-created_at", "created_at", "-amount_due", "amount_due"],
+            "default": "-created_at"}
+    assert {k: v for k, v in body["properties"]["sort"].items() if k != "description"} == sort
+    assert parameters["sort"] == sort
     assert set(body["properties"]["any"]["items"]["properties"]) == set(InvoiceFilters.filters)
     listed = search["responses"]["200"]["content"]["application/json"]["schema"]
     assert listed == paths["/v2/invoices"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]

@@ -98,3 +98,47 @@ def test_a_cursor_of_another_version_is_rejected() -> None:
 def test_unsupported_values_are_a_programming_error() -> None:
     with pytest.raises(TypeError, match="Cannot put a object"):
         make((object(), 1))
+
+
+@pytest.mark.parametrize("direction", ["next", "previous"])
+@pytest.mark.parametrize("inclusive", [False, True])
+def test_direction_sort_and_inclusiveness_round_trip(direction: str, inclusive: bool) -> None:
+    cursor = Cursor((datetime(2026, 1, 1, tzinfo=UTC), "inv_1"), ORDERING, "invoice-list:/v2/invoices", "f" * 16,
+                    direction, "-created_at", inclusive)
+    decoded = decode_cursor(encode_cursor(cursor), ordering=ORDERING, endpoint="invoice-list:/v2/invoices",
+                            filters="f" * 16, sort="-created_at")
+    assert decoded == cursor and decoded.backward is (direction == "previous")
+
+
+def test_cursors_are_bound_to_their_sort() -> None:
+    token = encode_cursor(Cursor((1, "inv_1"), ORDERING, "e", "f", sort="amount_due"))
+    for other in ("-amount_due", None):
+        with pytest.raises(ProblemException) as raised:
+            decode_cursor(token, ordering=ORDERING, endpoint="e", filters="f", sort=other)
+        assert raised.value.detail == (
+            "The cursor was issued for another sort: send the same sort as for the page before.")
+
+
+def test_a_cursor_of_the_previous_release_still_leads_forward() -> None:
+    from django.core import signing
+
+    from django_api_conventions.conf import api_settings
+
+    # Issued before cursors had a direction: no "d", "s" or "i" member.
+    token = signing.dumps({"v": 1, "p": [["i", "5"], ["s", "inv_1"]], "o": list(ORDERING), "e": "e", "f": "f"},
+                          salt=api_settings.CURSOR_SALT, compress=True)
+    decoded = decode_cursor(token, ordering=ORDERING, endpoint="e", filters="f")
+    assert (decoded.direction, decoded.sort, decoded.inclusive) == ("next", None, False)
+
+
+@pytest.mark.parametrize("members", [{"d": "x"}, {"d": ["p"]}, {"i": "yes"}])
+def test_a_signed_cursor_with_a_strange_direction_is_malformed_not_a_500(members: dict[str, object]) -> None:
+    from django.core import signing
+
+    from django_api_conventions.conf import api_settings
+
+    token = signing.dumps({"v": 1, "p": [["i", "5"], ["s", "inv_1"]], "o": list(ORDERING), "e": "e", "f": "f",
+                           **members}, salt=api_settings.CURSOR_SALT, compress=True)
+    with pytest.raises(ProblemException) as raised:
+        decode_cursor(token, ordering=ORDERING, endpoint="e", filters="f")
+    assert raised.value.detail == "The cursor is malformed."

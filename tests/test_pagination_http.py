@@ -101,7 +101,7 @@ def test_unknown_parameters_are_400_listing_the_accepted_ones(client: APIClient)
     errors = {item["parameter"]: item for item in response.json()["errors"]}
     assert set(errors) == {"page", "per_page"}
     assert errors["page"]["detail"] == (
-        "Unknown parameter. Accepted: created_after, created_before, status, user_id, cursor, limit, format."
+        "Unknown parameter. Accepted: created_after, created_before, status, user_id, cursor, limit, sort, format."
     )
 
 
@@ -173,7 +173,9 @@ def test_search_ors_filter_objects(client: APIClient, invoices: list[Invoice]) -
         ([], [""]),
         ({}, ["/any"]),
         ({"any": []}, ["/any"]),
-        ({"any": [{"status": "lost"}], "sort": "x"}, ["/sort", "/any/0/status"]),
+        ({"any": [{"status": "lost"}], "order": "x"}, ["/order", "/any/0/status"]),
+        ({"any": [{"status": "open"}], "sort": "status"}, ["/sort"]),
+        ({"any": [{"status": "open"}], "sort": ["amount_due"]}, ["/sort"]),
         ({"any": ["open"]}, ["/any/0"]),
         ({"any": [{"colour": "red"}, {"status": ["open"]}]}, ["/any/0/colour", "/any/1/status"]),
         ({"any": [{"status": "open"}], "limit": 0}, ["/limit"]),

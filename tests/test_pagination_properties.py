@@ -3,6 +3,7 @@ every row that lived through the walk exactly once, never a row twice, always in
 
 from __future__ import annotations
 
+import functools
 import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -194,3 +195,97 @@ def _nulls_last_key(row: Invoice, ordering: tuple[str, ...]) -> tuple[Any, ...]:
         else:  # the string primary key
             key.append((0, tuple(-ord(c) for c in value) if name.startswith("-") else value))
     return tuple(key)
+
+
+class EverySort(KeysetPagination):
+    """Declared sorts over nullable, tied, mixed-direction and transformed fields."""
+
+    sorts = {
+        "-created_at": ("-created_at",),
+        "created_at": ("created_at",),
+        "-amount_due": ("-amount_due",),
+        "amount_due": ("amount_due",),
+        "-deleted_at": ("-deleted_at",),  # nullable: NULLs last, either way
+        "deleted_at": ("deleted_at", "-amount_due"),  # nullable and mixed directions
+        "status": ("status", "-created_at"),  # mixed directions
+        "-year": ("-created_at__year", "amount_due"),  # a transform
+    }
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rows=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.one_of(st.none(), st.integers(0, 2)),
+                            st.sampled_from(["draft", "open", "paid"])), max_size=30),
+    sort=st.sampled_from(list(EverySort.sorts)),
+    limits=st.lists(st.integers(min_value=1, max_value=7), min_size=1, max_size=6),
+    back_limits=st.lists(st.integers(min_value=1, max_value=7), min_size=1, max_size=6),
+)
+def test_every_declared_sort_walks_forward_then_back_serving_each_row_once_in_order(
+    rows: list[tuple[int, int, int | None, str]], sort: str, limits: list[int], back_limits: list[int],
+) -> None:
+    try:
+        with transaction.atomic():
+            _walk_both_ways(rows, sort, limits, back_limits)
+            raise Rollback
+    except Rollback:
+        pass
+
+
+def _walk_both_ways(rows: list[tuple[int, int, int | None, str]], sort: str, limits: list[int],
+                    back_limits: list[int]) -> None:
+    user = Customer.objects.create(email="sorts@example.com", name="S")
+    for amount, days, deleted, status in rows:  # few distinct values in every column: heavy ties
+        Invoice.all_objects.create(
+            user=user, amount_due=amount, currency="eur", status=status,
+            created_at=START + timedelta(days=days * 200),
+            deleted_at=None if deleted is None else START + timedelta(minutes=deleted),
+        )
+    paginator = EverySort()
+    ordering = paginator.get_ordering(Invoice, sort)
+    expected = [row.pk for row in sorted(Invoice.all_objects.all(), key=functools.cmp_to_key(
+        lambda a, b: _compare(a, b, ordering)))]
+
+    def page(limit: int, cursor: str | None) -> tuple[list[str], dict[str, Any]]:
+        query = {"limit": str(limit), "sort": sort, **({"cursor": cursor} if cursor else {})}
+        found = paginator.paginate_queryset(Invoice.all_objects.all(), Request(RequestFactory().get("/", query)))
+        return [row.pk for row in found], paginator.get_paginated_response([]).data["pagination"]
+
+    forward: list[list[str]] = []
+    cursor = None
+    for step in itertools.count():
+        ids, pagination = page(limits[step % len(limits)], cursor)
+        assert pagination["has_previous"] is (step > 0)
+        forward.append(ids)
+        cursor = pagination["next_cursor"]
+        if cursor is None:
+            break
+    assert [pk for ids in forward for pk in ids] == expected, "forward: every row once, in order"
+    back: list[list[str]] = [forward[-1]]
+    cursor = pagination["previous_cursor"]
+    for step in itertools.count():
+        if cursor is None:
+            break
+        ids, pagination = page(back_limits[step % len(back_limits)], cursor)
+        assert pagination["has_next"] is True
+        back.insert(0, ids)
+        cursor = pagination["previous_cursor"]
+    assert pagination["has_previous"] is False
+    assert [pk for ids in back for pk in ids] == expected, "backward: every row once, in order"
+    if len(set(limits)) == 1 and back_limits == limits:
+        assert back == forward, "the same page size walks back through the same pages"
+
+
+def _compare(a: Invoice, b: Invoice, ordering: tuple[str, ...]) -> int:
+    """The SQL ordering: NULLs last in either direction, ``__year`` read as the transform."""
+    for name in ordering:
+        field, _, transform = name.lstrip("-").partition("__")
+        left, right = getattr(a, field), getattr(b, field)
+        if transform == "year":
+            left, right = left.year, right.year
+        if left == right:
+            continue
+        if left is None or right is None:
+            return 1 if left is None else -1
+        smaller = -1 if left < right else 1
+        return -smaller if name.startswith("-") else smaller
+    return 0

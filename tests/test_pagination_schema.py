@@ -25,7 +25,21 @@ def test_list_parameters_and_envelope(schema: dict[str, Any]) -> None:
     if "$ref" in response:
         response = schema["components"]["schemas"][response["$ref"].rsplit("/", 1)[-1]]
     assert response["required"] == ["data", "pagination"]
-    assert set(response["properties"]["pagination"]["properties"]) == {"next_cursor", "has_next", "limit"}
+    pagination = response["properties"]["pagination"]
+    assert set(pagination["properties"]) == {"next_cursor", "has_next", "previous_cursor", "has_previous", "limit"}
+    assert pagination["required"] == ["next_cursor", "has_next", "previous_cursor", "has_previous", "limit"]
+    assert pagination["properties"]["previous_cursor"]["nullable"] is True
+    assert parameters["sort"]["schema"] == {"type": "string", "enum": ["-created_at", "created_at", "-amount_due",
+                                                                       "amount_due"], "default": "-created_at"}
+    assert "sort" not in {p["name"] for p in schema["paths"]["/v2/orders"]["get"]["parameters"]}
+
+
+def test_a_counting_paginator_documents_its_total() -> None:
+    from tests.urls_lists import CappedCount
+
+    envelope = CappedCount().get_paginated_response_schema({"type": "array"})["properties"]["pagination"]
+    assert {"total", "total_is_lower_bound", "total_is_estimate"} <= set(envelope["properties"])
+    assert "total" not in envelope["required"], "on the first page only"
 
 
 def test_lists_document_their_400_problems(schema: dict[str, Any]) -> None:

@@ -152,6 +152,10 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
              _("Use 'django_api_conventions.pagination.StrictFilterBackend' instead (it takes django-filter "
                "FilterSets too). Until then, the list's cursors are bound to all of its query parameters but "
                "the paginator's.")),
+    "E015": (checks.Error,
+             _("{view} lets clients sort {model} by {sort!r} ({ordering}) but no index of {model} matches "
+               "that ordering: every page of that sort would scan the table."),
+             _("Add to {model}.Meta.indexes: {index}, or remove the sort.")),
     "W011": (checks.Warning,
              _("LocaleMiddleware comes after {middleware} in MIDDLEWARE: the problems answered before it runs are "
                "in LANGUAGE_CODE, not in the client's language."),

@@ -300,7 +300,7 @@ def _run_keyed(
         assert claim.response is not None
         logger.info("Idempotency key replayed", extra=log_context)
         signals.replayed.send(sender=store.__class__, **signal_context)
-        return replay(claim.response, http_request)
+        return replay(claim.response, http_request, retention_remaining=claim.retention_remaining)
     if claim.taken_over_from == "started":
         logger.warning("Idempotency key taken over after its lease passed", extra=log_context)
         signals.lease_taken_over.send(sender=store.__class__, **signal_context)
@@ -311,6 +311,10 @@ def _run_keyed(
     response = _execute(keyed, options, run_view, retention)
     response[header_names.CACHE_LOOKUP] = "MISS"
     response[header_names.IDEMPOTENT_REPLAYED] = "false"
+    if keyed.completed:
+        # Stored under the key: say how long a retry will find it (the record was written just
+        # now with this retention, so it is kept at least that long from here).
+        response[header_names.IDEMPOTENCY_RETENTION] = str(retention)
     return response
 
 
@@ -352,7 +356,8 @@ def _execute(
         raise
     if keep and not keyed.completed:
         # The view's transaction rolled back (an error answer) or the store is not transactional.
-        if not keyed.complete(response, retention):
+        keyed.completed = keyed.complete(response, retention)
+        if not keyed.completed:
             logger.error(
                 "Idempotency lease lost before the response could be stored", extra={"key_hash": key_hash(
                     keyed.scope, keyed.key)}
@@ -392,14 +397,20 @@ def _stored(response: HttpResponseBase) -> StoredResponse:
     return StoredResponse(status=response.status_code, headers=headers, body=body)
 
 
-def replay(stored: StoredResponse, request: HttpRequest | None = None) -> HttpResponse:
+def replay(
+    stored: StoredResponse, request: HttpRequest | None = None, *, retention_remaining: float | None = None,
+) -> HttpResponse:
     """The stored response again; a problem when its body was too large to be stored.
 
-    What the first request's view left on its request (:mod:`.request_state`) is restored on ``request``.
+    What the first request's view left on its request (:mod:`.request_state`) is restored on
+    ``request``. ``retention_remaining``: the seconds the key is still kept, sent as
+    ``Idempotency-Retention`` (whole seconds, rounded down: never a promise the store won't keep).
     """
     stored = StoredResponse(stored.status, restore_and_strip(request, stored.headers), stored.body)
+    retention = {} if retention_remaining is None else {
+        header_names.IDEMPOTENCY_RETENTION: str(max(0, math.floor(retention_remaining)))}
     if OMITTED_BODY_HEADER in stored.headers:
-        raise _response_too_large(stored)
+        raise _response_too_large(stored, retention)
     response = HttpResponse(stored.body, status=stored.status)
     if "Content-Type" not in stored.headers and "content-type" not in stored.headers:
         del response["Content-Type"]
@@ -407,10 +418,12 @@ def replay(stored: StoredResponse, request: HttpRequest | None = None) -> HttpRe
         response[name] = value
     response[header_names.CACHE_LOOKUP] = "HIT"
     response[header_names.IDEMPOTENT_REPLAYED] = "true"
+    for name, value in retention.items():
+        response[name] = value
     return response
 
 
-def _response_too_large(stored: StoredResponse) -> ProblemException:
+def _response_too_large(stored: StoredResponse, retention: dict[str, str]) -> ProblemException:
     header = api_settings.IDEMPOTENCY_HEADER
     return ProblemException(
         "idempotency-response-too-large",
@@ -422,6 +435,7 @@ def _response_too_large(stored: StoredResponse) -> ProblemException:
             **{name: value for name, value in stored.headers.items() if name != OMITTED_BODY_HEADER},
             header_names.CACHE_LOOKUP: "HIT",
             header_names.IDEMPOTENT_REPLAYED: "true",
+            **retention,
         },
         extensions={"original_status": stored.status},
     )

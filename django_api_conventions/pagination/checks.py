@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.core import checks
-from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
+from django.db.models import F, OrderBy
+from django.db.models.constants import LOOKUP_SEP
 from django.urls import get_resolver
 
 from ..checks.messages import message
@@ -15,8 +17,9 @@ from .paginator import KeysetPagination
 
 
 def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
-    """Every keyset-paginated view of the URLconf has an index matching its ordering."""
-    warnings = []
+    """Every keyset-paginated view of the URLconf has an index matching its ordering (W010), and
+    one for each sort it lets clients choose (E015)."""
+    found = []
     for view_class in _view_classes(get_resolver().url_patterns):
         pagination_class = getattr(view_class, "pagination_class", None)
         queryset = getattr(view_class, "queryset", None)
@@ -26,15 +29,21 @@ def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
             continue
         model = queryset.model
         try:
-            ordering = pagination_class().get_ordering(model)
+            orderings = pagination_class().get_orderings(model)
         except ImproperlyConfigured as exc:
-            warnings.append(message("E013", view=view_class.__name__, error=exc))
+            found.append(message("E013", view=view_class.__name__, error=exc))
             continue
-        if not _has_matching_index(model, ordering):
-            fields = [_column_name(model, name) for name in ordering]
-            warnings.append(message("W010", view=view_class.__name__, model=model.__name__,
-                                    ordering=", ".join(ordering), fields=fields))
-    return warnings
+        for sort, ordering in orderings.items():
+            if _has_matching_index(model, ordering):
+                continue
+            if sort is None:
+                fields = [_column_name(model, name) for name in ordering]
+                found.append(message("W010", view=view_class.__name__, model=model.__name__,
+                                     ordering=", ".join(ordering), fields=fields))
+            else:
+                found.append(message("E015", view=view_class.__name__, model=model.__name__, sort=sort,
+                                     ordering=", ".join(ordering), index=_index_hint(model, ordering)))
+    return found
 
 
 def check_filter_backends(**kwargs: Any) -> list[checks.CheckMessage]:
@@ -72,9 +81,45 @@ def _view_classes(patterns: Any) -> Any:
 
 
 def _column_name(model: Any, name: str) -> str:
+    """``name`` of an ordering as ``Meta.indexes`` spells it: the field's name (``pk`` and
+    ``user_id`` become ``id`` and ``user``), its transforms kept (``created_at__year``)."""
     bare = name.lstrip("-")
-    field = model._meta.pk if bare == "pk" else model._meta.get_field(bare)
-    return ("-" if name.startswith("-") else "") + field.name
+    field_name, *transforms = bare.split(LOOKUP_SEP)
+    field = model._meta.pk if field_name == "pk" else model._meta.get_field(field_name)
+    return ("-" if name.startswith("-") else "") + LOOKUP_SEP.join([field.name, *transforms])
+
+
+def _index_keys(model: Any, index: Any) -> list[str]:
+    """The columns of ``index`` as :func:`_column_name` spells them: its ``fields``, or its
+    expressions when each is a field or a chain of transforms of one (``Lower("email").desc()``);
+    an expression of another kind ends the list (what follows it cannot serve a keyset)."""
+    if index.fields:
+        return [_column_name(model, name) for name in index.fields]
+    keys = []
+    for expression in index.expressions:
+        descending = isinstance(expression, OrderBy) and expression.descending
+        inner = expression.expression if isinstance(expression, OrderBy) else expression
+        path = _transform_path(inner)
+        if path is None:
+            break
+        try:
+            keys.append(_column_name(model, ("-" if descending else "") + path))
+        except FieldDoesNotExist:
+            break
+    return keys
+
+
+def _transform_path(expression: Any) -> str | None:
+    """``created_at__year`` for ``ExtractYear("created_at")`` (or ``F("created_at__year")``), the
+    field's name for ``F("field")``; ``None`` for any other expression."""
+    if isinstance(expression, F):
+        return str(expression.name)
+    lookup_name = getattr(expression, "lookup_name", None)
+    sources = expression.get_source_expressions() if hasattr(expression, "get_source_expressions") else []
+    if not lookup_name or len(sources) != 1:
+        return None
+    inner = _transform_path(sources[0])
+    return None if inner is None else f"{inner}{LOOKUP_SEP}{lookup_name}"
 
 
 def _has_matching_index(model: Any, ordering: tuple[str, ...]) -> bool:
@@ -83,7 +128,27 @@ def _has_matching_index(model: Any, ordering: tuple[str, ...]) -> bool:
     bare = [name.lstrip("-") for name in wanted]
     if bare == [model._meta.pk.name]:
         return True
-    first = model._meta.get_field(bare[0])
-    if (first.unique or first.db_index) and bare[1:] in ([], [model._meta.pk.name]):
-        return True  # a single-column index: unique or db_index
-    return any(list(index.fields)[:len(wanted)] in (wanted, flipped) for index in model._meta.indexes)
+    if LOOKUP_SEP not in bare[0]:
+        first = model._meta.get_field(bare[0])
+        if (first.unique or first.db_index) and bare[1:] in ([], [model._meta.pk.name]):
+            return True  # a single-column index: unique or db_index
+    return any(_index_keys(model, index)[:len(wanted)] in (wanted, flipped) for index in model._meta.indexes)
+
+
+def _index_hint(model: Any, ordering: tuple[str, ...]) -> str:
+    """The ``models.Index(...)`` that serves ``ordering``, as Python to paste into ``Meta.indexes``."""
+    names = [_column_name(model, name) for name in ordering]
+    if not any(LOOKUP_SEP in name for name in names):
+        return f"models.Index(fields={names!r}, name=...)"
+    parts = []
+    for name in names:
+        field_name, *transforms = name.lstrip("-").split(LOOKUP_SEP)
+        field = model._meta.get_field(field_name)
+        expression: Any = field.get_col(model._meta.db_table)
+        text = f"F({field_name!r})"
+        for transform in transforms:
+            expression = expression.output_field.get_transform(transform)(expression)
+            text = f"{type(expression).__name__}({field_name!r})" if text.startswith("F(") else \
+                f"{type(expression).__name__}({text})"
+        parts.append(text + (".desc()" if name.startswith("-") else ""))
+    return f"models.Index({', '.join(parts)}, name=...)"

@@ -20,14 +20,34 @@ from ..problems.details import ProblemException
 CURSOR_VERSION = 1
 
 
+#: The directions a cursor leads in: to the page after its position, or to the page before it.
+NEXT = "next"
+PREVIOUS = "previous"
+_DIRECTIONS = {NEXT: "n", PREVIOUS: "p"}
+
+
 @dataclass(frozen=True)
 class Cursor:
-    """Where the next page starts: the ordering values of the last row of the previous page."""
+    """Where a page starts: a position in an ordering (the ordering values of the last row of
+    the page before, for a ``next`` cursor; of the first row of the page after, for a
+    ``previous`` one), bound to one list, its filters and its sort.
+
+    ``inclusive``: the row at the position belongs to the page too. Only the cursors of an
+    empty page are inclusive (its position is the cursor that led to it, whose row may still
+    be there).
+    """
 
     position: tuple[Any, ...]
     ordering: tuple[str, ...]
     endpoint: str
     filters: str
+    direction: str = NEXT
+    sort: str | None = None
+    inclusive: bool = False
+
+    @property
+    def backward(self) -> bool:
+        return self.direction == PREVIOUS
 
 
 def filters_signature(filters: Any) -> str:
@@ -37,30 +57,40 @@ def filters_signature(filters: Any) -> str:
 
 
 def encode_cursor(cursor: Cursor) -> str:
-    payload = {
+    payload: dict[str, Any] = {
         "v": CURSOR_VERSION,
         "p": [_typed(value) for value in cursor.position],
         "o": list(cursor.ordering),
         "e": cursor.endpoint,
         "f": cursor.filters,
     }
+    # Left out when they have their defaults, so that a cursor of an earlier release (forward,
+    # exclusive, no declared sorts) stays valid.
+    if cursor.direction != NEXT:
+        payload["d"] = _DIRECTIONS[cursor.direction]
+    if cursor.sort is not None:
+        payload["s"] = cursor.sort
+    if cursor.inclusive:
+        payload["i"] = True
     return signing.dumps(payload, salt=api_settings.CURSOR_SALT, compress=True)
 
 
 def decode_cursor(
     token: str, *, ordering: Sequence[str], endpoint: str, filters: str, parameter: str = "cursor",
+    sort: str | None = None,
 ) -> Cursor:
-    """The cursor in ``token``, checked against the list it is used on; else a 400 problem whose
-    error names the query ``parameter`` the cursor came in (a paginator's ``cursor_query_param``)."""
+    """The cursor in ``token``, checked against the list it is used on (its ordering, endpoint,
+    filters and declared ``sort``); else a 400 problem whose error names the query ``parameter``
+    the cursor came in (a paginator's ``cursor_query_param``)."""
     try:
-        return _decode_cursor(token, ordering=ordering, endpoint=endpoint, filters=filters)
+        return _decode_cursor(token, ordering=ordering, endpoint=endpoint, filters=filters, sort=sort)
     except ProblemException as problem:
         if parameter == "cursor":
             raise
         raise invalid_cursor(str(problem.detail), parameter=parameter) from problem.__cause__
 
 
-def _decode_cursor(token: str, *, ordering: Sequence[str], endpoint: str, filters: str) -> Cursor:
+def _decode_cursor(token: str, *, ordering: Sequence[str], endpoint: str, filters: str, sort: str | None) -> Cursor:
     try:
         payload = signing.loads(token, salt=api_settings.CURSOR_SALT)
     except (signing.BadSignature, ValueError, TypeError, OverflowError):
@@ -71,6 +101,10 @@ def _decode_cursor(token: str, *, ordering: Sequence[str], endpoint: str, filter
         )
     if payload.get("e") != endpoint:
         raise invalid_cursor(gettext("The cursor was issued for another list."))
+    if payload.get("s") != sort:
+        raise invalid_cursor(
+            gettext("The cursor was issued for another sort: send the same sort as for the page before.")
+        )
     if payload.get("o") != list(ordering):
         raise invalid_cursor(gettext("The cursor was issued for another ordering."))
     if payload.get("f") != filters:
@@ -83,9 +117,12 @@ def _decode_cursor(token: str, *, ordering: Sequence[str], endpoint: str, filter
         position = tuple(_untyped(item) for item in payload["p"])
     except (KeyError, IndexError, TypeError, ValueError, ArithmeticError) as exc:
         raise invalid_cursor(gettext("The cursor is malformed.")) from exc
-    if len(position) != len(ordering):
+    directions = {code: name for name, code in _DIRECTIONS.items()}
+    code, inclusive = payload.get("d", "n"), payload.get("i", False)
+    direction = directions.get(code) if isinstance(code, str) else None
+    if len(position) != len(ordering) or direction is None or not isinstance(inclusive, bool):
         raise invalid_cursor(gettext("The cursor is malformed."))
-    return Cursor(position, tuple(ordering), endpoint, filters)
+    return Cursor(position, tuple(ordering), endpoint, filters, direction, sort, inclusive)
 
 
 def invalid_cursor(detail: str, *, parameter: str = "cursor") -> ProblemException:

@@ -183,7 +183,8 @@ class SearchMixin:
     Each object of ``any`` uses the list's filter names (ANDed inside the object); the objects
     are ORed. Answers the list envelope; body errors are 422 problems with JSON Pointers. The
     ``limit`` and ``cursor`` members take the names of the paginator's query parameters
-    (``limit_query_param``, ``cursor_query_param``), as the list's query string does.
+    (``limit_query_param``, ``cursor_query_param``), as the list's query string does; so does
+    ``sort`` (``sort_query_param``) when the paginator declares sorts.
     """
 
     search_max_alternatives = 20
@@ -193,16 +194,22 @@ class SearchMixin:
         view: Any = self
         # DRF's format override is not a search parameter: it chooses the renderer, as everywhere.
         paginator = view.paginator
-        cursor_name, limit_name = paginator.get_query_parameter_names()
+        cursor_name, limit_name, *sort_name = paginator.get_query_parameter_names()
         misplaced = [name for name in request.query_params if name not in format_override()]
         if misplaced:
-            detail = (f"The search takes its filters, {limit_name} and {cursor_name} from the body, "
-                      "not the query string.")
+            if sort_name:
+                detail = gettext(
+                    "The search takes its filters, {limit}, {cursor} and {sort} from the body, not the query string."
+                ).format(limit=limit_name, cursor=cursor_name, sort=sort_name[0])
+            else:
+                detail = gettext("The search takes its filters, {limit} and {cursor} from the body, not the "
+                                 "query string.").format(limit=limit_name, cursor=cursor_name)
             raise invalid_parameters([parameter_error(name, detail, "unknown") for name in misplaced])
         filterset_class = get_filterset_class(view)
         adapter = filterset_adapter(view, filterset_class, view.get_queryset())
-        alternatives, limit, cursor = self._read_search_body(
-            request.data, filterset_class, cursor_name=cursor_name, limit_name=limit_name, adapter=adapter,
+        alternatives, limit, cursor, sort = self._read_search_body(
+            request.data, filterset_class, cursor_name=cursor_name, limit_name=limit_name,
+            sort_name=sort_name[0] if sort_name else None, adapter=adapter,
         )
         # Through the filter backends: a backend that scopes rows (per tenant, say) scopes the
         # search too; StrictFilterBackend leaves the search action alone.
@@ -216,24 +223,28 @@ class SearchMixin:
             queryset = queryset.filter(condition)
         try:
             page = paginator.paginate_queryset(
-                queryset, request, view, limit=limit, cursor=cursor,
+                queryset, request, view, limit=limit, cursor=cursor, sort=sort,
                 filters={"any": [alternative.signature_data() for alternative in alternatives]},
             )
         except ProblemException as problem:
             if problem.problem_type.slug != "invalid-parameters":
                 raise
-            detail = problem.errors[0]["detail"]
-            raise _body_problem([{"pointer": f"/{limit_name}", "detail": detail, "code": "invalid"}]) from None
+            # The paginator names the query parameter; here it is the body member of that name.
+            raise _body_problem([
+                {"pointer": f"/{item['parameter']}", "detail": item["detail"], "code": item["code"]}
+                for item in problem.errors if "parameter" in item
+            ]) from None
         return paginator.get_paginated_response(view.get_serializer(page, many=True).data)
 
     def _read_search_body(
         self, body: Any, filterset_class: type[FilterSet], *, cursor_name: str, limit_name: str,
+        sort_name: str | None = None,
         adapter: FilterSetAdapter | None = None,
-    ) -> tuple[list[Any], Any, Any]:
+    ) -> tuple[list[Any], Any, Any, Any]:
         if not isinstance(body, dict):
             detail = gettext("The body must be a JSON object.")
             raise _body_problem([{"pointer": "", "detail": detail, "code": "invalid"}])
-        members = ("any", limit_name, cursor_name)
+        members = ("any", limit_name, cursor_name, *([sort_name] if sort_name else []))
         errors: list[ErrorItem] = [
             {"pointer": f"/{name}", "detail": gettext("Unknown member. Accepted: {names}.").format(
                 names=", ".join(members)),
@@ -258,6 +269,10 @@ class SearchMixin:
         if cursor is not None and not isinstance(cursor, str):
             errors.append({"pointer": f"/{cursor_name}",
                            "detail": gettext("{name} must be a string.").format(name=cursor_name), "code": "invalid"})
+        sort = body.get(sort_name) if sort_name else None
+        if sort is not None and not isinstance(sort, str):
+            errors.append({"pointer": f"/{sort_name}",
+                           "detail": gettext("{name} must be a string.").format(name=sort_name), "code": "invalid"})
         cleaned: list[Any] = []
         view: Any = self
         model_rows = view.get_queryset() if adapter is not None else None
@@ -292,7 +307,7 @@ class SearchMixin:
                 errors.extend(problem.errors)
         if errors:
             raise _body_problem(errors)
-        return cleaned, limit, cursor
+        return cleaned, limit, cursor, sort
 
 
 def _json_kind(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""The keyset predicate: rows strictly after a position in an ordering."""
+"""The keyset predicate: rows strictly after (or before) a position in an ordering."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ class RowValueComparison(Expression):
     conditional = True
 
     def __init__(self, fields: Sequence[str], operator: str, values: Sequence[Any]) -> None:
-        if operator not in ("<", ">"):
-            raise ValueError(f"operator must be '<' or '>', not {operator!r}")
+        if operator not in ("<", ">", "<=", ">="):
+            raise ValueError(f"operator must be '<', '>', '<=' or '>=', not {operator!r}")
         super().__init__()
         self.fields = [F(name) for name in fields]
         self.operator = operator
@@ -45,53 +45,89 @@ class RowValueComparison(Expression):
 
 
 def keyset_predicate(
-    ordering: Sequence[str], position: Sequence[Any], nullable: Collection[str] = ()
+    ordering: Sequence[str],
+    position: Sequence[Any],
+    nullable: Collection[str] = (),
+    *,
+    backward: bool = False,
+    inclusive: bool = False,
 ) -> Q | RowValueComparison:
-    """Rows that come strictly after ``position`` in ``ordering`` (``"-created_at"``-style names).
+    """Rows that come strictly after ``position`` in ``ordering`` (``"-created_at"``-style names;
+    a transform such as ``"-created_at__year"`` too); with ``backward``, strictly before it;
+    with ``inclusive``, the row at ``position`` as well.
 
     Every direction the same and no nullable field: one row-value comparison, plus a redundant
     bound on the leading column that SQLite's planner needs to use the index as a range.
     Otherwise the OR-expansion ``a < x OR (a = x AND b > y) ...``, NULL-safe for the fields in
-    ``nullable``, whose NULLs sort last in either direction (see :func:`order_by_expressions`).
+    ``nullable``, whose NULLs sort last in either direction (see :func:`order_by_expressions`):
+    forward, a NULL comes after every value (an ``IS NULL`` branch); backward, every value comes
+    before a NULL (an ``IS NOT NULL`` branch) and no NULL before a value.
     """
     names = [name.lstrip("-") for name in ordering]
-    descending = [name.startswith("-") for name in ordering]
+    # The direction rows are walked in: backward reads the ordering the other way round.
+    descending = [name.startswith("-") != backward for name in ordering]
     if len(set(descending)) == 1 and not set(names) & set(nullable):
-        operator = "<" if descending[0] else ">"
+        operator = ("<" if descending[0] else ">") + ("=" if inclusive else "")
         leading = Q(**{f"{names[0]}{LOOKUP_SEP}{'lte' if descending[0] else 'gte'}": position[0]})
         return leading & Q(RowValueComparison(names, operator, position))
     expansion = Q(pk__in=[])  # nothing, until a step adds rows
     for index, name in enumerate(names):
         value = position[index]
         if value is None:
-            continue  # NULLs sort last: nothing comes after a NULL in this field alone
-        step = Q(**{f"{name}{LOOKUP_SEP}{'lt' if descending[index] else 'gt'}": value})
-        if name in nullable:
-            step |= Q(**{f"{name}{LOOKUP_SEP}isnull": True})
-        for earlier in range(index):
-            earlier_value = position[earlier]
-            if earlier_value is None:
-                step &= Q(**{f"{names[earlier]}{LOOKUP_SEP}isnull": True})
-            else:
-                step &= Q(**{names[earlier]: earlier_value})
-        expansion |= step
+            if not backward:
+                continue  # NULLs sort last: nothing comes after a NULL in this field alone
+            step = Q(**{f"{name}{LOOKUP_SEP}isnull": False})  # every value comes before a NULL
+        else:
+            step = Q(**{f"{name}{LOOKUP_SEP}{'lt' if descending[index] else 'gt'}": value})
+            if name in nullable and not backward:
+                step |= Q(**{f"{name}{LOOKUP_SEP}isnull": True})
+        expansion |= step & _equal(names[:index], position[:index])
+    if inclusive:
+        expansion |= _equal(names, position)
     return expansion
 
 
-def order_by_expressions(ordering: Sequence[str], nullable: Collection[str] = ()) -> list[Any]:
-    """The ``order_by()`` arguments of ``ordering``: NULLs last, whatever the direction or database."""
+def _equal(names: Sequence[str], values: Sequence[Any]) -> Q:
+    """``a = x AND b = y ...``, where a ``None`` value is ``IS NULL``."""
+    condition = Q()
+    for name, value in zip(names, values, strict=True):
+        condition &= Q(**{f"{name}{LOOKUP_SEP}isnull": True}) if value is None else Q(**{name: value})
+    return condition
+
+
+def order_by_expressions(
+    ordering: Sequence[str], nullable: Collection[str] = (), *, backward: bool = False
+) -> list[Any]:
+    """The ``order_by()`` arguments of ``ordering``: NULLs last, whatever the direction or database;
+    with ``backward``, the exact reverse (every direction flipped, NULLs first)."""
     expressions: list[Any] = []
     for name in ordering:
         bare = name.lstrip("-")
-        if bare not in nullable:
-            expressions.append(name)
-        elif name.startswith("-"):
-            expressions.append(F(bare).desc(nulls_last=True))
+        descending = name.startswith("-") != backward
+        if bare in nullable:
+            nulls = {"nulls_first": True} if backward else {"nulls_last": True}
+            expressions.append(F(bare).desc(**nulls) if descending else F(bare).asc(**nulls))
+        elif LOOKUP_SEP in bare:
+            expressions.append(F(bare).desc() if descending else F(bare).asc())
         else:
-            expressions.append(F(bare).asc(nulls_last=True))
+            expressions.append(f"-{bare}" if descending else bare)
     return expressions
 
 
+def annotation_name(name: str) -> str:
+    """The annotation that holds the value of a transform (``created_at__year``) on each row,
+    so that the cursor can be read from the row like a field."""
+    return "keyset_" + name.lstrip("-").replace(LOOKUP_SEP, "_")
+
+
+def annotations(ordering: Sequence[str]) -> dict[str, F]:
+    """The ``annotate()`` arguments that select each transform of ``ordering``."""
+    return {annotation_name(name): F(name.lstrip("-")) for name in ordering if LOOKUP_SEP in name}
+
+
 def position_of(row: Model, ordering: Sequence[str]) -> tuple[Any, ...]:
-    """The values of ``row`` in the ordering's columns (as :meth:`KeysetPagination.get_ordering` gives them)."""
-    return tuple(getattr(row, name.lstrip("-")) for name in ordering)
+    """The values of ``row`` in the ordering's columns (as :meth:`KeysetPagination.get_ordering` gives
+    them), a transform's from its annotation (:func:`annotations`)."""
+    return tuple(
+        getattr(row, annotation_name(name) if LOOKUP_SEP in name else name.lstrip("-")) for name in ordering
+    )

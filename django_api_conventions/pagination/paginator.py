@@ -1,12 +1,13 @@
-"""``KeysetPagination``: newest first, an opaque signed cursor, one query per page, no COUNT."""
+"""``KeysetPagination``: newest first, opaque signed cursors both ways, one query per page, no COUNT
+unless a view asks for one it can afford."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
+from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Model, QuerySet
 from django.utils.encoding import force_str
 from django.utils.translation import gettext
@@ -19,37 +20,59 @@ from .. import header_names
 from ..conf import api_settings
 from ..problems.parameters import invalid_parameters, parameter_error
 from ..request_attributes import ACTIVE_FILTERS, get_state
-from .cursors import Cursor, decode_cursor, encode_cursor, filters_signature
+from .counts import COUNT_MODES, Total, count_rows
+from .cursors import NEXT, PREVIOUS, Cursor, decode_cursor, encode_cursor, filters_signature
 from .drf import format_override
-from .keyset import keyset_predicate, order_by_expressions, position_of
+from .keyset import annotations, keyset_predicate, order_by_expressions, position_of
+from .orderings import CURSOR_FIELD_TYPES, nullable_fields, resolve_ordering
+
+__all__ = ["CURSOR_FIELD_TYPES", "KeysetPagination", "endpoint_of", "nullable_fields"]
 
 #: A limit as the query string spells it; nine digits at most, so int() never reads a long string.
 _LIMIT = re.compile(r"[1-9][0-9]{0,8}")
 
 
 class KeysetPagination(BasePagination):
-    """Subclass it and set ``ordering``; the primary key is appended when the ordering needs a
-    unique tie-breaker. The envelope:
+    """Subclass it and set ``ordering``, or declare the ``sorts`` clients may choose; the primary
+    key is appended when an ordering needs a unique tie-breaker. The envelope:
 
-        {"data": [...], "pagination": {"next_cursor": "...", "has_next": true, "limit": 20}}
+        {"data": [...], "pagination": {"next_cursor": "...", "has_next": true,
+                                       "previous_cursor": null, "has_previous": false, "limit": 20}}
 
     As with DRF's pagination classes, a subclass may rename the query parameters
     (``cursor_query_param``, ``limit_query_param``: the names of DRF's ``CursorPagination`` and
-    ``LimitOffsetPagination``) and set its own ``default_limit`` and ``max_limit``; ``None``
-    reads the ``PAGINATION_DEFAULT_LIMIT`` / ``PAGINATION_MAX_LIMIT`` setting at request time.
-    The filter backend, the strict query parameters and the search ask the paginator for the
-    names (:meth:`get_query_parameter_names`).
+    ``LimitOffsetPagination``; ``sort_query_param``) and set its own ``default_limit`` and
+    ``max_limit``; ``None`` reads the ``PAGINATION_DEFAULT_LIMIT`` / ``PAGINATION_MAX_LIMIT``
+    setting at request time. The filter backend, the strict query parameters and the search ask
+    the paginator for the names (:meth:`get_query_parameter_names`).
+
+    Walking back: ``has_previous`` is true when a cursor led to the page and rows come before it
+    (a ``next`` cursor was issued after a row, so it says so without a query; a ``previous``
+    cursor's page asks its extra row, as ``has_next`` does forward). ``has_next`` mirrors it.
+
+    ``sorts`` maps each ``sort`` value clients may send to its fields (``{"-amount_due":
+    ("-amount_due",)}``; a transform such as ``"created_at__year"`` too); ``default_sort`` (by
+    default the first) applies without the parameter. ``count``: ``None`` (no total),
+    ``"capped"`` or ``"estimate"`` (see :mod:`.counts`), on the first page of a walk only.
     """
 
     ordering: Sequence[str] = ("-created_at", "-pk")
+    sorts: Mapping[str, Sequence[str]] | None = None
+    default_sort: str | None = None
     cursor_query_param: str = "cursor"
     limit_query_param: str = "limit"
+    sort_query_param: str = "sort"
     default_limit: int | None = None
     max_limit: int | None = None
+    count: str | None = None
+    count_cap: int = 10_000
 
     def __init__(self) -> None:
         self.limit = 0
         self.next_cursor: str | None = None
+        self.previous_cursor: str | None = None
+        self.has_previous = False
+        self.total: Total | None = None
         self.request: Request | None = None
 
     # --- the page ---------------------------------------------------------------------------
@@ -63,50 +86,89 @@ class KeysetPagination(BasePagination):
         limit: Any = None,
         cursor: str | None = None,
         filters: Any = None,
+        sort: Any = None,
     ) -> list[Any]:
-        """One page of ``queryset``: ``limit + 1`` rows fetched, no COUNT.
+        """One page of ``queryset``: ``limit + 1`` rows fetched; a COUNT only on the first page
+        of a paginator that asks for one.
 
-        ``limit``, ``cursor`` and ``filters`` (what the cursor is bound to) default to the query
-        string and the filters a :class:`StrictFilterBackend` validated for this request.
+        ``limit``, ``cursor``, ``sort`` and ``filters`` (what the cursor is bound to) default to
+        the query string and the filters a :class:`StrictFilterBackend` validated for this request.
         """
         self.request = request
-        ordering = self.get_ordering(queryset.model)
-        self.limit = self.parse_limit(request.query_params.get(self.limit_query_param) if limit is None else limit)
+        params = request.query_params
+        self.limit = self.parse_limit(params.get(self.limit_query_param) if limit is None else limit)
+        chosen = self.parse_sort(params.get(self.sort_query_param) if sort is None else sort)
+        ordering = self.get_ordering(queryset.model, sort=chosen)
         if cursor is None:
-            cursor = request.query_params.get(self.cursor_query_param)
+            cursor = params.get(self.cursor_query_param)
         if filters is None:
             filters = get_state(request, ACTIVE_FILTERS)
         if filters is None:
             filters = self.unvalidated_filters(request)
-        endpoint = endpoint_of(request)
-        signature = filters_signature(filters)
+        endpoint, signature = endpoint_of(request), filters_signature(filters)
         nullable = nullable_fields(queryset.model, ordering)
-        queryset = queryset.order_by(*order_by_expressions(ordering, nullable))
-        if cursor is not None:
-            position = decode_cursor(
-                cursor, ordering=ordering, endpoint=endpoint, filters=signature, parameter=self.cursor_query_param,
-            ).position
-            queryset = queryset.filter(keyset_predicate(ordering, position, nullable))
+        came_from = None if cursor is None else decode_cursor(
+            cursor, ordering=ordering, endpoint=endpoint, filters=signature, parameter=self.cursor_query_param,
+            sort=chosen,
+        )
+        self.total = None
+        if came_from is None and self.count is not None:
+            self.total = count_rows(queryset, self.count, self.count_cap)
+        backward = came_from is not None and came_from.backward
+        queryset = queryset.annotate(**annotations(ordering)).order_by(
+            *order_by_expressions(ordering, nullable, backward=backward)
+        )
+        if came_from is not None:
+            queryset = queryset.filter(keyset_predicate(
+                ordering, came_from.position, nullable, backward=backward, inclusive=came_from.inclusive,
+            ))
         rows = list(queryset[: self.limit + 1])
-        page, has_next = rows[: self.limit], len(rows) > self.limit
-        self.next_cursor = None
-        if has_next:
-            self.next_cursor = encode_cursor(Cursor(position_of(page[-1], ordering), ordering, endpoint, signature))
+        page, more = rows[: self.limit], len(rows) > self.limit
+        if backward:
+            page.reverse()  # fetched nearest first; served in the list's order
+        # The row at a cursor existed when the cursor was issued: the side it came from has rows
+        # (or had them: DRF's semantics too). The side it leads to has rows if the extra row came.
+        has_next = more if not backward else True
+        self.has_previous = came_from is not None and (more if backward else True)
+
+        def issue(direction: str, row: Any) -> str:
+            if row is not None:
+                return encode_cursor(Cursor(position_of(row, ordering), ordering, endpoint, signature, direction,
+                                            chosen))
+            assert came_from is not None  # an empty page was reached by a cursor: its position
+            return encode_cursor(Cursor(came_from.position, ordering, endpoint, signature, direction, chosen,
+                                        inclusive=True))
+
+        self.next_cursor = issue(NEXT, page[-1] if page else None) if has_next else None
+        self.previous_cursor = issue(PREVIOUS, page[0] if page else None) if self.has_previous else None
         return page
 
     def get_paginated_response(self, data: Any) -> Response:
-        response = Response({"data": data, "pagination": {
-            "next_cursor": self.next_cursor, "has_next": self.next_cursor is not None, "limit": self.limit,
-        }})
-        next_link = self.get_next_link()
-        if next_link:
-            response[header_names.LINK] = f'<{next_link}>; rel="{header_names.REL_NEXT}"'
+        pagination: dict[str, Any] = {
+            "next_cursor": self.next_cursor, "has_next": self.next_cursor is not None,
+            "previous_cursor": self.previous_cursor, "has_previous": self.previous_cursor is not None,
+            "limit": self.limit,
+        }
+        if self.total is not None:
+            pagination.update(self.total.as_members())
+        response = Response({"data": data, "pagination": pagination})
+        links = [f'<{url}>; rel="{rel}"' for url, rel in (
+            (self.get_next_link(), header_names.REL_NEXT), (self.get_previous_link(), header_names.REL_PREV),
+        ) if url]
+        if links:
+            response[header_names.LINK] = ", ".join(links)
         return response
 
     def get_next_link(self) -> str | None:
-        if self.next_cursor is None or self.request is None or self.request.method != "GET":
+        return self._link(self.next_cursor)
+
+    def get_previous_link(self) -> str | None:
+        return self._link(self.previous_cursor)
+
+    def _link(self, cursor: str | None) -> str | None:
+        if cursor is None or self.request is None or self.request.method != "GET":
             return None
-        return replace_query_param(self.request.build_absolute_uri(), self.cursor_query_param, self.next_cursor)
+        return replace_query_param(self.request.build_absolute_uri(), self.cursor_query_param, cursor)
 
     def unvalidated_filters(self, request: Request) -> dict[str, list[str]]:
         """What a cursor is bound to when no :class:`StrictFilterBackend` validated the filters
@@ -118,9 +180,11 @@ class KeysetPagination(BasePagination):
 
     # --- rules ------------------------------------------------------------------------------
 
-    def get_query_parameter_names(self) -> tuple[str, str]:
-        """The query parameters this paginator reads: the cursor's, then the limit's."""
-        return (self.cursor_query_param, self.limit_query_param)
+    def get_query_parameter_names(self) -> tuple[str, ...]:
+        """The query parameters this paginator reads: the cursor's, the limit's, and the sort's
+        when it declares :attr:`sorts`."""
+        names = (self.cursor_query_param, self.limit_query_param)
+        return (*names, self.sort_query_param) if self.get_sorts() else names
 
     def get_max_limit(self) -> int:
         # Read per request, never bound at import: override_settings and a changed setting apply.
@@ -149,47 +213,106 @@ class KeysetPagination(BasePagination):
             raise invalid_parameters([parameter_error(name, detail, "invalid")])
         return int(text)
 
-    def get_ordering(self, model: type[Model]) -> tuple[str, ...]:
-        """The configured ordering, with ``pk`` appended unless it already ends on a unique field
-        that is not nullable (NULLs are not unique).
+    def get_sorts(self) -> Mapping[str, Sequence[str]]:
+        """The sorts clients may choose, ``sort`` value to fields; empty: the fixed :attr:`ordering`."""
+        return self.sorts or {}
+
+    def get_default_sort(self) -> str | None:
+        """The sort without a ``sort`` parameter: :attr:`default_sort`, else the first declared."""
+        sorts = self.get_sorts()
+        if not sorts:
+            return None
+        default = self.default_sort if self.default_sort is not None else next(iter(sorts))
+        if default not in sorts:
+            raise ImproperlyConfigured(
+                f"{type(self).__name__}.default_sort {default!r} is not one of its sorts: {', '.join(sorts)}."
+            )
+        return default
+
+    def parse_sort(self, raw: Any) -> str | None:
+        """The declared sort ``raw`` names (the default when ``None``); else a 400 naming the
+        parameter and listing the choices. ``None`` when the paginator declares no sorts."""
+        sorts = self.get_sorts()
+        if not sorts:
+            return None
+        if raw is None:
+            return self.get_default_sort()
+        if not isinstance(raw, str) or raw not in sorts:
+            name = self.sort_query_param
+            detail = gettext("{name} must be one of: {values}.").format(name=name, values=", ".join(sorts))
+            raise invalid_parameters([parameter_error(name, detail, "invalid")])
+        return raw
+
+    def get_ordering(self, model: type[Model], sort: str | None = None) -> tuple[str, ...]:
+        """The ordering of ``sort`` (one of :attr:`sorts`), else the configured :attr:`ordering`,
+        with ``pk`` appended unless it already ends on a unique field that is not nullable (NULLs
+        are not unique). A transform (``created_at__year``) keeps its name.
 
         A foreign key orders by its column (``user`` becomes ``user_id``), never by the related
         model's own ordering.
         """
-        if not self.ordering:
-            raise ImproperlyConfigured(f"{type(self).__name__}.ordering must name at least one field.")
-        resolved = []
-        for name in self.ordering:
-            bare = name.lstrip("-")
-            field = _field(model, bare)
-            if field.get_internal_type() not in CURSOR_FIELD_TYPES and not field.is_relation:
-                raise ImproperlyConfigured(
-                    f"{type(self).__name__} cannot order by {bare!r}, a {field.get_internal_type()}: cursors "
-                    f"hold {', '.join(sorted(CURSOR_FIELD_TYPES))}."
-                )
-            column = field.attname if field.is_relation and bare != "pk" else bare
-            resolved.append(("-" if name.startswith("-") else "") + column)
-        ordering = tuple(resolved)
-        last = _field(model, ordering[-1].lstrip("-"))
-        if not (last.primary_key or (last.unique and not last.null)):
-            direction = "-" if ordering[-1].startswith("-") else ""
-            ordering = (*ordering, f"{direction}pk")
-        return ordering
+        owner = type(self).__name__
+        if sort is None:
+            return resolve_ordering(owner, model, self.ordering)
+        return resolve_ordering(f"{owner}.sorts[{sort!r}]", model, self.get_sorts()[sort])
+
+    def get_orderings(self, model: type[Model]) -> dict[str | None, tuple[str, ...]]:
+        """Every ordering this paginator may serve, by sort (``None``: the fixed :attr:`ordering`);
+        ``ImproperlyConfigured`` for a sort, a default or a ``count`` it cannot serve (check E013)."""
+        if self.count is not None and self.count not in COUNT_MODES:
+            raise ImproperlyConfigured(
+                f"{type(self).__name__}.count must be None or one of {', '.join(COUNT_MODES)}, not {self.count!r}."
+            )
+        if isinstance(self.count_cap, bool) or not isinstance(self.count_cap, int) or self.count_cap < 1:
+            raise ImproperlyConfigured(f"{type(self).__name__}.count_cap must be a positive integer.")
+        if not self.get_sorts():
+            return {None: self.get_ordering(model)}
+        self.get_default_sort()
+        return {sort: self.get_ordering(model, sort) for sort in self.get_sorts()}
 
     # --- OpenAPI (drf-spectacular and DRF's schema generators call these) --------------------
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         maximum = self.get_max_limit()
-        return [
+        parameters = [
             {"name": self.cursor_query_param, "in": "query", "required": False,
-             "description": "The next_cursor of the previous page, as it was received.",
+             "description": "The next_cursor or previous_cursor of the page you are on, as it was received.",
              "schema": {"type": "string", "minLength": 1}},
             {"name": self.limit_query_param, "in": "query", "required": False,
              "description": f"Page size, 1 to {maximum}.",
              "schema": {"type": "integer", "minimum": 1, "maximum": maximum, "default": self.get_default_limit()}},
         ]
+        sorts = self.get_sorts()
+        if sorts:
+            parameters.append(
+                {"name": self.sort_query_param, "in": "query", "required": False,
+                 "description": "The order of the list: a field, descending with `-`; ties are broken by the "
+                                "identifier in the same direction. A cursor keeps the sort it was issued for.",
+                 "schema": self.sort_schema()},
+            )
+        return parameters
+
+    def sort_schema(self) -> dict[str, Any]:
+        """The OpenAPI schema of the ``sort`` value: the declared sorts, a closed enum."""
+        return {"type": "string", "enum": list(self.get_sorts()), "default": self.get_default_sort()}
 
     def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        cursor = "Send it back as the cursor parameter to get the {} page; null when there is none."
+        properties: dict[str, Any] = {
+            "next_cursor": {"type": "string", "nullable": True, "description": cursor.format("next")},
+            "has_next": {"type": "boolean", "description": "Whether next_cursor is not null."},
+            "previous_cursor": {"type": "string", "nullable": True, "description": cursor.format("previous")},
+            "has_previous": {"type": "boolean", "description": "Whether previous_cursor is not null."},
+            "limit": {"type": "integer"},
+        }
+        if self.count is not None:
+            properties.update({
+                "total": {"type": "integer", "minimum": 0,
+                          "description": "The number of items of the whole list; on its first page only."},
+                "total_is_lower_bound": {"type": "boolean",
+                                         "description": "The list holds at least total items, perhaps more."},
+                "total_is_estimate": {"type": "boolean", "description": "total is the database's estimate."},
+            })
         return {
             "type": "object",
             "required": ["data", "pagination"],
@@ -197,20 +320,11 @@ class KeysetPagination(BasePagination):
                 "data": schema,
                 "pagination": {
                     "type": "object",
-                    "required": ["next_cursor", "has_next", "limit"],
-                    "properties": {
-                        "next_cursor": {"type": "string", "nullable": True},
-                        "has_next": {"type": "boolean"},
-                        "limit": {"type": "integer"},
-                    },
+                    "required": ["next_cursor", "has_next", "previous_cursor", "has_previous", "limit"],
+                    "properties": properties,
                 },
             },
         }
-
-
-def nullable_fields(model: type[Model], ordering: Sequence[str]) -> frozenset[str]:
-    """The columns of ``ordering`` that may hold NULL (their keyset predicate is NULL-safe)."""
-    return frozenset(name.lstrip("-") for name in ordering if _field(model, name.lstrip("-")).null)
 
 
 def endpoint_of(request: Request) -> str:
@@ -220,21 +334,3 @@ def endpoint_of(request: Request) -> str:
     if match is None:
         return request.path
     return f"{match.view_name}:{request.path}"
-
-
-#: Field types whose values a cursor can hold exactly.
-CURSOR_FIELD_TYPES = frozenset({
-    "AutoField", "BigAutoField", "SmallAutoField", "IntegerField", "BigIntegerField", "SmallIntegerField",
-    "PositiveIntegerField", "PositiveBigIntegerField", "PositiveSmallIntegerField", "CharField", "TextField",
-    "SlugField", "EmailField", "DateTimeField", "DateField", "DecimalField", "UUIDField", "BooleanField",
-    "FloatField",
-})
-
-
-def _field(model: type[Model], path: str) -> Any:
-    if path == "pk":
-        return model._meta.pk
-    try:
-        return model._meta.get_field(path)
-    except FieldDoesNotExist:
-        raise ImproperlyConfigured(f"{model.__name__} has no field {path!r} to order by.") from None

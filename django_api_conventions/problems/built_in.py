@@ -103,8 +103,8 @@ BUILT_IN: list[ProblemType] = [
     ),
     ProblemType(
         "invalid-cursor", _("Invalid cursor"), 400,
-        _("The cursor was not issued by this service for this list, was altered, or was issued for other filters "
-          "or another ordering."),
+        _("The cursor was not issued by this service for this list, was altered, or was issued for other "
+          "filters, another sort or another ordering."),
         fix=_("Treat cursors as opaque: pass `next_cursor` or `previous_cursor` back unchanged, with the same "
               "filters and sort as the page that gave it. Or start again from the first page, without a cursor."),
         members=(ProblemField(

@@ -64,7 +64,11 @@ class Invoice(SoftDeleteModel):
 
     class Meta:
         base_manager_name = "all_objects"
-        indexes = [models.Index(fields=["-created_at", "-id"], name="invoice_newest_first")]
+        indexes = [
+            # Read forwards and backwards, each serves a declared sort in both directions.
+            models.Index(fields=["-created_at", "-id"], name="invoice_newest_first"),
+            models.Index(fields=["-amount_due", "-id"], name="invoice_amount_due"),
+        ]
 
     def __str__(self) -> str:
         return self.id

@@ -32,6 +32,18 @@ class NewestFirst(KeysetPagination):
     ordering = ("-created_at", "-pk")
 
 
+class InvoiceSorts(KeysetPagination):
+    """``sort``: newest first by default; each sort is served by an index (check E015)."""
+
+    sorts = {
+        "-created_at": ("-created_at",),
+        "created_at": ("created_at",),
+        "-amount_due": ("-amount_due",),
+        "amount_due": ("amount_due",),
+    }
+    default_sort = "-created_at"
+
+
 class CreatedRange(FilterSet):
     created_after = Filter("created_at", lookup="gt", parse=parse_timestamp)
     created_before = Filter("created_at", lookup="lt", parse=parse_timestamp)
@@ -102,7 +114,7 @@ class InvoiceViewSet(
 
     queryset = Invoice.objects.all()
     serializer_class = InvoiceSerializer
-    pagination_class = NewestFirst
+    pagination_class = InvoiceSorts
     filterset_class = InvoiceFilters
 
 

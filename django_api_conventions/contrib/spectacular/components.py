@@ -69,6 +69,13 @@ def replay_headers() -> dict[str, Any]:
             "description": "The same, for caches and proxies: `HIT` for a replay, `MISS` for a first execution.",
             "schema": {"type": "string", "enum": ["HIT", "MISS"]},
         },
+        header_names.IDEMPOTENCY_RETENTION: {
+            "description": f"With an {api_settings.IDEMPOTENCY_HEADER}, on an answer stored under it: how many "
+                           "more seconds the key is kept (its full retention on the first execution, the time "
+                           "left on a replay). Until then a retry replays this answer; after it, the key is "
+                           "forgotten and a retry would run the operation again.",
+            "schema": {"type": "integer", "minimum": 0},
+        },
     }
 
 
@@ -86,12 +93,24 @@ def idempotency_key_parameter(*, required: bool) -> dict[str, Any]:
             f"1 to {MAX_KEY_LENGTH} visible ASCII characters, unique per operation (a UUID v4, say); the "
             'RFC 8941 quoted form (`"abc"`) is accepted too. A retry with the same key, from the same '
             "client, with the same method, path and body, answers the stored response without running "
-            "the operation again. Same key with another request: 422; while the first is running: 409."
+            "the operation again. Same key with another request: 422; while the first is running: 409. "
+            f"A key is kept {_duration(api_settings.IDEMPOTENCY_RETENTION_SECONDS)} after its answer "
+            f"({api_settings.IDEMPOTENCY_RETENTION_SECONDS} seconds; each stored answer says the time left in "
+            f"`{header_names.IDEMPOTENCY_RETENTION}`); retry within that time."
             + (" Required here." if required else "")
         ),
         "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH,
                    "pattern": IDEMPOTENCY_KEY_PATTERN},
     }
+
+
+def _duration(seconds: int) -> str:
+    """``86400`` as ``24 hours``: in hours or minutes when whole, else in seconds."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds} seconds"
 
 
 def client_parameters() -> list[dict[str, Any]]:

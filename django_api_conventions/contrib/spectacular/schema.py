@@ -7,8 +7,9 @@ schema of one version. Each operation gets:
 
 - the ``Idempotency-Key`` header (required or optional, per view) and the replay headers;
 - every problem response it can answer, as ``application/problem+json`` naming its problem types;
-- for keyset-paginated lists: the list envelope, ``cursor``, ``limit`` and typed filters; for
-  ``POST .../search``: its request body and the list envelope;
+- for keyset-paginated lists: the list envelope, ``cursor``, ``limit``, the declared ``sort``
+  values as an enum and typed filters; for ``POST .../search``: its request body and the list
+  envelope;
 - the trace id and client id headers; deprecation flags and headers.
 """
 
@@ -106,9 +107,11 @@ class ProblemAutoSchema(AutoSchema):
             name: filter_value_schema(declared) for name, declared in filterset_class.filters.items()
         }
         paginator = self._get_paginator()
-        cursor_name, limit_name = paginator.get_query_parameter_names()
+        cursor_name, limit_name, *sort_name = paginator.get_query_parameter_names()
         limit = next(parameter["schema"] for parameter in paginator.get_schema_operation_parameters(view)
                      if parameter["name"] == limit_name)
+        sort = {sort_name[0]: {**paginator.sort_schema(), "description": "The order of the results."}} \
+            if sort_name else {}
         return {
             "type": "object",
             "description": "Rows that match ANY of the filter objects; inside one object, the filters are ANDed.",
@@ -123,7 +126,9 @@ class ProblemAutoSchema(AutoSchema):
                     },
                 },
                 limit_name: limit,
-                cursor_name: {"type": "string", "minLength": 1, "description": "The next_cursor of the previous page."},
+                cursor_name: {"type": "string", "minLength": 1,
+                              "description": "The next_cursor or previous_cursor of the page you are on."},
+                **sort,
             },
         }
 

@@ -30,6 +30,9 @@ class Claim:
     response: StoredResponse | None = None  # when RESOLVED
     lease_remaining: float = 0.0  # seconds, when IN_FLIGHT
     taken_over_from: str = ""  # the state the key was taken over from, when CLAIMED over an old record
+    #: Seconds the record is still kept, when RESOLVED (the ``Idempotency-Retention`` of a
+    #: replay); ``None`` from a store that cannot tell, and the replay then leaves the header out.
+    retention_remaining: float | None = None
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,8 @@ class DatabaseStore(IdempotencyStore):
             if not expired and record.fingerprint != fingerprint:
                 return Claim(ClaimOutcome.MISMATCH)
             if not expired and record.state == State.RESOLVED:
-                return Claim(ClaimOutcome.RESOLVED, response=_stored_response(record))
+                return Claim(ClaimOutcome.RESOLVED, response=_stored_response(record),
+                             retention_remaining=(record.expires_at - now).total_seconds())
             if not expired and record.state == State.STARTED and record.lease_expires_at > now:
                 remaining = (record.lease_expires_at - now).total_seconds()
                 return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=remaining)

@@ -67,7 +67,7 @@ if not r[1] then
   return {'claimed', ''}
 end
 if r[2] ~= ARGV[1] then return {'mismatch'} end
-if r[1] == 'resolved' then return {'resolved', r[4], r[5], r[6]} end
+if r[1] == 'resolved' then return {'resolved', r[4], r[5], r[6], tostring(redis.call('PTTL', KEYS[1]))} end
 if (r[1] == 'started' or r[1] == 'committing') and tonumber(r[3]) > now then
   return {'in_flight', tostring(tonumber(r[3]) - now)}
 end
@@ -212,13 +212,15 @@ class RedisStore(IdempotencyStore):
             if outcome == "in_flight":
                 return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=int(reply[1]) / 1000)
             if outcome == "resolved":
-                return Claim(ClaimOutcome.RESOLVED, response=_response(*reply[1:4]))
+                return Claim(ClaimOutcome.RESOLVED, response=_response(*reply[1:4]),
+                             retention_remaining=max(0, int(reply[4])) / 1000)
             # Committing, lease passed: the worker died around its commit. The database knows.
             prior_owner, marker, alias = (part.decode() for part in reply[1:4])
             status = transaction_status(alias, marker)
             if status is TransactionStatus.COMMITTED:
                 if _SETTLE([name], [prior_owner, _ms(retention_seconds)], client=self.client):
-                    return Claim(ClaimOutcome.RESOLVED, response=_response(*reply[4:7]))
+                    return Claim(ClaimOutcome.RESOLVED, response=_response(*reply[4:7]),
+                                 retention_remaining=float(retention_seconds))
                 continue
             if status is TransactionStatus.IN_PROGRESS:
                 return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=1.0)
