@@ -102,8 +102,8 @@ DEFAULTS: dict[str, Any] = {
     "OPENAPI_RESPONSE_FIELDS_REQUIRED": True,
     # OpenAPI: info.version as MAJOR.MINOR.PATCH ("2" -> "2.0.0"), valid SemVer and PEP 440.
     "OPENAPI_SEMVER_INFO_VERSION": True,
-    # OpenAPI: operationIds without the URL version (`invoices_list`, not `v2_invoices_list`).
-    "OPENAPI_VERSIONLESS_OPERATION_IDS": True,
+    # OpenAPI: operationIds and tags without the URL version (`invoices_list`, not `v2_invoices_list`).
+    "OPENAPI_VERSIONLESS_NAMES": True,
     # OpenAPI: how an operation anonymous callers may use declares its security: "omit" (no
     # security requirement; generated clients take a plain client) or "optional" (drf-spectacular's
     # `[{scheme: []}, {}]`).

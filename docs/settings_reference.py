@@ -307,12 +307,13 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "See [OpenAPI](openapi.md#the-documents-version-and-the-apis)."
         ),
     ),
-    "OPENAPI_VERSIONLESS_OPERATION_IDS": SettingDoc(
+    "OPENAPI_VERSIONLESS_NAMES": SettingDoc(
         "True or False",
         (
-            "operationIds name the resource and the action (`invoices_list`, `invoices_search`), the same in every "
-            "URL version, so generated call sites survive a new version. `False`: drf-spectacular's "
-            "(`v2_invoices_search_create`). See [OpenAPI](openapi.md#what-client-generators-get)."
+            "operationIds name the resource and the action (`invoices_list`, `invoices_search`) and tags the "
+            "resource (`invoices`), the same in every URL version, so generated call sites and module paths survive "
+            "a new version. `False`: drf-spectacular's (`v2_invoices_search_create`, tag `v2`). See "
+            "[OpenAPI](openapi.md#what-client-generators-get)."
         ),
     ),
     "OPENAPI_ANONYMOUS_SECURITY": SettingDoc(

@@ -207,11 +207,16 @@ def test_operation_ids_name_resource_and_action_the_same_in_every_version(docume
         "invoices_payments_list", "invoices_payments_create", "invoices_payments_retrieve",
         "orders_list", "orders_create", "orders_retrieve",
     }
+    # Generated clients group their modules by tag: by resource, not by version.
+    tags = {version: {tag for _, _, operation in operations(schema) for tag in operation["tags"]}
+            for version, schema in documents.items()}
+    assert tags["v1"] == tags["v2"] == {"users", "invoices", "orders"}
 
 
 def test_operation_ids_with_the_version_when_the_setting_says_so(settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "OPENAPI_VERSIONLESS_OPERATION_IDS": False}
-    assert build()["paths"]["/v2/invoices/search"]["post"]["operationId"] == "v2_invoices_search_create"
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "OPENAPI_VERSIONLESS_NAMES": False}
+    search = build()["paths"]["/v2/invoices/search"]["post"]
+    assert (search["operationId"], search["tags"]) == ("v2_invoices_search_create", ["v2"])
 
 
 # --- descriptions and summaries ----------------------------------------------------------------------

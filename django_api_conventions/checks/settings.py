@@ -59,7 +59,7 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": ((bool,), "True or False"),
     "OPENAPI_RESPONSE_FIELDS_REQUIRED": ((bool,), "True or False"),
     "OPENAPI_SEMVER_INFO_VERSION": ((bool,), "True or False"),
-    "OPENAPI_VERSIONLESS_OPERATION_IDS": ((bool,), "True or False"),
+    "OPENAPI_VERSIONLESS_NAMES": ((bool,), "True or False"),
     "OPENAPI_ANONYMOUS_SECURITY": ((str,), "'omit' or 'optional'"),
 }
 

@@ -95,9 +95,16 @@ class ProblemAutoSchema(AutoSchema):
         return resource_tokens(self._tokenize_path(), self.view, self._action())
 
     def get_operation_id(self) -> str:
-        if not api_settings.OPENAPI_VERSIONLESS_OPERATION_IDS:
+        if not api_settings.OPENAPI_VERSIONLESS_NAMES:
             return super().get_operation_id()  # type: ignore[no-any-return]
         return operation_id(self._resource_words(), self._action())
+
+    def get_tags(self) -> list[str]:
+        # drf-spectacular tags by the first path segment, the URL version: generated clients
+        # group their modules by tag (openapi-python-client's api/v2/...).
+        if not api_settings.OPENAPI_VERSIONLESS_NAMES:
+            return super().get_tags()  # type: ignore[no-any-return]
+        return self._resource_words()[:1] or super().get_tags()
 
     def _action_method(self) -> Any:
         return getattr(self.view, getattr(self.view, "action", None) or self.method.lower(), None)
