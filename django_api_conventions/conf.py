@@ -100,6 +100,9 @@ DEFAULTS: dict[str, Any] = {
     "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": True,
     # OpenAPI: every field a response serializer writes is `required` in its response component.
     "OPENAPI_RESPONSE_FIELDS_REQUIRED": True,
+    # OpenAPI: request fields' defaults as `default` (True) or in their description (False):
+    # openapi-typescript makes a field with a `default` required, in request bodies too.
+    "OPENAPI_REQUEST_DEFAULTS": False,
     # OpenAPI: info.version as MAJOR.MINOR.PATCH ("2" -> "2.0.0"), valid SemVer and PEP 440.
     "OPENAPI_SEMVER_INFO_VERSION": True,
     # OpenAPI: operationIds and tags without the URL version (`invoices_list`, not `v2_invoices_list`).

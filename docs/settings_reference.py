@@ -299,6 +299,15 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "[OpenAPI](openapi.md#what-client-generators-get)."
         ),
     ),
+    "OPENAPI_REQUEST_DEFAULTS": SettingDoc(
+        "True or False",
+        (
+            "`False`: a request field's default is said in its description (``Default: `\"open\"`.``), not as "
+            "`default`, because openapi-typescript types a property with a `default` as always present, in a "
+            "request body too, so that clients would have to send what the server fills in. `True`: "
+            "drf-spectacular's `default`. See [OpenAPI](openapi.md#what-client-generators-get)."
+        ),
+    ),
     "OPENAPI_SEMVER_INFO_VERSION": SettingDoc(
         "True or False",
         (

@@ -181,6 +181,16 @@ def test_response_fields_as_drf_spectacular_marks_them_when_the_setting_says_so(
     assert "status" not in build()["components"]["schemas"]["Invoice"]["required"]
 
 
+def test_request_defaults_are_said_in_words_so_typescript_clients_need_not_send_them(documents: Any) -> None:
+    status = documents["v2"]["components"]["schemas"]["InvoiceRequest"]["properties"]["status"]
+    assert "default" not in status and status["description"].endswith('Default: `"open"`.')
+
+
+def test_request_defaults_as_default_when_the_setting_says_so(settings: Any) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "OPENAPI_REQUEST_DEFAULTS": True}
+    assert build()["components"]["schemas"]["InvoiceRequest"]["properties"]["status"]["default"] == "open"
+
+
 # --- info.version and operationIds -------------------------------------------------------------------
 
 

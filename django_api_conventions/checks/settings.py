@@ -58,6 +58,7 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "SCHEMA_BASELINE_DIR": ((str, os.PathLike), "a directory path"),
     "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": ((bool,), "True or False"),
     "OPENAPI_RESPONSE_FIELDS_REQUIRED": ((bool,), "True or False"),
+    "OPENAPI_REQUEST_DEFAULTS": ((bool,), "True or False"),
     "OPENAPI_SEMVER_INFO_VERSION": ((bool,), "True or False"),
     "OPENAPI_VERSIONLESS_NAMES": ((bool,), "True or False"),
     "OPENAPI_ANONYMOUS_SECURITY": ((str,), "'omit' or 'optional'"),

@@ -20,6 +20,7 @@ schema of one version. Each operation gets:
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from typing import Any
 
@@ -142,6 +143,15 @@ class ProblemAutoSchema(AutoSchema):
                 schema["description"] = description
             else:
                 schema.pop("description", None)
+        if (direction == "request" and spectacular_settings.COMPONENT_SPLIT_REQUEST
+                and not api_settings.OPENAPI_REQUEST_DEFAULTS):
+            # openapi-typescript reads `default` as "always present", in a component a request
+            # body refers to as well: the generated type would make clients send the field the
+            # server fills in. Said in words instead.
+            for prop in schema.get("properties", {}).values():
+                if "default" in prop:
+                    said = f"Default: `{json.dumps(prop.pop('default'))}`."
+                    prop["description"] = f"{prop['description']}\n\n{said}" if prop.get("description") else said
         if (direction == "response" and spectacular_settings.COMPONENT_SPLIT_REQUEST
                 and api_settings.OPENAPI_RESPONSE_FIELDS_REQUIRED and not is_patched_serializer(instance, direction)):
             # DRF's to_representation writes every readable field of an object; a deprecated one
