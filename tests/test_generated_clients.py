@@ -52,7 +52,8 @@ BACKWARD_BLOCK = re.compile(r"\n[ \t]*(#|//) >>> previous_cursor\n.*?(#|//) <<< 
 INSTALL = (
     "bash .ci/run installs them; by hand: python3 -m venv .venvs/clients/python && "
     ".venvs/clients/python/bin/pip install -r tests/clients/requirements.txt && "
-    "cp tests/clients/package.json .venvs/clients/node/ && npm install --prefix .venvs/clients/node"
+    "mkdir -p .venvs/clients/node && cp tests/clients/package.json .venvs/clients/node/ && "
+    "npm install --prefix .venvs/clients/node"
 )
 
 
