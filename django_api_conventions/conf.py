@@ -106,6 +106,22 @@ DEFAULTS: dict[str, Any] = {
     # Directory of the committed OpenAPI baselines (one <version>.json each) `api_compat` compares
     # the schemas with; relative paths are relative to the current directory.
     "SCHEMA_BASELINE_DIR": "openapi",
+    # OpenAPI (ProblemAutoSchema): response fields with choices as extensible enums (the known
+    # values, and any other value accepted); request enums stay closed.
+    "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": True,
+    # OpenAPI: every field a response serializer writes is `required` in its response component.
+    "OPENAPI_RESPONSE_FIELDS_REQUIRED": True,
+    # OpenAPI: request fields' defaults as `default` (True) or in their description (False):
+    # openapi-typescript makes a field with a `default` required, in request bodies too.
+    "OPENAPI_REQUEST_DEFAULTS": False,
+    # OpenAPI: info.version as MAJOR.MINOR.PATCH ("2" -> "2.0.0"), valid SemVer and PEP 440.
+    "OPENAPI_SEMVER_INFO_VERSION": True,
+    # OpenAPI: operationIds and tags without the URL version (`invoices_list`, not `v2_invoices_list`).
+    "OPENAPI_VERSIONLESS_NAMES": True,
+    # OpenAPI: how an operation anonymous callers may use declares its security: "omit" (no
+    # security requirement; generated clients take a plain client) or "optional" (drf-spectacular's
+    # `[{scheme: []}, {}]`).
+    "OPENAPI_ANONYMOUS_SECURITY": "omit",
 }
 
 #: Settings holding dotted paths, imported on first access.

@@ -46,5 +46,7 @@ REL_SUNSET = "sunset"
 # --- caching and retries ----------------------------------------------------------------------
 
 CACHE_CONTROL = "Cache-Control"
+#: RFC 9110: the challenge a 401 carries (how to authenticate).
+WWW_AUTHENTICATE = "WWW-Authenticate"
 #: Seconds to wait before trying again (409 in progress, 429, 503).
 RETRY_AFTER = "Retry-After"

@@ -318,6 +318,59 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "[Schema compatibility](schema-compatibility.md)."
         ),
     ),
+    "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": SettingDoc(
+        "True or False",
+        (
+            "`ProblemAutoSchema` writes a response field with choices as an extensible enum, `anyOf` of the "
+            "named enum and its plain type, with the known values in `x-extensible-enum`: generated clients "
+            "accept a value added later. Request enums stay closed. `False`: drf-spectacular's closed `enum`. "
+            "See [OpenAPI](openapi.md#what-client-generators-get)."
+        ),
+    ),
+    "OPENAPI_RESPONSE_FIELDS_REQUIRED": SettingDoc(
+        "True or False",
+        (
+            "Every field a response serializer writes is `required` in its response component (not a deprecated "
+            "one, which goes away at its sunset), so generated clients do not type it as maybe absent. `False` if "
+            "your serializers leave fields out of some responses. See "
+            "[OpenAPI](openapi.md#what-client-generators-get)."
+        ),
+    ),
+    "OPENAPI_REQUEST_DEFAULTS": SettingDoc(
+        "True or False",
+        (
+            "`False`: a request field's default is said in its description (``Default: `\"open\"`.``), not as "
+            "`default`, because openapi-typescript types a property with a `default` as always present, in a "
+            "request body too, so that clients would have to send what the server fills in. `True`: "
+            "drf-spectacular's `default`. See [OpenAPI](openapi.md#what-client-generators-get)."
+        ),
+    ),
+    "OPENAPI_SEMVER_INFO_VERSION": SettingDoc(
+        "True or False",
+        (
+            "`info.version` is `SPECTACULAR_SETTINGS[\"VERSION\"]` as SemVer's `MAJOR.MINOR.PATCH` (`\"2\"` is "
+            "written `\"2.0.0\"`), which PEP 440 reads too: a generated package installs. `False`: as configured. "
+            "See [OpenAPI](openapi.md#the-documents-version-and-the-apis)."
+        ),
+    ),
+    "OPENAPI_VERSIONLESS_NAMES": SettingDoc(
+        "True or False",
+        (
+            "operationIds name the resource and the action (`invoices_list`, `invoices_search`) and tags the "
+            "resource (`invoices`), the same in every URL version, so generated call sites and module paths survive "
+            "a new version. `False`: drf-spectacular's (`v2_invoices_search_create`, tag `v2`). See "
+            "[OpenAPI](openapi.md#what-client-generators-get)."
+        ),
+    ),
+    "OPENAPI_ANONYMOUS_SECURITY": SettingDoc(
+        "`\"omit\"` or `\"optional\"`",
+        (
+            "How an operation that anonymous callers may use declares its security. `\"omit\"`: no security "
+            "requirement, so generated clients take a plain client there (the security schemes stay declared). "
+            "`\"optional\"`: drf-spectacular's `[{scheme: []}, {}]`, which makes openapi-python-client demand an "
+            "authenticated client. See [OpenAPI](openapi.md#authentication-and-security)."
+        ),
+    ),
 }
 
 BEGIN = "<!-- settings reference: generated from docs.settings_reference, do not edit -->"

@@ -13,19 +13,23 @@ DEFAULT_SQLITE = REPOSITORY / "var" / "testproject.sqlite3"
 
 # Several gunicorn workers write to one SQLite file: a transaction takes the write lock when it
 # begins (a deferred one that upgrades later fails at once with "database is locked"), waits for
-# it up to 20 s, and WAL lets readers go on meanwhile.
+# it up to SQLITE_LOCK_TIMEOUT seconds (20), and WAL lets readers go on meanwhile.
 SQLITE_OPTIONS = {"transaction_mode": "IMMEDIATE", "timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+
+
+def sqlite_options() -> dict[str, Any]:
+    return {**SQLITE_OPTIONS, "timeout": float(os.environ.get("SQLITE_LOCK_TIMEOUT") or SQLITE_OPTIONS["timeout"])}
 
 
 def database_from_url(url: str | None) -> dict[str, Any]:
     """``sqlite:///path`` or ``postgres://user:password@host:port/name`` as a DATABASES entry."""
     if not url:
         DEFAULT_SQLITE.parent.mkdir(exist_ok=True)
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(DEFAULT_SQLITE), "OPTIONS": SQLITE_OPTIONS}
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(DEFAULT_SQLITE), "OPTIONS": sqlite_options()}
     parts = urlsplit(url)
     if parts.scheme == "sqlite":
         return {"ENGINE": "django.db.backends.sqlite3", "NAME": unquote(parts.path[1:]) or ":memory:",
-                "OPTIONS": SQLITE_OPTIONS}
+                "OPTIONS": sqlite_options()}
     if parts.scheme in ("postgres", "postgresql"):
         return {
             "ENGINE": "django.db.backends.postgresql",

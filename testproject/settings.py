@@ -99,11 +99,11 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # Read-only fields (id, created_at) are left out of request bodies.
     "COMPONENT_SPLIT_REQUEST": True,
-    # info.version "2" and x-api-version "v1" from `manage.py spectacular` too, as /openapi.json
-    # says, rather than drf-spectacular's "2 (v1)".
+    # `manage.py spectacular` writes what /openapi.json serves: info.version "2.0.0" and
+    # x-api-version "v1" rather than drf-spectacular's "2 (v1)", and named extensible enums.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "django_api_conventions.contrib.spectacular.hooks.api_version_info",
+        "django_api_conventions.contrib.spectacular.hooks.postprocess_schema",
     ],
 }
 

@@ -13,6 +13,7 @@ from django.test import Client
 from django_api_conventions.checks import check_openapi_schema
 from django_api_conventions.contrib.spectacular.components import (
     ERROR_ITEM_SCHEMA,
+    IDEMPOTENCY_KEY_MAX_LENGTH,
     IDEMPOTENCY_KEY_PATTERN,
     JSON_POINTER_PATTERN,
     PROBLEM_SCHEMA,
@@ -124,13 +125,16 @@ def test_filter_schemas_admit_what_the_filters_accept() -> None:
             assert re.fullmatch(schema["pattern"], sample), name
 
 
-@pytest.mark.parametrize("key", ["a", "x" * 255, "abc-123_DEF.~!", 'a"b'])
+@pytest.mark.parametrize("key", ["a", "x" * 255, "abc-123_DEF.~!", 'a"b', '"abc"', '"a b,c"', '"a\\"b"',
+                                 '"' + "x" * 255 + '"', '"' + '\\"' * 255 + '"'])
 def test_every_key_the_pattern_admits_is_accepted(key: str, rf: Any) -> None:
     assert re.fullmatch(IDEMPOTENCY_KEY_PATTERN, key)
-    assert read_idempotency_key(rf.post("/", HTTP_IDEMPOTENCY_KEY=key)) == key
+    assert len(key) <= IDEMPOTENCY_KEY_MAX_LENGTH
+    assert read_idempotency_key(rf.post("/", HTTP_IDEMPOTENCY_KEY=key))
 
 
-@pytest.mark.parametrize("key", ["", "x" * 256, "a,b", '"quoted', "é"])
+@pytest.mark.parametrize("key", ["", "x" * 256, "a,b", '"quoted', "é", '""', '"' + "x" * 256 + '"', '"a\\b"',
+                                 '"a"b"', '"é"', '"\t"'])
 def test_the_pattern_refuses_what_the_service_refuses(key: str, rf: Any) -> None:
     assert not re.fullmatch(IDEMPOTENCY_KEY_PATTERN, key)
     with pytest.raises(ProblemException):
@@ -165,15 +169,15 @@ def test_openapi_json_serves_the_current_version_and_any_served_one(client: Clie
     assert "/v1/invoices" in older["paths"] and "/v2/invoices" not in older["paths"]
 
 
-# PEP 440 and SemVer (with its optional minor and patch, as OpenAPI tools accept) both read it.
-_VERSION_STRING = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
+# SemVer's MAJOR.MINOR.PATCH, which PEP 440 reads too: generated packages install with it.
+_VERSION_STRING = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("version", ["v1", "v2"])
 def test_info_version_is_a_version_string_and_the_url_version_is_said_apart(client: Client, version: str) -> None:
     info = client.get(f"/openapi.json?version={version}").json()["info"]
-    assert info["version"] == "2", info  # SPECTACULAR_SETTINGS["VERSION"], not "2 (v1)"
+    assert info["version"] == "2.0.0", info  # SPECTACULAR_SETTINGS["VERSION"] "2", not "2 (v1)"
     assert _VERSION_STRING.fullmatch(info["version"])
     assert info["x-api-version"] == version
     assert info["description"].endswith(f"This document describes version {version} of the API.")
@@ -186,12 +190,13 @@ def test_info_version_without_the_hook_configured(client: Client, settings: Any)
     settings.SPECTACULAR_SETTINGS = {**settings.SPECTACULAR_SETTINGS,
                                      "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"]}
     info = client.get("/openapi.json?version=v1").json()["info"]
-    assert (info["version"], info["x-api-version"]) == ("2", "v1")
+    assert (info["version"], info["x-api-version"]) == ("2.0.0", "v1")
 
 
 def test_the_hook_gives_manage_py_spectacular_the_same_info(schemas: Any) -> None:
     # The example service lists the hook: the command line writes what /openapi.json serves.
-    assert [(s["info"]["version"], s["info"]["x-api-version"]) for s in schemas.values()] == [("2", "v1"), ("2", "v2")]
+    assert [(s["info"]["version"], s["info"]["x-api-version"]) for s in schemas.values()] == [
+        ("2.0.0", "v1"), ("2.0.0", "v2")]
 
 
 @pytest.mark.parametrize("query", ["version=v0", "version=v9", "lang=en", "version=v1&version=v2"])

@@ -143,6 +143,17 @@ def test_a_removed_method_breaks_an_added_one_does_not() -> None:
     assert texts(added) == {"PATCH /v2/invoices/{id}: method added"} and not added[0].breaking
 
 
+def test_a_changed_operation_id_breaks_generated_call_sites() -> None:
+    old = copy.deepcopy(BASELINE)
+    operation(old, "/v2/invoices", "get")["operationId"] = "invoices_list"
+    renamed = copy.deepcopy(old)
+    operation(renamed, "/v2/invoices", "get")["operationId"] = "v2_invoices_list"
+    assert texts(compare_openapi(old, renamed), BREAKING) == {
+        "GET /v2/invoices: operationId changed from 'invoices_list' to 'v2_invoices_list'"}
+    # A first operationId names nothing a client already calls.
+    assert compare_openapi(BASELINE, old) == []
+
+
 def test_deprecating_an_operation_is_compatible() -> None:
     findings = changed(lambda d: operation(d, "/v2/invoices", "get").__setitem__("deprecated", True))
     assert texts(findings, COMPATIBLE) == {"GET /v2/invoices: operation deprecated"}
@@ -213,6 +224,49 @@ def test_an_enum_imposed_on_a_request_field_breaks_on_a_response_field_does_not(
     lifted = changed(lambda d: schemas(d)["StatusEnum"].pop("enum"))
     assert not [f for f in lifted if f.breaking]
     assert "GET /v2/invoices 200 data[].status: no longer restricted to enum values" in texts(lifted)
+
+
+def extensible_status(doc: dict[str, Any]) -> None:
+    """The status as ProblemAutoSchema writes a response enum: its values, or any other string."""
+    invoice(doc)["properties"]["status"] = {"anyOf": [ref("StatusEnum"), {"type": "string"}],
+                                            "x-extensible-enum": ["draft", "open", "void"]}
+
+
+def test_an_enum_made_extensible_is_compatible_both_ways() -> None:
+    findings = changed(extensible_status)
+    assert not [f for f in findings if f.breaking], findings
+    assert "GET /v2/invoices/{id} 200 status: enum made extensible: values it does not list are accepted too" in texts(
+        findings, COMPATIBLE)
+    assert "POST /v2/invoices request body status: enum made extensible: values it does not list are accepted too" in (
+        texts(findings, COMPATIBLE))
+
+
+def test_an_extensible_enum_closed_breaks_requests_not_responses() -> None:
+    old = copy.deepcopy(BASELINE)
+    extensible_status(old)
+    findings = compare_openapi(old, copy.deepcopy(BASELINE))
+    assert texts(findings, BREAKING) == {
+        "POST /v2/invoices request body status: enum no longer extensible: only the values it lists"}
+    assert "GET /v2/invoices/{id} 200 status: enum no longer extensible: only the values it lists" in texts(
+        findings, COMPATIBLE)
+
+
+def test_a_value_removed_from_an_extensible_enum_still_breaks() -> None:
+    old = copy.deepcopy(BASELINE)
+    extensible_status(old)
+    new = copy.deepcopy(old)
+    schemas(new)["StatusEnum"]["enum"].remove("void")
+    assert "GET /v2/invoices/{id} 200 status: enum value 'void' removed" in texts(compare_openapi(old, new), BREAKING)
+
+
+def test_a_plain_string_that_lists_its_known_values_is_compatible() -> None:
+    old = copy.deepcopy(BASELINE)
+    invoice(old)["properties"]["status"] = {"type": "string", "x-extensible-enum": ["draft", "open", "void"]}
+    new = copy.deepcopy(BASELINE)
+    extensible_status(new)
+    findings = compare_openapi(old, new)
+    assert not [f for f in findings if f.breaking], findings
+    assert "GET /v2/invoices/{id} 200 status: known values listed: 'draft', 'open', 'void'" in texts(findings)
 
 
 def test_choice_fields_with_blank_and_null_are_one_enum() -> None:

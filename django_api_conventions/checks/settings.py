@@ -60,6 +60,12 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "URL_CONVENTION_CHECKS": ((bool,), "True or False"),
     "URL_CONVENTION_SILENCED": ((list, tuple), "a list of regular expressions"),
     "SCHEMA_BASELINE_DIR": ((str, os.PathLike), "a directory path"),
+    "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": ((bool,), "True or False"),
+    "OPENAPI_RESPONSE_FIELDS_REQUIRED": ((bool,), "True or False"),
+    "OPENAPI_REQUEST_DEFAULTS": ((bool,), "True or False"),
+    "OPENAPI_SEMVER_INFO_VERSION": ((bool,), "True or False"),
+    "OPENAPI_VERSIONLESS_NAMES": ((bool,), "True or False"),
+    "OPENAPI_ANONYMOUS_SECURITY": ((str,), "'omit' or 'optional'"),
 }
 
 #: Extra constraints on values that have the right type.
@@ -84,6 +90,7 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "CURSOR_SALT": lambda v: bool(v),
     "IDEMPOTENCY_REPLAYED_HEADERS": lambda v: "set-cookie" not in {str(h).lower() for h in v},
     "MIN_SUPPORT_DAYS": lambda v: v > 0,
+    "OPENAPI_ANONYMOUS_SECURITY": lambda v: v in ("omit", "optional"),
 }
 
 

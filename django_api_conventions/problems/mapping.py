@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
 from rest_framework.fields import get_error_detail
 
+from .. import header_names
 from ..conf import api_settings
 from ..tracing import assign_trace_id
 from .details import ProblemException, retry_after_header
@@ -105,7 +106,7 @@ def _from_api_exception(exc: drf.APIException) -> ProblemException:
         auth_header = getattr(exc, "auth_header", None)
         if auth_header and exc.status_code == 401:
             return ProblemException(
-                "authentication-required", str(exc.detail), headers={"WWW-Authenticate": auth_header}
+                "authentication-required", str(exc.detail), headers={header_names.WWW_AUTHENTICATE: auth_header}
             )
         # No challenge to send: a 401 without WWW-Authenticate would break RFC 9110.
         return ProblemException("permission-denied", str(exc.detail), status=403)

@@ -57,10 +57,10 @@ def build_schema(version: str | None, urlconf: str | None = None) -> dict[str, A
         raise SchemaUnavailable(
             f"REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {schema_class!r}, not a drf-spectacular AutoSchema: set it to "
             "'django_api_conventions.contrib.spectacular.ProblemAutoSchema'")
-    from .hooks import with_api_version
+    from .hooks import finish_schema
 
     generator = spectacular_settings.DEFAULT_GENERATOR_CLASS(urlconf=urlconf, api_version=version)
-    schema = with_api_version(generator.get_schema(request=None, public=True), version)
+    schema = finish_schema(generator.get_schema(request=None, public=True), version)
     # Through the JSON renderer: the baseline and the live schema are compared as the same JSON.
     return json.loads(OpenApiJsonRenderer().render(schema))
 

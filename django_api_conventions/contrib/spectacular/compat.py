@@ -3,13 +3,17 @@
 Pure Python over OpenAPI 3.0 and 3.1 dicts (as drf-spectacular writes them); no Django. The rules
 are the spec's (versioning, rule 5): adding paths, methods, optional request fields and
 parameters, response fields and enum values is compatible; removing a path, a method, a field or
-an enum value, changing a type, making a request field or parameter required, or removing a
-success status is not, and needs a new version.
+an enum value, changing a type, making a request field or parameter required, removing a
+success status, or changing an operationId (generated clients name their functions after it) is
+not, and needs a new version.
 
 Every rule looks at which way the data flows. A client *sends* request bodies and parameters, so
 the new document must accept at least what the old one accepted; a client *reads* responses, so
 it must still find what the old one promised. Enums are open (clients tolerate unknown values),
 so adding a value is compatible both ways; removing one is breaking both ways, as the spec says.
+An extensible enum (``anyOf`` of an enum and its plain type, as ``ProblemAutoSchema`` writes
+response enums) is an enum whose other values are accepted too: making a response enum
+extensible is compatible, closing a request enum is not.
 
 ``compare_openapi(old, new)`` returns every :class:`Finding`, breaking or compatible, each with
 its location, e.g. ``GET /v2/invoices 200 data[].status: enum value 'void' removed``.
@@ -99,6 +103,7 @@ class _Shape:
     format: str | None = None
     nullable: bool = False
     enum: list[Any] | None = None
+    open_enum: bool = False
     properties: dict[str, Any] = field(default_factory=dict)
     required: frozenset[str] = frozenset()
     items: Any = None
@@ -217,7 +222,19 @@ class _Comparison:
                 kept.append((variant, part))
         if not kept:
             return
-        if all(part.enum is not None and not part.properties for _, part in kept):
+        enums = [part for _, part in kept if part.enum is not None and not part.properties]
+        plain = [part for _, part in kept if part.enum is None and not part.properties and part.items is None
+                 and part.variants is None]
+        enum_types = frozenset().union(*(part.types for part in enums))
+        if enums and plain and len(enums) + len(plain) == len(kept) and all(
+                part.types <= enum_types for part in plain):
+            # An extensible enum: the known values, and any other value of their type.
+            shape.enum = [value for part in enums for value in part.enum or ()]
+            shape.open_enum = True
+            shape.types = enum_types
+            shape.identity += tuple(ref for part in enums for ref in part.identity)
+            shape.nullable = shape.nullable or any(part.nullable for _, part in kept)
+        elif all(part.enum is not None and not part.properties for _, part in kept):
             shape.enum = [value for _, part in kept for value in part.enum or ()]
             shape.types = frozenset().union(*(part.types for _, part in kept))
             shape.identity += tuple(ref for _, part in kept for ref in part.identity)
@@ -268,6 +285,11 @@ class _Comparison:
         new_op = self.resolve(self.new_doc, new[2])
         if new_op.get("deprecated") and not old_op.get("deprecated"):
             self.add(COMPATIBLE, context, "operation deprecated")
+        old_id, new_id = old_op.get("operationId"), new_op.get("operationId")
+        if old_id and old_id != new_id:
+            # Generated clients name their functions after it: every call site would change.
+            self.add(BREAKING, context, f"operationId changed from {old_id!r} to {new_id!r}" if new_id else
+                     f"operationId {old_id!r} removed")
         self._parameters(context, self._parameters_of(self.old_doc, *old), self._parameters_of(self.new_doc, *new))
         self._request_body(context, old_op.get("requestBody"), new_op.get("requestBody"))
         self._responses(context, old_op.get("responses") or {}, new_op.get("responses") or {})
@@ -447,6 +469,9 @@ class _Comparison:
         if old.enum is None and new.enum is None:
             return
         if old.enum is None:
+            if new.open_enum:
+                self.add(COMPATIBLE, where, f"known values listed: {', '.join(map(_show, new.enum or ()))}")
+                return
             # A response that gets an enum only narrows; a request now rejects the other values.
             self.add(BREAKING if direction == "request" else COMPATIBLE, where,
                      f"now restricted to the values {', '.join(map(_show, new.enum or ()))}")
@@ -454,6 +479,12 @@ class _Comparison:
         if new.enum is None:
             self.add(COMPATIBLE, where, "no longer restricted to enum values")
             return
+        if new.open_enum and not old.open_enum:
+            self.add(COMPATIBLE, where, "enum made extensible: values it does not list are accepted too")
+        elif old.open_enum and not new.open_enum:
+            # A request now rejects the values it did not list; a response only narrows.
+            self.add(BREAKING if direction == "request" else COMPATIBLE, where,
+                     "enum no longer extensible: only the values it lists")
         old_keys = {json.dumps(value, sort_keys=True) for value in old.enum}
         new_keys = {json.dumps(value, sort_keys=True) for value in new.enum}
         for value in old.enum:

@@ -79,9 +79,15 @@ def replay_headers() -> dict[str, Any]:
     }
 
 
-# A bare key is visible ASCII without the comma that joins repeated headers, not opening with a
-# quote; the RFC 8941 quoted form ("abc") is accepted too (see the description).
-IDEMPOTENCY_KEY_PATTERN = rf"^[\x21\x23-\x2b\x2d-\x7e][\x21-\x2b\x2d-\x7e]{{0,{MAX_KEY_LENGTH - 1}}}$"
+# Exactly what idempotency/keys.py accepts: a bare key (visible ASCII without the comma that
+# joins repeated headers, not opening with a quote), or an RFC 8941 sf-string whose content,
+# unescaped, is 1 to MAX_KEY_LENGTH printable ASCII characters (\" and \\ the only escapes).
+IDEMPOTENCY_KEY_PATTERN = (
+    rf'^(?:[\x21\x23-\x2b\x2d-\x7e][\x21-\x2b\x2d-\x7e]{{0,{MAX_KEY_LENGTH - 1}}}'
+    rf'|"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\]){{1,{MAX_KEY_LENGTH}}}")$'
+)
+#: The longest header value: the quoted form of MAX_KEY_LENGTH escaped characters.
+IDEMPOTENCY_KEY_MAX_LENGTH = 2 + 2 * MAX_KEY_LENGTH
 
 
 def idempotency_key_parameter(*, required: bool) -> dict[str, Any]:
@@ -99,7 +105,7 @@ def idempotency_key_parameter(*, required: bool) -> dict[str, Any]:
             f"`{header_names.IDEMPOTENCY_RETENTION}`); retry within that time."
             + (" Required here." if required else "")
         ),
-        "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH,
+        "schema": {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX_LENGTH,
                    "pattern": IDEMPOTENCY_KEY_PATTERN},
     }
 

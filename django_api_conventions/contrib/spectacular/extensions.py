@@ -27,8 +27,8 @@ class RenamedFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[mi
 class OpenEnumFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[misc]
     """An open enum: requests take the field's choices; responses may carry values added later.
 
-    A closed ``enum`` in a response schema would make every new value a breaking change for
-    generated clients, so responses list the values known today in ``x-extensible-enum``.
+    Responses list the values known today, the field's and its model field's choices;
+    ``ProblemAutoSchema`` makes that enum extensible (:mod:`.enums`), as every response enum.
     """
 
     target_class = OpenEnumField
@@ -39,7 +39,7 @@ class OpenEnumFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[m
         if direction == "request":
             return {"type": "string", "enum": writable}
         known = list(dict.fromkeys([*writable, *_model_choices(field)]))
-        return {"type": "string", "x-extensible-enum": known,
+        return {"type": "string", "enum": known,
                 "description": f"Known values: {', '.join(known)}. Accept any other value: new ones may be added."}
 
 

@@ -1,10 +1,13 @@
-"""The schema's ``info`` for one API version: ``version`` stays a version string.
+"""The package's postprocessing of a whole document: ``info.version``, and named extensible enums.
 
 drf-spectacular writes ``info.version`` as ``"<VERSION> (<api version>)"``, ``"2 (v1)"``, when it
 builds the document of one URL version: neither PEP 440 nor SemVer, so tools that parse it
-(client generators, registries) choke. Here ``info.version`` is ``SPECTACULAR_SETTINGS["VERSION"]``
-as configured, and the URL version is said apart: ``info["x-api-version"]`` and a line of
-``info.description``.
+(client generators, whose generated package then does not install; registries) choke. Here
+``info.version`` is ``SPECTACULAR_SETTINGS["VERSION"]`` written as SemVer's
+``MAJOR.MINOR.PATCH`` (``"2"`` becomes ``"2.0.0"``, which PEP 440 reads too; setting
+``OPENAPI_SEMVER_INFO_VERSION``), and the URL version is said apart: ``info["x-api-version"]`` and
+a line of ``info.description``. Response enums made extensible by ``ProblemAutoSchema`` get
+their names (:mod:`.enums`).
 
 ``/openapi.json`` and ``api_compat`` apply it on their own. For ``manage.py spectacular`` to
 write the same, list the hook after drf-spectacular's default one::
@@ -12,35 +15,67 @@ write the same, list the hook after drf-spectacular's default one::
     SPECTACULAR_SETTINGS = {
         "POSTPROCESSING_HOOKS": [
             "drf_spectacular.hooks.postprocess_schema_enums",
-            "django_api_conventions.contrib.spectacular.hooks.api_version_info",
+            "django_api_conventions.contrib.spectacular.hooks.postprocess_schema",
         ],
     }
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from drf_spectacular.settings import spectacular_settings
 
+from ...conf import api_settings
+from .enums import name_extensible_enums
+
 #: The member of ``info`` that names the URL version the document describes.
 API_VERSION_MEMBER = "x-api-version"
+_NUMERIC_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
+
+
+def postprocess_schema(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: everything :func:`finish_schema` does."""
+    return finish_schema(result, generator.api_version or getattr(request, "version", None),
+                         registry=getattr(generator, "registry", None))
 
 
 def api_version_info(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """drf-spectacular postprocessing hook: :func:`with_api_version` for the generator's version."""
+    """drf-spectacular postprocessing hook: :func:`with_api_version` for the generator's version
+    (:func:`postprocess_schema` does it too, with the enums' names)."""
     return with_api_version(result, generator.api_version or getattr(request, "version", None))
 
 
+def finish_schema(schema: dict[str, Any], api_version: str | None, registry: Any = None) -> dict[str, Any]:
+    """``schema`` with :func:`with_api_version` and its extensible enums named; idempotent."""
+    name_extensible_enums(schema, spectacular_settings.ENUM_SUFFIX, registry)
+    return with_api_version(schema, api_version)
+
+
+def document_version() -> str | None:
+    """``SPECTACULAR_SETTINGS["VERSION"]``, as ``MAJOR.MINOR.PATCH`` when it is 1 to 3 numbers
+    and ``OPENAPI_SEMVER_INFO_VERSION`` is on; ``None`` when it is not configured."""
+    configured = spectacular_settings.VERSION
+    if not configured:
+        return None
+    version = str(configured)
+    if api_settings.OPENAPI_SEMVER_INFO_VERSION and _NUMERIC_VERSION.fullmatch(version):
+        parts = version.split(".")
+        version = ".".join([*parts, *["0"] * (3 - len(parts))])
+    return version
+
+
 def with_api_version(schema: dict[str, Any], api_version: str | None) -> dict[str, Any]:
-    """``schema`` with ``info.version`` the configured document version and ``api_version``
-    stated in ``info["x-api-version"]`` and ``info.description``; applying it twice changes
-    nothing."""
+    """``schema`` with ``info.version`` the configured document version (:func:`document_version`)
+    and ``api_version`` stated in ``info["x-api-version"]`` and ``info.description``; applying it
+    twice changes nothing."""
+    info = schema.setdefault("info", {})
+    version = document_version()
+    if version is not None:
+        info["version"] = version
     if not api_version:
         return schema
-    info = schema.setdefault("info", {})
-    if spectacular_settings.VERSION:
-        info["version"] = str(spectacular_settings.VERSION)
     info[API_VERSION_MEMBER] = api_version
     line = f"This document describes version {api_version} of the API."
     description = info.get("description") or ""

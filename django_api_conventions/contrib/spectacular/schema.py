@@ -7,23 +7,34 @@ schema of one version. Each operation gets:
 
 - the ``Idempotency-Key`` header (required or optional, per view) and the replay headers;
 - every problem response it can answer, as ``application/problem+json`` naming its problem types;
-- for keyset-paginated lists: the list envelope, ``cursor``, ``limit``, the declared ``sort``
-  values as an enum and typed filters; for ``POST .../search``: its request body and the list
-  envelope;
-- the trace id and client id headers; deprecation flags and headers.
+- for keyset-paginated lists: the list envelope, ``cursor``, ``limit``, the declared
+  ``sort`` values as an enum and typed filters; for
+  ``POST .../search``: its request body and the list envelope;
+- the trace id and client id headers; deprecation flags and headers;
+- 401 (or 403) wherever an authenticator is declared, and no security requirement on the
+  operations anonymous callers may use (``OPENAPI_ANONYMOUS_SECURITY``);
+- an operationId without the URL version, a summary, and a description from the view's public
+  docs, never from this package's classes (:mod:`.operations`);
+- in response components, every field ``required`` and choices as extensible enums
+  (:mod:`.enums`), with ``COMPONENT_SPLIT_REQUEST`` on.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from typing import Any
 
 from django.utils import timezone
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import ResolvedComponent
+from drf_spectacular.plumbing import ResolvedComponent, force_instance, get_override, is_patched_serializer
+from drf_spectacular.settings import spectacular_settings
 from rest_framework.permissions import AllowAny
+from rest_framework.serializers import BaseSerializer
+from rest_framework.views import APIView
 
 from ... import header_names
+from ...conf import api_settings
 from ...idempotency.mixins import IdempotencyMixin
 from ...pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
 from ...pagination.adapters import filterset_adapter
@@ -38,6 +49,15 @@ from .components import (
     idempotency_key_parameter,
     replay_headers,
     trace_id_response_header,
+)
+from .enums import extensible
+from .operations import (
+    action_of,
+    operation_id,
+    own_doc,
+    public_doc,
+    resource_tokens,
+    summary,
 )
 
 DEPRECATION_HEADERS: dict[str, Any] = {
@@ -55,6 +75,11 @@ DEPRECATION_HEADERS: dict[str, Any] = {
     },
 }
 
+WWW_AUTHENTICATE_HEADER: dict[str, Any] = {
+    "description": "RFC 9110: how to authenticate, such as `Basic realm=\"api\"`.",
+    "schema": {"type": "string"},
+}
+
 #: Statuses whose problems ask the client to come back later.
 RETRY_AFTER_STATUSES = frozenset({409, 429, 503})
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -63,6 +88,85 @@ BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 class ProblemAutoSchema(AutoSchema):
     """drf-spectacular's AutoSchema plus the package's headers, problems, lists and deprecations."""
+
+    # --- names, descriptions, security ------------------------------------------------------------
+
+    def _action(self) -> str:
+        return action_of(self.view, self.method, self.method == "GET" and self._is_list_view())
+
+    def _resource_words(self) -> list[str]:
+        return resource_tokens(self._tokenize_path(), self.view, self._action())
+
+    def get_operation_id(self) -> str:
+        if not api_settings.OPENAPI_VERSIONLESS_NAMES:
+            return super().get_operation_id()  # type: ignore[no-any-return]
+        return operation_id(self._resource_words(), self._action())
+
+    def get_tags(self) -> list[str]:
+        # drf-spectacular tags by the first path segment, the URL version: generated clients
+        # group their modules by tag (openapi-python-client's api/v2/...).
+        if not api_settings.OPENAPI_VERSIONLESS_NAMES:
+            return super().get_tags()  # type: ignore[no-any-return]
+        return self._resource_words()[:1] or super().get_tags()
+
+    def _action_method(self) -> Any:
+        return getattr(self.view, getattr(self.view, "action", None) or self.method.lower(), None)
+
+    def get_description(self) -> str:
+        return own_doc(self._action_method()) or public_doc(type(self.view), APIView)
+
+    def get_summary(self) -> str | None:
+        first_line = own_doc(self._action_method()).split("\n", 1)[0].strip()
+        return first_line or summary(self._resource_words(), self._action())
+
+    def get_auth(self) -> list[dict[str, Any]]:
+        auths: list[dict[str, Any]] = super().get_auth()
+        # openapi-python-client types every operation with a security requirement as taking an
+        # AuthenticatedClient, even when `{}` (anonymous) is one of its alternatives.
+        if {} in auths and api_settings.OPENAPI_ANONYMOUS_SECURITY == "omit":
+            return []
+        return auths
+
+    # --- components ------------------------------------------------------------------------------
+
+    def _map_serializer_field(self, field: Any, direction: Any, bypass_extensions: bool = False) -> Any:
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if (direction == "response" and isinstance(schema, dict) and spectacular_settings.COMPONENT_SPLIT_REQUEST
+                and api_settings.OPENAPI_EXTENSIBLE_RESPONSE_ENUMS):
+            return extensible(schema)
+        return schema
+
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        instance = force_instance(serializer)
+        if not has_own_description(instance):
+            description = public_doc(type(instance), BaseSerializer)
+            if description:
+                schema["description"] = description
+            else:
+                schema.pop("description", None)
+        if (direction == "request" and spectacular_settings.COMPONENT_SPLIT_REQUEST
+                and not api_settings.OPENAPI_REQUEST_DEFAULTS):
+            # openapi-typescript reads `default` as "always present", in a component a request
+            # body refers to as well: the generated type would make clients send the field the
+            # server fills in. Said in words instead.
+            for prop in schema.get("properties", {}).values():
+                if "default" in prop:
+                    said = f"Default: `{json.dumps(prop.pop('default'))}`."
+                    prop["description"] = f"{prop['description']}\n\n{said}" if prop.get("description") else said
+        if (direction == "response" and spectacular_settings.COMPONENT_SPLIT_REQUEST
+                and api_settings.OPENAPI_RESPONSE_FIELDS_REQUIRED and not is_patched_serializer(instance, direction)):
+            # DRF's to_representation writes every readable field of an object; a deprecated one
+            # (a renamed field's old name) goes away at its sunset, so clients must not need it.
+            properties = schema.get("properties", {})
+            deprecated = {name for name, prop in properties.items() if prop.get("deprecated")}
+            present = {name for name, prop in properties.items() if not prop.get("writeOnly")} - deprecated
+            required = (set(schema.get("required", ())) | present) - deprecated
+            if required:
+                schema["required"] = sorted(required)
+            else:
+                schema.pop("required", None)
+        return schema
 
     # --- request ------------------------------------------------------------------------------
 
@@ -163,6 +267,8 @@ class ProblemAutoSchema(AutoSchema):
             headers.update(trace_id_response_header())
             if status in RETRY_AFTER_STATUSES:
                 headers[header_names.RETRY_AFTER] = RETRY_AFTER_HEADER
+            if status == 401:
+                headers[header_names.WWW_AUTHENTICATE] = WWW_AUTHENTICATE_HEADER
             if deprecations:
                 headers.update(DEPRECATION_HEADERS)
         return responses
@@ -174,7 +280,8 @@ class ProblemAutoSchema(AutoSchema):
 
         def add(*slugs: str) -> None:
             for slug in slugs:
-                found[problem_types[slug].status].append(slug)
+                if slug not in found[problem_types[slug].status]:
+                    found[problem_types[slug].status].append(slug)
 
         add("too-many-fields", "internal-error", "service-unavailable", "database-unavailable")
         if "{" in self.path:
@@ -196,6 +303,12 @@ class ProblemAutoSchema(AutoSchema):
                 add("idempotency-key-missing")
         if view.get_throttles():
             add("rate-limited")
+        authenticators = view.get_authenticators()
+        if authenticators:
+            # Wrong credentials fail even where anonymous callers are welcome. DRF answers with
+            # the first authenticator's challenge (401), or 403 when it has none.
+            challenge = authenticators[0].authenticate_header(getattr(view, "request", None))
+            add("authentication-required" if challenge else "permission-denied")
         if any(not isinstance(permission, AllowAny) for permission in view.get_permissions()):
             add("authentication-required", "permission-denied")
         if any(getattr(d, "sunset", None) for d in self._deprecations()):
@@ -216,3 +329,8 @@ class ProblemAutoSchema(AutoSchema):
             self.registry.register_on_missing(
                 ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=schema)
             )
+
+
+def has_own_description(serializer: Any) -> bool:
+    """Whether ``@extend_schema_serializer(description=...)`` describes ``serializer``."""
+    return get_override(serializer, "description", None) is not None

@@ -21,7 +21,7 @@ from ... import header_names
 from ...maintenance import maintenance_exempt
 from ...problems.parameters import invalid_parameters, parameter_error
 from ...versioning.lifecycle import APIVersion, get_version_table
-from .hooks import with_api_version
+from .hooks import finish_schema
 
 #: Query parameters of the schema view.
 SCHEMA_PARAMETERS = ("version",)
@@ -67,8 +67,8 @@ class OpenAPISchemaView(SpectacularAPIView):
         if self.api_version is None:
             self.api_version = requested_version(request)
         response: Response = super().get(request, *args, **kwargs)
-        # "2 (v1)" is no version string: the document's version stays one, whatever the hooks.
-        with_api_version(response.data, self.api_version)
+        # "2 (v1)" is no version string, and response enums are named, whatever the hooks.
+        finish_schema(response.data, self.api_version)
         return response
 
 

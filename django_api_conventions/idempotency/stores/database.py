@@ -43,6 +43,7 @@ class DatabaseStore(IdempotencyStore):
         # Outside any transaction, PostgreSQL claims in one statement: one round trip for a new
         # key and for a replay, instead of BEGIN, SET, INSERT, COMMIT (and ROLLBACK, SELECT).
         one_statement = connection.vendor == "postgresql" and connection.get_autocommit()
+        read_first = connection.vendor == "sqlite"
         for _attempt in range(5):  # the record may vanish between our INSERT and our SELECT
             now = timezone.now()
             lease = {
@@ -56,15 +57,32 @@ class DatabaseStore(IdempotencyStore):
                 if record is not None and record.claimed_now:
                     return Claim(ClaimOutcome.CLAIMED, owner=owner)
             else:
-                # Inside the caller's transaction (or with autocommit off) the claim keeps its
-                # durability: relaxing it there would relax the commit of the caller's work too.
-                try:
-                    with transaction.atomic(using=self.database_alias):
-                        self.records.create(scope=scope, key=key, fingerprint=fingerprint, **lease)
-                    return Claim(ClaimOutcome.CLAIMED, owner=owner)
-                except IntegrityError:
-                    pass
-                record = self.records.filter(scope=scope, key=key).first()
+                # SQLite has one writer at a time, and the request that holds a key in flight
+                # holds the write lock for as long as its view runs: an INSERT would wait for it,
+                # and past the lock timeout answer "database is locked" (a 503) where the
+                # contract says 409. Readers are not blocked (WAL), so read first: only a key
+                # that is new, failed or expired needs the write lock.
+                record = self.records.filter(scope=scope, key=key).first() if read_first else None
+                if record is None:
+                    try:
+                        # Inside the caller's transaction (or with autocommit off) the claim keeps its
+                        # durability: relaxing it there would relax the commit of the caller's work too.
+                        with transaction.atomic(using=self.database_alias):
+                            self.records.create(scope=scope, key=key, fingerprint=fingerprint, **lease)
+                        return Claim(ClaimOutcome.CLAIMED, owner=owner)
+                    except IntegrityError:
+                        pass
+                    except OperationalError:
+                        if not read_first:
+                            raise
+                        # The key may have been claimed between our read and our INSERT, by the
+                        # request that now holds the lock: then it is in flight, not unavailable.
+                        now = timezone.now()
+                        record = self.records.filter(scope=scope, key=key).first()
+                        if record is None or not _held(record, fingerprint, now):
+                            raise
+                    if record is None:
+                        record = self.records.filter(scope=scope, key=key).first()
             if record is None:
                 continue
             expired = record.expires_at <= now and record.lease_expires_at <= now
@@ -251,6 +269,13 @@ _CLAIM_COLUMNS = (
     "scope", "key", "state", "fingerprint", "response_headers", "lease_owner", "lease_expires_at", "expires_at",
     "created_at", "updated_at",
 )
+
+
+def _held(record: IdempotencyRecord, fingerprint: str, now: datetime) -> bool:
+    """Whether ``record`` answers a claim without a write: replayed, refused or in flight."""
+    expired = record.expires_at <= now and record.lease_expires_at <= now
+    live_claim = record.state == State.STARTED and record.lease_expires_at > now
+    return not expired and (record.fingerprint != fingerprint or record.state == State.RESOLVED or live_claim)
 
 
 def _stored_response(record: IdempotencyRecord) -> StoredResponse:

@@ -1,0 +1,112 @@
+"""What names and describes an operation: its operationId, summary and description.
+
+- **operationId**: the resource and the action, ``invoices_list``, ``invoices_search``,
+  ``invoices_payments_create``, without the URL version: a client generated from v2's document
+  keeps its call sites when v3 ships (``OPENAPI_VERSIONLESS_NAMES``).
+- **description**: the public documentation of the view (its action's docstring, else the
+  view class's), never the docstring of a class or method of this package. drf-spectacular
+  walks the view's bases for a docstring: a view without one of its own would be described by
+  ``IdempotencyMixin``'s internals ("Put it before the DRF view class...").
+- **summary**: the first line of the action's own docstring, else said from the path and the
+  action ("List invoices", "Create a payment of an invoice").
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from drf_spectacular.settings import spectacular_settings
+
+#: The actions DRF's routers map to methods; any other action of a viewset is an extra action.
+STANDARD_ACTIONS = frozenset({"list", "create", "retrieve", "update", "partial_update", "destroy"})
+_METHOD_ACTIONS = {"post": "create", "put": "update", "patch": "partial_update", "delete": "destroy"}
+_VERBS = {"create": "Create", "retrieve": "Retrieve", "update": "Replace", "partial_update": "Update",
+          "destroy": "Delete"}
+_PACKAGE = __name__.split(".")[0]
+
+
+def is_package_code(obj: Any) -> bool:
+    """Whether ``obj`` (a class or a function) is defined in this package."""
+    module = getattr(obj, "__module__", None) or ""
+    return module == _PACKAGE or module.startswith(f"{_PACKAGE}.")
+
+
+def public_doc(cls: type, kind: type) -> str:
+    """The docstring of ``cls`` or of its nearest base with one that is a ``kind`` (a view, a
+    serializer: a mixin's docstring says how to use the mixin, not what the endpoint does) and
+    not this package's, stopping, as drf-spectacular does, at the library classes it excludes
+    (DRF's own)."""
+    if spectacular_settings.DISABLE_DOCSTRING_DESCRIPTIONS:
+        return ""
+    barrier = set(spectacular_settings.GET_LIB_DOC_EXCLUDES())
+    for klass in cls.__mro__:
+        if klass in barrier:
+            break
+        if klass.__doc__ and issubclass(klass, kind) and not is_package_code(klass):
+            return _clean(klass.__doc__)
+    return ""
+
+
+def own_doc(function: Any) -> str:
+    """The docstring written on ``function`` itself, unless this package wrote it (no inherited
+    docstring: ``inspect.getdoc`` would find the one of the method it overrides)."""
+    if spectacular_settings.DISABLE_DOCSTRING_DESCRIPTIONS or function is None or is_package_code(function):
+        return ""
+    doc = getattr(function, "__doc__", None)
+    return _clean(doc) if isinstance(doc, str) and doc.strip() else ""
+
+
+def _clean(doc: str) -> str:
+    return "\n".join(line.rstrip() for line in inspect.cleandoc(doc).rstrip().split("\n"))
+
+
+def action_of(view: Any, method: str, is_list: bool) -> str:
+    """The DRF action an operation runs: the viewset's, else what the method and path say."""
+    action = getattr(view, "action", None)
+    if isinstance(action, str) and action:
+        return action
+    if method.lower() == "get":
+        return "list" if is_list else "retrieve"
+    return _METHOD_ACTIONS.get(method.lower(), method.lower())
+
+
+def resource_tokens(tokens: list[str], view: Any, action: str) -> list[str]:
+    """The path's words without the URL version and, for an extra action, without its own
+    URL segment (``invoices/search`` + ``search`` is ``invoices``)."""
+    version = getattr(getattr(view, "request", None), "version", None)
+    words = [token.replace("-", "_") for token in tokens if token != version]
+    if action not in STANDARD_ACTIONS and words:
+        url_path = getattr(getattr(view, action, None), "url_path", action)
+        if words[-1] in (url_path.replace("-", "_"), action):
+            words = words[:-1]
+    return words
+
+
+def operation_id(words: list[str], action: str) -> str:
+    return "_".join([*(words or ["root"]), action])
+
+
+def summary(words: list[str], action: str) -> str:
+    """``List invoices``, ``Search invoices``, ``Create a payment of an invoice``..."""
+    names = [word.replace("_", " ") for word in words] or ["resources"]
+    collection, parents = names[-1], names[:-1]
+    if action == "list":
+        text = f"List {collection}"
+    elif action in _VERBS:
+        text = f"{_VERBS[action]} {_one(collection)}"
+    else:
+        text = f"{action.replace('_', ' ').capitalize()} {collection}"
+    if parents:
+        text += f" of {_one(parents[-1])}"
+    return text
+
+
+def _one(collection: str) -> str:
+    word = collection
+    if word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    # "a user", "an invoice", "an order": a leading u is mostly said "you".
+    return f"{'an' if word[:1] in tuple('aeio') else 'a'} {word}"
