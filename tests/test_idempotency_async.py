@@ -18,7 +18,7 @@ from django.db import connections
 from django.test import AsyncClient, RequestFactory
 
 from django_api_conventions.idempotency import get_store
-from testproject.billing.models import Customer
+from testproject.billing.models import Customer, Invoice, Payment
 
 from .async_views import SyncCustomerViewSet
 from .stores import STORES, configure_store
@@ -207,3 +207,31 @@ def test_in_flight_twin_gets_409_and_a_waiting_view_gets_the_replay() -> None:
     thread.join()
     assert waited.status_code == 201 and waited["X-Cache-Lookup"] == "HIT" and waited.content == first[0].content
     assert Customer.objects.filter(email=body["email"]).count() == 1
+
+
+# --- the example service's async endpoint -------------------------------------------------------------
+
+
+def test_the_example_async_payment_endpoint() -> None:
+    user = Customer.objects.create(email=f"{new_key()}@example.com", name="Payer")
+    invoice = Invoice.objects.create(user=user, amount_due=150, currency="eur")
+    path = f"/v2/invoices/{invoice.pk}/async-payments"
+    assert post(path, {"amount": 100, "currency": "eur"}, None).status_code == 400  # the key is required
+    key = new_key()
+    first = post(path, {"amount": 100, "currency": "eur"}, key)
+    again = post(path, {"amount": 100, "currency": "eur"}, key)
+    assert first.status_code == 201 and first["X-Cache-Lookup"] == "MISS"
+    assert again["X-Cache-Lookup"] == "HIT" and again.content == first.content
+    assert again["Location"] == first["Location"]
+    payment = first.json()
+    assert payment["invoice_id"] == invoice.pk and payment["status"] == "succeeded"
+    assert first["Location"].endswith(f"/v2/invoices/{invoice.pk}/payments/{payment['payment_id']}")
+    read = async_to_sync(AsyncClient().get)(first["Location"])
+    assert read.status_code == 200 and read.json() == payment
+    wrong = post(path, {"amount": 100, "currency": "usd"}, new_key())
+    assert wrong.status_code == 422
+    assert post(path, {"amount": 50, "currency": "eur"}, new_key()).status_code == 201
+    invoice.refresh_from_db()
+    assert invoice.status == "paid" and Payment.objects.filter(invoice=invoice).count() == 2
+    assert post("/v2/invoices/inv_missing/async-payments", {"amount": 1, "currency": "eur"}, new_key()
+                ).status_code == 404
