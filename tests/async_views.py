@@ -97,3 +97,13 @@ class SyncCustomerViewSet(IdempotencyMixin, ViewSet):
 
     def create(self, request: Request) -> Response:
         return Response({"id": Customer.objects.create(email=request.data["email"], name="x").pk}, status=201)
+
+
+class AsyncDeleteView(IdempotencyMixin, APIView):
+    """DELETE takes no key; under ATOMIC_REQUESTS its writes are rolled back with a crash."""
+
+    async def delete(self, request: Request) -> Response:
+        await Customer.objects.filter(email=request.query_params["email"]).adelete()
+        if request.query_params.get("crash"):
+            raise RuntimeError(SECRET)
+        return Response(status=204)

@@ -154,6 +154,16 @@ def test_the_mixin_leaves_a_sync_adrf_viewset_sync() -> None:
     assert response.status_code == 201 and response["X-Cache-Lookup"] == "MISS"
 
 
+def test_methods_without_keys_keep_atomic_requests(settings: Any) -> None:
+    assert settings.DATABASES["default"]["ATOMIC_REQUESTS"]
+    Customer.objects.create(email="kept@example.com", name="x")
+    with pytest.raises(RuntimeError):
+        async_to_sync(AsyncClient().delete)("/idempotency/async/delete?email=kept@example.com&crash=1")
+    assert Customer.objects.filter(email="kept@example.com").exists(), "the crashed DELETE was rolled back"
+    assert async_to_sync(AsyncClient().delete)("/idempotency/async/delete?email=kept@example.com").status_code == 204
+    assert not Customer.objects.filter(email="kept@example.com").exists()
+
+
 def test_an_async_view_renews_its_lease() -> None:
     key = new_key()
     assert post("/idempotency/async/renews", {"email": f"{key}@example.com"}, key).status_code == 201

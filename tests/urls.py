@@ -44,6 +44,7 @@ urlpatterns = [
     path("idempotency/async/conflict-not-kept", async_views.AsyncConflictNotKeptView.as_view()),
     path("idempotency/async/viewset", async_views.AsyncCustomerViewSet.as_view({"get": "list", "post": "create"})),
     path("idempotency/async/renews", async_views.AsyncLeaseRenewingView.as_view()),
+    path("idempotency/async/delete", async_views.AsyncDeleteView.as_view()),
 ]
 
 __all__ = ["handler400", "handler403", "handler404", "handler500", "urlpatterns"]

@@ -7,6 +7,7 @@ from inspect import iscoroutinefunction
 from typing import Any
 
 from asgiref.sync import async_to_sync, sync_to_async
+from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request, is_form_media_type
 
@@ -125,7 +126,7 @@ async def _dispatch_async(view: Any, request: HttpRequest, *args: Any, **kwargs:
 
             response = await run_idempotently_async(request, options, run_view, scope_request=drf_request)
         else:
-            response = await _handle_async(view, drf_request, *args, **kwargs)
+            response = await _handle_unkeyed_async(view, drf_request, *args, **kwargs)
     except Exception as exc:  # noqa: BLE001 -- DRF's own contract: handle_exception decides
         response = view.handle_exception(exc)
     view.response = view.finalize_response(drf_request, response, *args, **kwargs)
@@ -145,6 +146,20 @@ async def _handle_async(view: Any, request: Request, *args: Any, **kwargs: Any) 
     except Exception as exc:  # noqa: BLE001 -- as in adrf's async_dispatch
         response = view.handle_exception(exc)
     return view.finalize_response(request, response, *args, **kwargs)  # type: ignore[no-any-return]
+
+
+async def _handle_unkeyed_async(view: Any, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    """A method that takes no key: in the ``ATOMIC_REQUESTS`` transaction when there is one, as
+    on the sync path (``as_view()`` exempted the view from Django's own wrapping, which Django
+    refuses for async views anyway)."""
+    if not any(config.get("ATOMIC_REQUESTS") for config in settings.DATABASES.values()):
+        return await _handle_async(view, request, *args, **kwargs)
+
+    def run_in_transaction() -> HttpResponseBase:
+        with request_transaction(None):
+            return async_to_sync(_handle_async)(view, request, *args, **kwargs)  # type: ignore[no-any-return]
+
+    return await sync_to_async(run_in_transaction)()
 
 
 def _parse_before_claim(http_request: HttpRequest, drf_request: Request) -> None:
