@@ -43,7 +43,7 @@ class IdempotencyStoreCheck(HealthCheck):
     def run(self) -> None:
         store = get_store()
         seconds = self.timeout.total_seconds()
-        outcome: list[BaseException | None] = []
+        outcome: list[Exception | None] = []
         with _probe_lock:
             if any(thread.is_alive() for thread in _running):
                 raise ServiceUnavailable("An earlier probe of the idempotency store has not been answered yet.")
@@ -64,10 +64,10 @@ class IdempotencyStoreCheck(HealthCheck):
         raise error
 
 
-def _probe(store: IdempotencyStore, outcome: list[BaseException | None]) -> None:
+def _probe(store: IdempotencyStore, outcome: list[Exception | None]) -> None:
     try:
         store.ping()
-    except BaseException as exc:  # reported by the check, in the caller's thread
+    except Exception as exc:  # noqa: BLE001 -- reported (or raised) by the check, in its own thread
         outcome.append(exc)
     else:
         outcome.append(None)
