@@ -89,14 +89,19 @@ def assign_trace_id(request: HttpRequest) -> str:
     return trace_id
 
 
+def log_trace_id() -> str:
+    """The trace id a log line carries: the current request's; outside a request, the current
+    OpenTelemetry span's (a task, a command); else ``"-"``. For structlog processors and the like."""
+    return current_trace_id.get() or span_trace_id() or "-"
+
+
 def forget_trace_id(**kwargs: object) -> None:
     """Between requests, log records carry no stale trace id (connected to request_finished)."""
     current_trace_id.set(None)
 
 
 class TraceIdFilter(logging.Filter):
-    """Adds ``record.trace_id`` for use in log formats: the request's; outside a request, the
-    current OpenTelemetry span's (a task, a command), else ``"-"``.
+    """Adds ``record.trace_id`` (:func:`log_trace_id`) for use in log formats.
 
     Add it to the handlers in ``LOGGING``:
 
@@ -105,7 +110,7 @@ class TraceIdFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "trace_id"):
-            record.trace_id = current_trace_id.get() or span_trace_id() or "-"
+            record.trace_id = log_trace_id()
         return True
 
 

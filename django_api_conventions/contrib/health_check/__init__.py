@@ -1,7 +1,7 @@
 """A django-health-check (4.x) check of the idempotency store: ``IdempotencyStoreCheck``.
 
 Needs django-health-check 4.8 or later (the ``health`` extra); only this package imports it.
-See docs/operations.md.
+See docs/observability.md.
 """
 
 from .checks import IdempotencyStoreCheck
