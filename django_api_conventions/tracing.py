@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from contextvars import ContextVar
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.deprecation import MiddlewareMixin
 
@@ -92,7 +93,10 @@ def assign_trace_id(request: HttpRequest) -> str:
 def log_trace_id() -> str:
     """The trace id a log line carries: the current request's; outside a request, the current
     OpenTelemetry span's (a task, a command); else ``"-"``. For structlog processors and the like."""
-    return current_trace_id.get() or span_trace_id() or "-"
+    trace_id = current_trace_id.get()
+    if trace_id is None and settings.configured:  # a log filter must never raise: no settings, no span
+        trace_id = span_trace_id()
+    return trace_id or "-"
 
 
 def forget_trace_id(**kwargs: object) -> None:
