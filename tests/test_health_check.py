@@ -14,6 +14,7 @@ from django.db import OperationalError
 from django.test import Client
 
 from django_api_conventions.contrib.health_check import checks
+from django_api_conventions.idempotency.stores import IdempotencyStore
 from django_api_conventions.idempotency.stores.database import DatabaseStore
 
 pytestmark = [pytest.mark.urls("tests.urls_health"), pytest.mark.django_db(transaction=True)]
@@ -113,3 +114,31 @@ def test_the_database_store_pings_its_own_alias(django_assert_num_queries: Any) 
     with django_assert_num_queries(1) as captured:
         store.ping()
     assert captured.captured_queries[0]["sql"] == "SELECT 1"
+
+
+class UncheckableStore(DatabaseStore):
+    """A custom store that does not implement ping()."""
+
+    ping = IdempotencyStore.ping
+
+
+class BrokenStore(DatabaseStore):
+    def ping(self) -> None:
+        raise RuntimeError("a bug, not an outage")
+
+
+def test_a_store_without_ping_says_what_to_add(settings: Any) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS,
+                                "IDEMPOTENCY_STORE": "tests.test_health_check.UncheckableStore"}
+    status, body, _ = health()
+    assert status == 500 and body == {
+        "IdempotencyStoreCheck(store='tests.test_health_check.UncheckableStore')":
+        "Unexpected Result: UncheckableStore cannot be checked: give it a ping() method (IdempotencyStore.ping)."}
+
+
+def test_a_bug_in_the_probe_is_not_reported_as_an_outage(settings: Any) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "tests.test_health_check.BrokenStore"}
+    status, body, _ = health()
+    # django-health-check logs the exception and shows no detail of it.
+    assert status == 500 and body == {"IdempotencyStoreCheck(store='tests.test_health_check.BrokenStore')":
+                                      "Unknown Error: unknown error"}

@@ -17,7 +17,7 @@ import threading
 
 from django.db import connections
 from health_check.base import HealthCheck
-from health_check.exceptions import ServiceUnavailable
+from health_check.exceptions import ServiceReturnedUnexpectedResult, ServiceUnavailable
 
 from ...conf import api_settings
 from ...idempotency.stores import IdempotencyStore, get_store
@@ -61,6 +61,10 @@ class IdempotencyStoreCheck(HealthCheck):
         if isinstance(error, store.unavailable_errors):
             # The message names the kind of failure only: never a URL, host or password.
             raise ServiceUnavailable(f"The idempotency store cannot be reached ({type(error).__name__}).") from error
+        if isinstance(error, NotImplementedError):
+            raise ServiceReturnedUnexpectedResult(
+                f"{type(store).__name__} cannot be checked: give it a ping() method (IdempotencyStore.ping)."
+            ) from error
         raise error
 
 
