@@ -1,6 +1,6 @@
 """A django-health-check (4.x) check of the idempotency store: ``IdempotencyStoreCheck``.
 
-Needs django-health-check 4.8 or later (the ``health`` extra); only this package imports it.
+Needs django-health-check 4.0 or later (the ``health`` extra); only this package imports it.
 See docs/observability.md.
 """
 
