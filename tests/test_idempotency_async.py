@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.db import connections
 from django.test import AsyncClient, RequestFactory
 
-from django_api_conventions.idempotency import get_store
+from django_api_conventions.idempotency import get_store, signals
 from testproject.billing.models import Customer, Invoice, Payment
 
 from .async_views import SyncCustomerViewSet
@@ -60,6 +60,22 @@ def test_a_retry_replays_the_stored_response_without_running_again() -> None:
     assert again["Idempotent-Replayed"] == "true" and again.content == first.content
     assert again["Location"] == first["Location"]
     assert Customer.objects.filter(email=body["email"]).count() == 1
+
+
+def test_the_outcome_signals_are_sent() -> None:
+    received: list[str] = []
+    for name in ("claimed", "replayed", "mismatch"):
+        getattr(signals, name).connect(lambda name=name, **kw: received.append(name), weak=False,
+                                       dispatch_uid=f"async-{name}")
+    try:
+        key = new_key()
+        post("/idempotency/async/create", {"email": f"{key}@example.com"}, key)
+        post("/idempotency/async/create", {"email": f"{key}@example.com"}, key)
+        post("/idempotency/async/create", {"email": f"other-{key}@example.com"}, key)
+    finally:
+        for name in ("claimed", "replayed", "mismatch"):
+            getattr(signals, name).disconnect(dispatch_uid=f"async-{name}")
+    assert received == ["claimed", "replayed", "mismatch"]
 
 
 def test_same_key_with_another_body_is_422() -> None:

@@ -130,7 +130,7 @@ class KeyedRequest:
     def renew_lease(self, seconds: float | None = None) -> None:
         """Call from a long view to keep its key; raises :class:`LeaseExpired` if it was lost."""
         started = time.monotonic()
-        with store_errors(self.store):
+        with store_errors(self.store, self.signal_context()):
             renewed = self.store.renew(self.scope, self.key, self.owner, seconds or self.lease_seconds)
         if not renewed:
             raise LeaseExpired
@@ -147,7 +147,7 @@ class KeyedRequest:
             # outlasts the commit: no round trip to the store needed.
             return
         started = time.monotonic()
-        with store_errors(self.store):
+        with store_errors(self.store, self.signal_context()):
             if marker is None:
                 held = self.store.renew(self.scope, self.key, self.owner, self.lease_seconds)
             else:
@@ -157,6 +157,10 @@ class KeyedRequest:
         if not held:
             raise LeaseExpired
         self.lease_deadline = started + self.lease_seconds
+
+    def signal_context(self) -> dict[str, Any]:
+        """The keyword arguments of the :mod:`.signals` sent about this key."""
+        return {"request": self.request, "scope": self.scope, "key_hash": key_hash(self.scope, self.key)}
 
     def stored(self, response: HttpResponseBase) -> StoredResponse:
         stored = _stored(response)
@@ -173,7 +177,7 @@ class KeyedRequest:
                 stored.headers[OMITTED_BODY_HEADER], api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES,
                 extra={"key_hash": key_hash(self.scope, self.key)},
             )
-        with store_errors(self.store):
+        with store_errors(self.store, self.signal_context()):
             return self.store.complete(self.scope, self.key, self.owner, stored, retention)
 
 
@@ -210,11 +214,16 @@ def run_idempotently(
 
 
 @contextmanager
-def store_errors(store: IdempotencyStore) -> Iterator[None]:
-    """A store that cannot be reached answers 503 (fail closed); the view's own errors pass."""
+def store_errors(store: IdempotencyStore, signal_context: dict[str, Any] | None = None) -> Iterator[None]:
+    """A store that cannot be reached answers 503 (fail closed); the view's own errors pass.
+
+    ``signal_context``: the keyword arguments of the ``store_unavailable`` signal (none sent without).
+    """
     try:
         yield
     except store.unavailable_errors as exc:
+        if signal_context is not None:
+            signals.store_unavailable.send(sender=store.__class__, fail_open=False, error=exc, **signal_context)
         raise _store_unavailable(exc) from exc
 
 
@@ -235,14 +244,16 @@ def _store_unavailable(exc: BaseException) -> ProblemException:
 
 
 def _claim_or_fail_open(
-    store: IdempotencyStore, claim: Callable[[], Claim], log_context: dict[str, str]
+    store: IdempotencyStore, claim: Callable[[], Claim], log_context: dict[str, str], signal_context: dict[str, Any]
 ) -> Claim | None:
     """The claim; ``None`` when the store is unreachable and ``IDEMPOTENCY_STORE_UNAVAILABLE``
     is ``"fail-open"`` (the request then runs without its key), else the 503 problem."""
     try:
         return claim()
     except store.unavailable_errors as exc:
-        if api_settings.IDEMPOTENCY_STORE_UNAVAILABLE != "fail-open":
+        fail_open = api_settings.IDEMPOTENCY_STORE_UNAVAILABLE == "fail-open"
+        signals.store_unavailable.send(sender=store.__class__, fail_open=fail_open, error=exc, **signal_context)
+        if not fail_open:
             raise _store_unavailable(exc) from exc
         logger.warning("Idempotency store unavailable, request run without its key (fail-open): %s", exc,
                        extra=log_context)
@@ -352,6 +363,7 @@ class _KeyedCall:
             self.store,
             lambda: self.store.claim(self.scope, self.key, self.fingerprint, self.lease_seconds, self.retention),
             self.log_context,
+            self.signal_context,
         )
 
     def answer(self, claim: Claim, run_view: Callable[[], HttpResponseBase]) -> HttpResponseBase:
@@ -384,6 +396,8 @@ class _KeyedCall:
         if claim.taken_over_from == "started":
             logger.warning("Idempotency key taken over after its lease passed", extra=self.log_context)
             signals.lease_taken_over.send(sender=store.__class__, **signal_context)
+        else:
+            signals.claimed.send(sender=store.__class__, **signal_context)
 
         keyed = KeyedRequest(store, self.scope, self.key, claim.owner, self.lease_seconds,
                              lease_deadline=self.claimed_at + self.lease_seconds,
