@@ -4,7 +4,7 @@ from rest_framework.routers import SimpleRouter
 
 from django_api_conventions.versioning import versioned_urls
 
-from .billing.async_views import AsyncInvoicePaymentList
+from .billing.async_views import AsyncInvoicePaymentViewSet
 from .billing.views import InvoicePaymentDetail, InvoicePaymentList, InvoiceViewSet, OrderViewSet, UserViewSet
 
 router = SimpleRouter(trailing_slash=False)
@@ -20,7 +20,7 @@ api = [
         "invoices/<str:invoice_id>/payments/<str:payment_id>", InvoicePaymentDetail.as_view(), name="invoice-payment"
     ),
     # The same payments through an async (adrf) view.
-    path("invoices/<str:invoice_id>/async-payments", AsyncInvoicePaymentList.as_view(),
+    path("invoices/<str:invoice_id>/async-payments", AsyncInvoicePaymentViewSet.as_view({"post": "create"}),
          name="invoice-async-payments"),
 ]
 

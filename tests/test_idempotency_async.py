@@ -261,3 +261,18 @@ def test_the_example_async_payment_endpoint() -> None:
     assert invoice.status == "paid" and Payment.objects.filter(invoice=invoice).count() == 2
     assert post("/v2/invoices/inv_missing/async-payments", {"amount": 1, "currency": "eur"}, new_key()
                 ).status_code == 404
+
+
+def test_the_async_endpoint_under_wsgi() -> None:
+    """gunicorn's sync workers serve it too: Django runs the async view in an event loop of its own."""
+    from rest_framework.test import APIClient
+
+    user = Customer.objects.create(email=f"{new_key()}@example.com", name="Payer")
+    invoice = Invoice.objects.create(user=user, amount_due=1_000, currency="eur")
+    client = APIClient(headers={"X-Client-ID": "acme"})
+    key = new_key()
+    first, again = (client.post(f"/v2/invoices/{invoice.pk}/async-payments", {"amount": 10, "currency": "eur"},
+                                format="json", headers={"Idempotency-Key": key}) for _ in range(2))
+    assert first.status_code == 201 and first["X-Cache-Lookup"] == "MISS"
+    assert again["X-Cache-Lookup"] == "HIT" and again.content == first.content
+    assert Payment.objects.filter(invoice=invoice).count() == 1
