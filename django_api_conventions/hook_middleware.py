@@ -14,10 +14,9 @@ only for a request whose view raised.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from inspect import iscoroutinefunction
 from typing import Any
 
-from asgiref.sync import markcoroutinefunction
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.http import HttpRequest, HttpResponseBase
 
 

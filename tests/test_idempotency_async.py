@@ -78,6 +78,25 @@ def test_the_outcome_signals_are_sent() -> None:
     assert received == ["claimed", "replayed", "mismatch"]
 
 
+@pytest.mark.parametrize("policy", ["fail-closed", "fail-open"])
+def test_an_unreachable_store(monkeypatch: pytest.MonkeyPatch, settings: Any, policy: str) -> None:
+    store_class = type(get_store())
+
+    def unreachable(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise store_class.unavailable_errors[0]("store down")
+
+    monkeypatch.setattr(store_class, "claim", unreachable)
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE_UNAVAILABLE": policy}
+    key = new_key()
+    response = post("/idempotency/async/create", {"email": f"{key}@example.com"}, key)
+    if policy == "fail-open":
+        assert response.status_code == 201 and "X-Cache-Lookup" not in response
+        assert Customer.objects.filter(email=f"{key}@example.com").count() == 1
+    else:
+        assert response.status_code == 503 and response.json()["type"].endswith("/idempotency-store-unavailable")
+        assert not Customer.objects.filter(email=f"{key}@example.com").exists()
+
+
 def test_same_key_with_another_body_is_422() -> None:
     key = new_key()
     assert post("/idempotency/async/create", {"email": f"{key}@example.com"}, key).status_code == 201

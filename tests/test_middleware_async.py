@@ -10,14 +10,17 @@ for the package's middleware.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from asgiref import sync
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, iscoroutinefunction
 from django.test import AsyncClient
 
+from django_api_conventions.hook_middleware import HookMiddleware
 from django_api_conventions.idempotency import IdempotencyMiddleware
 from django_api_conventions.maintenance import MaintenanceModeMiddleware, write_switch
 from django_api_conventions.problems.middleware import ProblemDetailsMiddleware
@@ -107,3 +110,28 @@ def test_path_keyed_idempotency_under_asgi(hops: list[str], settings: Any) -> No
     assert again["X-Cache-Lookup"] == "HIT" and again.content == first.content
     assert Customer.objects.filter(email="async-path@example.com").count() == 1
     assert hops == []
+
+
+class _SyncViewHook(HookMiddleware):
+    def process_view(self, request: Any, view_func: Any, view_args: Any, view_kwargs: Any) -> None:
+        request.hooked_on = threading.get_ident()
+
+
+def test_a_sync_process_view_runs_inline_in_an_async_stack() -> None:
+    async def get_response(request: Any) -> Any:
+        return "response"
+
+    middleware = _SyncViewHook(get_response)
+    assert iscoroutinefunction(middleware) and iscoroutinefunction(middleware.process_view)
+    assert repr(middleware) == "<_SyncViewHook get_response=test_a_sync_process_view_runs_inline_in_an_async_stack." \
+        "<locals>.get_response>"
+    request = SimpleNamespace()
+
+    async def run() -> int:
+        await middleware.process_view(request, None, (), {})
+        return threading.get_ident()
+
+    assert async_to_sync(run)() == request.hooked_on
+    assert async_to_sync(middleware)(request) == "response"
+    with pytest.raises(ValueError, match="get_response must be provided"):
+        _SyncViewHook(None)  # type: ignore[arg-type]

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from inspect import iscoroutinefunction
 from typing import Any
 
-from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.sync import async_to_sync, iscoroutinefunction, sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request, is_form_media_type
