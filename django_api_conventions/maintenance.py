@@ -136,12 +136,15 @@ def maintenance_retry_after() -> int | None:
 async def amaintenance_retry_after() -> int | None:
     """:func:`maintenance_retry_after` for async code: the switch's store is read in a thread,
     and only when the last reading is older than ``MAINTENANCE_SWITCH_POLL_SECONDS``."""
+    if api_settings.MAINTENANCE_MODE:
+        return int(api_settings.MAINTENANCE_RETRY_AFTER)
     reading = _last_reading.get(SWITCH_NAME)
-    if api_settings.MAINTENANCE_MODE or (
-        reading is not None and time.monotonic() - reading[0] < api_settings.MAINTENANCE_SWITCH_POLL_SECONDS
-    ):
-        return maintenance_retry_after()
-    return await sync_to_async(maintenance_retry_after)()
+    if reading is None or time.monotonic() - reading[0] >= api_settings.MAINTENANCE_SWITCH_POLL_SECONDS:
+        return await sync_to_async(maintenance_retry_after)()
+    # The reading in hand, not maintenance_retry_after(): should it go stale meanwhile, that
+    # would read the store here, on the event loop.
+    state = reading[1]
+    return state.retry_after if state.enabled else None
 
 
 class MaintenanceModeMiddleware(HookMiddleware):

@@ -22,7 +22,7 @@ from django.test import AsyncClient
 
 from django_api_conventions.hook_middleware import HookMiddleware
 from django_api_conventions.idempotency import IdempotencyMiddleware
-from django_api_conventions.maintenance import MaintenanceModeMiddleware, write_switch
+from django_api_conventions.maintenance import MaintenanceModeMiddleware, MaintenanceState, write_switch
 from django_api_conventions.problems.middleware import ProblemDetailsMiddleware
 from django_api_conventions.tracing import TraceIdMiddleware
 from django_api_conventions.versioning.middleware import VersionLifecycleMiddleware
@@ -97,6 +97,20 @@ def test_maintenance_reads_its_switch_in_a_thread_and_answers_on_the_loop(hops: 
     response = get("/v2/users")
     assert response.status_code == 503 and response["Retry-After"] == "42"
     assert hops == [], "the switch is read by a function, not a middleware method"
+
+
+def test_the_switch_is_read_once_per_poll(hops: list[str], settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_POLL_SECONDS": 60}
+    reads: list[int] = []
+    monkeypatch.setattr("django_api_conventions.maintenance.read_switch",
+                        lambda **kwargs: reads.append(1) or MaintenanceState(True, 7))
+    monkeypatch.setattr("django_api_conventions.maintenance._last_reading", {})  # the test's own readings
+    answers = [get("/v2/users") for _ in range(3)]
+    assert [a.status_code for a in answers] == [503] * 3 and answers[-1]["Retry-After"] == "7"
+    assert reads == [1], "one reading, then the one in hand"
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_MODE": True, "MAINTENANCE_RETRY_AFTER": 9}
+    assert get("/v2/users")["Retry-After"] == "9"
+    assert hops == []
 
 
 def test_path_keyed_idempotency_under_asgi(hops: list[str], settings: Any) -> None:
