@@ -5,8 +5,38 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist
 from django.db.models import BooleanField, Expression, F, Model, Q
 from django.db.models.constants import LOOKUP_SEP
+
+
+class Column(Expression):
+    """A column of the query's own model by field name (``pk`` too), resolved to the model's own
+    table at once, without the lookup machinery an ``F()`` goes through (``names_to_path``,
+    ``setup_joins``) on every page. A transform, a related path, an annotation or a field
+    inherited from a parent table (multi-table inheritance: a join) resolve as ``F(name)`` does.
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    def resolve_expression(
+        self, query: Any = None, allow_joins: bool = True, reuse: Any = None, summarize: bool = False,
+        for_save: bool = False,
+    ) -> Any:
+        field = None
+        if LOOKUP_SEP not in self.name and self.name not in query.annotations:
+            opts = query.get_meta()
+            try:
+                field = opts.pk if self.name == "pk" else opts.get_field(self.name)
+            except FieldDoesNotExist:
+                field = None
+            if field is not None and (field.model is not opts.model or not field.concrete or field.many_to_many):
+                field = None
+        if field is None:
+            return F(self.name).resolve_expression(query, allow_joins, reuse, summarize, for_save)
+        return field.get_col(query.get_initial_alias())
 
 
 class RowValueComparison(Expression):
@@ -30,7 +60,7 @@ class RowValueComparison(Expression):
         if operator not in ("<", ">", "<=", ">="):
             raise ValueError(f"operator must be '<', '>', '<=' or '>=', not {operator!r}")
         super().__init__()
-        self.fields = [F(name) for name in fields]
+        self.fields = [Column(name) for name in fields]
         self.operator = operator
         self.values = list(values)
         self.leading_bound = leading_bound
@@ -119,13 +149,14 @@ def order_by_expressions(
     for name in ordering:
         bare = name.lstrip("-")
         descending = name.startswith("-") != backward
+        # A field of the model's own table without the ORM's name lookup; a transform as F() (its
+        # annotation is then ordered by, as before).
+        column = F(bare) if LOOKUP_SEP in bare else Column(bare)
         if bare in nullable:
             nulls = {"nulls_first": True} if backward else {"nulls_last": True}
-            expressions.append(F(bare).desc(**nulls) if descending else F(bare).asc(**nulls))
-        elif LOOKUP_SEP in bare:
-            expressions.append(F(bare).desc() if descending else F(bare).asc())
+            expressions.append(column.desc(**nulls) if descending else column.asc(**nulls))
         else:
-            expressions.append(f"-{bare}" if descending else bare)
+            expressions.append(column.desc() if descending else column.asc())
     return expressions
 
 
