@@ -27,11 +27,16 @@ from testproject.billing.models import Customer, Invoice, Order
 
 from .wire import PostgresTraffic, RedisTraffic, postgres_wire, redis_monitor
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="the budget is counted on PostgreSQL's wire"),
-]
+
+def on_the_wire(test: Callable[..., None]) -> Callable[..., None]:
+    """PostgreSQL's wire, committed transactions (the claim commits on its own)."""
+    for mark in (
+        pytest.mark.postgres,
+        pytest.mark.django_db(transaction=True),
+        pytest.mark.skipif(connection.vendor != "postgresql", reason="the budget is counted on PostgreSQL's wire"),
+    ):
+        test = mark(test)
+    return test
 
 
 @dataclass(frozen=True)
@@ -157,15 +162,18 @@ def check_budget(settings: Any, store: str) -> None:
     assert not failures, "\n".join(failures)
 
 
+@on_the_wire
 def test_the_database_store_keeps_its_budget(settings: Any) -> None:
     check_budget(settings, "database")
 
 
+@on_the_wire
 @pytest.mark.redis
 def test_the_redis_store_keeps_its_budget(settings: Any) -> None:
     check_budget(settings, "redis")
 
 
+@on_the_wire
 def test_one_statement_more_fails_the_budget(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The budget catches a statement added where no test of behaviour would notice: here one
     more (harmless) query when the database store resolves a key."""
@@ -181,6 +189,7 @@ def test_one_statement_more_fails_the_budget(settings: Any, monkeypatch: pytest.
         check_budget(settings, "database")
 
 
+@on_the_wire
 @pytest.mark.redis
 def test_one_redis_command_more_fails_the_budget(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from django_api_conventions.idempotency.stores.redis import RedisStore
@@ -214,6 +223,7 @@ def test_the_docs_show_this_budget() -> None:
     assert budget_table() in docs, f"docs/benchmarks.md should show the budget as:\n{budget_table()}"
 
 
+@on_the_wire
 def test_the_wire_sees_raw_cursors_and_other_connections() -> None:
     """Statements on a raw cursor, inside a transaction, and on a connection opened inside the
     block all count; so do the BEGIN psycopg sends implicitly and the COMMIT."""
