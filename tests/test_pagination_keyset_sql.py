@@ -39,3 +39,12 @@ def test_the_leading_bound_and_the_row_value_comparison_have_their_parameters_in
     columns = '"billing_invoice"."created_at", "billing_invoice"."id"'
     assert f'"billing_invoice"."created_at" >= %s AND ({columns}) > (%s, %s)' in sql
     assert len(params) == 3 and params[2] == "inv_1" and params[0] == params[1]
+
+
+def test_equal_conditions_are_equal_and_hash_alike() -> None:
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+    one = RowValueComparison(["created_at", "pk"], "<", [moment, "o"], leading_bound=True)
+    same = RowValueComparison(["created_at", "pk"], "<", [moment, "o"], leading_bound=True)
+    other = RowValueComparison(["created_at", "pk"], "<", [moment, "p"], leading_bound=True)
+    assert one == same and hash(one) == hash(same) and one != other
+    assert Column("pk") == Column("pk") and Column("pk") != Column("id") and hash(Column("pk")) == hash(Column("pk"))

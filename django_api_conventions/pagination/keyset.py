@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from functools import cached_property
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db.models import BooleanField, Expression, F, Model, Q
 from django.db.models.constants import LOOKUP_SEP
+from django.utils.hashable import make_hashable
 
 
 class Column(Expression):
@@ -20,6 +22,12 @@ class Column(Expression):
     def __init__(self, name: str) -> None:
         super().__init__()
         self.name = name
+
+    @cached_property
+    def identity(self) -> tuple[Any, ...]:
+        # Expression.identity binds the constructor's signature (inspect) to hash an expression,
+        # which the compiler does to each ORDER BY term, on every page.
+        return (type(self), self.name)
 
     def resolve_expression(
         self, query: Any = None, allow_joins: bool = True, reuse: Any = None, summarize: bool = False,
@@ -60,10 +68,17 @@ class RowValueComparison(Expression):
         if operator not in ("<", ">", "<=", ">="):
             raise ValueError(f"operator must be '<', '>', '<=' or '>=', not {operator!r}")
         super().__init__()
+        self.names = tuple(fields)
         self.fields = [Column(name) for name in fields]
         self.operator = operator
         self.values = list(values)
         self.leading_bound = leading_bound
+
+    @cached_property
+    def identity(self) -> tuple[Any, ...]:
+        # As Column's: what the constructor was given (as Expression.identity), without binding
+        # its signature (inspect) on every page.
+        return (type(self), self.names, self.operator, make_hashable(self.values), self.leading_bound)
 
     def get_source_expressions(self) -> list[Any]:
         return self.fields
