@@ -110,7 +110,8 @@ def parse_args(argv: list[str] | None = None) -> Options:
     parser.add_argument("--workers", type=int, help="gunicorn workers (default 2)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the pagination datasets even if present")
     parser.add_argument("--profile", action="store_true",
-                        help="also profile the in-process idempotency scenarios with pyinstrument")
+                        help="also profile the in-process idempotency scenarios and the pages (first, deepest, "
+                             "DRF's at the deepest) with pyinstrument")
     parser.add_argument("--json", type=Path, help="where to write the results (default var/benchmarks/results.json)")
     args = parser.parse_args(argv)
     plan = PLANS["quick" if args.quick else "smoke" if args.smoke else "full"]
@@ -372,8 +373,10 @@ def run_pagination(plan: Plan, options: Options, base_postgres: str | None) -> d
         ))
     for vendor, pages_url, ties_url in databases:
         say(f"pagination on {vendor}: {plan.rows:,} rows (built once, kept for later runs)")
+        profile = str(services.WORK_DIR / f"profile-pages-{vendor}") if options.profile else None
         timed = services.run_task("pagination", {
             "rows": plan.rows, "depths": plan.depths, "rounds": plan.page_rounds, "rebuild": options.rebuild,
+            "profile": profile,
         }, services.task_environment(DATABASE_URL=pages_url))
         say(f"pagination on {vendor}: full walk of {plan.tie_rows:,} rows in groups of {plan.tie_group:,} ties")
         walked = services.run_task("pagination", {
@@ -385,6 +388,10 @@ def run_pagination(plan: Plan, options: Options, base_postgres: str | None) -> d
             "pages": {
                 name: {depth: summary(samples) for depth, samples in by_depth.items()}
                 for name, by_depth in timed["samples_ms"].items()
+            },
+            "cpu": {
+                name: {depth: summary(samples) for depth, samples in by_depth.items()}
+                for name, by_depth in timed["cpu_ms"].items()
             },
             "queries": timed["queries"],
             "counts": {
