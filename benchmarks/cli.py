@@ -211,6 +211,7 @@ def run_idempotency(
         }
         if plan.http and store != "sqlite":
             out["http"][store] = run_http(plan, env, run_id, burst_users)
+            out["http"][store]["servers"] = run_asgi_beside_wsgi(plan, env, run_id)
     return out
 
 
@@ -251,6 +252,41 @@ def run_http(plan: Plan, env: dict[str, str], run_id: str, burst_users: list[str
         "keys_run_once": sum(1 for count in executions if count == 1),
     })
     return result
+
+
+#: Under both servers: an order (the sync view) without a key, with a fresh one, replayed, and a
+#: payment with a fresh key through the sync view; under uvicorn also through the async (adrf) one.
+SERVER_MODES = {
+    "wsgi": ("plain", "fresh_key", "replay", "payment"),
+    "asgi": ("plain", "fresh_key", "replay", "payment", "async_payment"),
+}
+
+
+def run_asgi_beside_wsgi(plan: Plan, env: dict[str, str], run_id: str) -> dict[str, Any]:
+    """The keyed POST under gunicorn (WSGI) and under uvicorn (ASGI), the same number of workers,
+    one client connecting for each request, the two servers in alternating rounds of the same run."""
+    services.run_task("prepare_payments", {}, env)
+    context = multiprocessing.get_context("spawn")
+    with services.gunicorn(plan.workers, env) as wsgi, services.uvicorn(plan.workers, env) as asgi, \
+            context.Pool(1) as pool:
+        ports = {"wsgi": wsgi, "asgi": asgi}
+        say(f"WSGI beside ASGI: gunicorn on {wsgi}, uvicorn on {asgi}, {plan.workers} workers each")
+
+        def load(server: str, seconds: float) -> dict[str, dict[str, Any]]:
+            modes = SERVER_MODES[server]
+            answer = pool.map(run_client, [LoadSpec(ports[server], modes, run_id, seconds, reconnect=True)])[0]
+            return {mode: merge([answer[mode]], seconds) for mode in modes}
+
+        for server in ports:  # warm every worker and connection up
+            load(server, 1.0)
+        runs: dict[str, dict[str, list[dict[str, Any]]]] = {server: {} for server in ports}
+        order = list(ports)
+        for _round in range(plan.http_rounds):
+            for server in order:
+                for mode, measured in load(server, plan.http_seconds / 2).items():
+                    runs[server].setdefault(mode, []).append(measured)
+            order.reverse()
+    return {server: {mode: combine(measured) for mode, measured in by_mode.items()} for server, by_mode in runs.items()}
 
 
 def merge(client_results: list[dict[str, Any]], seconds: float) -> dict[str, Any]:

@@ -70,6 +70,7 @@ def render(results: dict[str, Any]) -> str:
                          f"{burst['executions_min']}..{burst['executions_max']}", _statuses(burst)])
         parts.append(_table(f"{clients} simultaneous duplicates per key (executions counted in the database)",
                             ["store", "keys", "keys run once", "executions per key", "answers"], rows))
+        parts.extend(_server_tables(http))
     inprocess = idempotency.get("inprocess", {})
     if inprocess:
         rows = []
@@ -134,6 +135,30 @@ def render(results: dict[str, Any]) -> str:
         rows = [[t["target"], t["value"], t["limit"], "yes" if t["met"] else "NO"] for t in found]
         parts.append(_table("Targets", ["target", "measured", "limit", "met"], rows))
     return "\n".join(parts)
+
+
+def _server_tables(http: dict[str, Any]) -> list[str]:
+    """The keyed POST under WSGI (gunicorn) beside ASGI (uvicorn), each mode against its WSGI p50."""
+    rows = []
+    for store, data in http.items():
+        servers = data.get("servers")
+        if not servers:
+            continue
+        wsgi = servers["wsgi"]
+        for server, label in (("wsgi", "gunicorn (WSGI)"), ("asgi", "uvicorn (ASGI)")):
+            for mode, scenario in servers[server].items():
+                # The async view's baseline is the sync view of the same payment under WSGI.
+                baseline = wsgi.get("payment" if mode == "async_payment" else mode)
+                rows.append([store, label, mode, _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]),
+                             _x(ratio(scenario["p50_ms"], baseline["p50_ms"])) if baseline else "-",
+                             f"{scenario['n']}", _statuses(scenario)])
+    if not rows:
+        return []
+    workers = next(iter(http.values()))["workers"]
+    return [_table(
+        f"Keyed POST under WSGI beside ASGI ({workers} workers each, 1 client, alternating rounds; payment and "
+        "async_payment: POST .../payments and .../async-payments with a fresh key)",
+        ["store", "server", "scenario", "p50 ms", "p99 ms", "p50 vs WSGI", "requests", "answers"], rows)]
 
 
 def _purge_tables(purge: dict[str, Any]) -> list[str]:

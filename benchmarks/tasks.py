@@ -62,6 +62,17 @@ def prepare_idempotency(duplicate_users: list[str]) -> dict[str, Any]:
     return {"users": 1 + len(duplicate_users)}
 
 
+def prepare_payments() -> dict[str, Any]:
+    """The invoice the payment modes pay, a cent at a time: never paid up, whatever the run's length."""
+    from testproject.billing.models import Customer, Invoice
+
+    from .http_load import BENCH_INVOICE
+
+    user = Customer.objects.get(id=BENCH_USER)
+    Invoice.objects.get_or_create(id=BENCH_INVOICE, defaults={"user": user, "amount_due": 10**15, "currency": "eur"})
+    return {"invoice": BENCH_INVOICE}
+
+
 def count_orders(user_ids: list[str]) -> dict[str, int]:
     from django.db.models import Count
 
@@ -423,6 +434,7 @@ def _path_and_query(url: str) -> str:
 TASKS: dict[str, Callable[..., Any]] = {
     "prepare_idempotency": prepare_idempotency,
     "count_orders": count_orders,
+    "prepare_payments": prepare_payments,
     "inprocess_idempotency": inprocess_idempotency,
     "pagination": pagination,
     "purge": purge,

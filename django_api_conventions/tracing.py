@@ -16,10 +16,10 @@ from contextvars import ContextVar
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
-from django.utils.deprecation import MiddlewareMixin
 
 from . import header_names
 from .conf import api_settings
+from .hook_middleware import HookMiddleware
 from .http_request import http_request_of
 from .request_attributes import TRACE_ID, get_state, set_state
 
@@ -118,7 +118,7 @@ class TraceIdFilter(logging.Filter):
         return True
 
 
-class TraceIdMiddleware(MiddlewareMixin):
+class TraceIdMiddleware(HookMiddleware):
     """Gives every request its trace id and echoes it in the response header."""
 
     def process_request(self, request: HttpRequest) -> None:

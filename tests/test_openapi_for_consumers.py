@@ -228,6 +228,7 @@ def test_operation_ids_name_resource_and_action_the_same_in_every_version(docume
         "users_list", "users_create", "users_retrieve",
         "invoices_list", "invoices_create", "invoices_retrieve", "invoices_destroy", "invoices_search",
         "invoices_payments_list", "invoices_payments_create", "invoices_payments_retrieve",
+        "invoices_async_payments_create",
         "orders_list", "orders_create", "orders_retrieve",
     }
     # Generated clients group their modules by tag: by resource, not by version.
