@@ -20,6 +20,7 @@ import pytest
 from django.core.cache import caches
 from django.core.servers import basehttp
 from django.db import connections
+from django.utils import translation
 
 from django_api_conventions.maintenance import _last_reading
 
@@ -152,6 +153,14 @@ def pgbouncer(django_db_setup: None) -> Iterator[PgBouncer]:
     with running_pgbouncer(config["HOST"] or "127.0.0.1", int(config["PORT"] or 5432), config["USER"] or "root",
                    config["PASSWORD"] or "") as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def _default_language_afterwards() -> Iterator[None]:
+    # LocaleMiddleware activates a request's language in this thread and leaves it active: a
+    # test that asked in German must not leave German to the next test of the session.
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,6 @@ import ast
 import json
 import re
 import uuid
-from collections.abc import Iterator
 from gettext import GNUTranslations
 from pathlib import Path
 from typing import Any
@@ -31,13 +30,6 @@ CATALOGUES = sorted(LOCALE.glob("*/LC_MESSAGES/django.po"))
 GERMAN = LOCALE / "de" / "LC_MESSAGES" / "django.po"
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _english_afterwards() -> Iterator[None]:
-    # LocaleMiddleware activates the request's language in this thread and leaves it active.
-    yield
-    translation.activate("en")
 
 
 def call(method: str, path: str, language: str | None, body: Any = None, **headers: str) -> Any:
