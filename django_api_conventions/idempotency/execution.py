@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -122,6 +123,9 @@ class KeyedRequest:
     #: The request, and the marks of its replayed state (:mod:`.request_state`) before the view.
     request: HttpRequest | None = field(default=None)
     state_marks: dict[str, Any] = field(default_factory=dict)
+    #: The response last made into a :class:`StoredResponse`, and what it made: a store outside
+    #: the transaction stores the same answer twice (committing, then resolved), built once.
+    _stored_from: tuple[HttpResponseBase, StoredResponse] | None = field(default=None, repr=False)
 
     def lease_half_used(self) -> bool:
         """Whether less than half of ``lease_seconds`` is surely left of the lease."""
@@ -163,9 +167,15 @@ class KeyedRequest:
         return {"request": self.request, "scope": self.scope, "key_hash": key_hash(self.scope, self.key)}
 
     def stored(self, response: HttpResponseBase) -> StoredResponse:
+        if self._stored_from is not None and self._stored_from[0] is response:
+            # The same response object, not modified in between: hold_over_commit() stored it
+            # just before the commit, complete() stores it again just after (nothing runs
+            # between the two but the COMMIT; the MISS headers are set after both).
+            return self._stored_from[1]
         stored = _stored(response)
         if self.request is not None:
             stored.headers.update(dumps_since(self.request, self.state_marks))
+        self._stored_from = (response, stored)
         return stored
 
     def complete(self, response: HttpResponseBase, retention: int) -> bool:
@@ -478,8 +488,15 @@ def _keepable(response: HttpResponseBase) -> bool:
     return True
 
 
+@lru_cache(maxsize=8)
+def _replayed_header_names(setting: tuple[str, ...]) -> frozenset[str]:
+    """The lower-cased names of IDEMPOTENCY_REPLAYED_HEADERS that are stored: built once per value
+    of the setting (the setting's tuple is the cache key, so ``override_settings`` is honoured)."""
+    return frozenset(name.lower() for name in setting) - {"set-cookie"}
+
+
 def _stored(response: HttpResponseBase) -> StoredResponse:
-    allowed = {name.lower() for name in api_settings.IDEMPOTENCY_REPLAYED_HEADERS} - {"set-cookie"}
+    allowed = _replayed_header_names(tuple(api_settings.IDEMPOTENCY_REPLAYED_HEADERS))
     headers = {name: value for name, value in response.items() if name.lower() in allowed}
     body = bytes(response.content)
     limit = api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES

@@ -17,6 +17,7 @@ django-redis nor Django's cache offers.
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 from typing import Any
 
 import redis
@@ -51,7 +52,15 @@ def cache_backend(alias: str) -> str:
     config = settings.CACHES.get(alias)
     if config is None:
         raise ValueError(f"{alias!r} is not an alias of CACHES")
-    backend = config.get("BACKEND", "")
+    client_class = config.get("OPTIONS", {}).get("CLIENT_CLASS", "django_redis.client.DefaultClient")
+    return _backend_of(config.get("BACKEND", ""), client_class)
+
+
+# The Redis store asks on every request: the answer depends only on the two dotted paths (and on
+# the classes they name, which do not change while a process runs), so it is kept per pair.
+# A refusal is a ValueError, which lru_cache does not keep: it is raised again each time.
+@lru_cache(maxsize=16)
+def _backend_of(backend: str, client_class: str) -> str:
     try:
         paths = _class_paths(import_string(backend))
     except ImportError as exc:
@@ -60,7 +69,6 @@ def cache_backend(alias: str) -> str:
     if not found:
         raise ValueError(f"its BACKEND {backend!r} is not a Redis cache the store can use")
     if found[0] == DJANGO_REDIS:
-        client_class = config.get("OPTIONS", {}).get("CLIENT_CLASS", "django_redis.client.DefaultClient")
         try:
             sharded = _SHARD_CLIENT in _class_paths(import_string(client_class))
         except ImportError as exc:

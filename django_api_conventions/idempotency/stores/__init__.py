@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
@@ -15,7 +17,13 @@ SHORT_NAMES = {
 
 
 def load_store_class() -> type[IdempotencyStore]:
-    path = api_settings.IDEMPOTENCY_STORE
+    return _store_class(api_settings.IDEMPOTENCY_STORE)
+
+
+# Asked on every keyed request: a dotted path names the same class for the life of the process,
+# so the import is done once per value of the setting (a changed setting is a new cache key).
+@lru_cache(maxsize=8)
+def _store_class(path: str) -> type[IdempotencyStore]:
     store_class = import_string(SHORT_NAMES.get(path, path))
     if not (isinstance(store_class, type) and issubclass(store_class, IdempotencyStore)):
         raise ImproperlyConfigured(f"{path!r} is not an IdempotencyStore subclass.")

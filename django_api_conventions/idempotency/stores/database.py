@@ -58,8 +58,8 @@ class DatabaseStore(IdempotencyStore):
                 "expires_at": now + timedelta(seconds=max(retention_seconds, lease_seconds)),
             }
             if one_statement:
-                record = self._insert_or_read(scope, key, fingerprint, lease, now)
-                if record is not None and record.claimed_now:
+                claimed_now, record = self._insert_or_read(scope, key, fingerprint, lease, now)
+                if claimed_now:
                     return Claim(ClaimOutcome.CLAIMED, owner=owner)
             else:
                 # SQLite has one writer at a time, and the request that holds a key in flight
@@ -111,45 +111,33 @@ class DatabaseStore(IdempotencyStore):
 
     def _insert_or_read(
         self, scope: str, key: str, fingerprint: str, lease: dict[str, Any], now: datetime
-    ) -> IdempotencyRecord | None:
+    ) -> tuple[bool, IdempotencyRecord | None]:
         """PostgreSQL, in autocommit: INSERT the claim, or else read the record that holds the key.
 
         One statement, so one implicit transaction: ``set_config(..., true)`` relaxes the
-        durability of that transaction alone (as ``SET LOCAL`` would). A record committed by a
-        concurrent claim after our snapshot is neither inserted nor seen: ``None``, try again.
-        The record answered carries ``claimed_now``: whether this statement inserted it.
+        durability of that transaction alone (as ``SET LOCAL`` would). Answers whether this
+        statement inserted the record, and else the record that holds the key; ``(False, None)``
+        when a record committed by a concurrent claim after our snapshot is neither inserted nor
+        seen: try again.
         """
         connection = connections[self.database_alias]
-        quote = connection.ops.quote_name
-        table = quote(IdempotencyRecord._meta.db_table)
-        inserted = ", ".join(quote(name) for name in _CLAIM_COLUMNS)
-        returned = ", ".join(quote(field.column) for field in IdempotencyRecord._meta.concrete_fields)
-        # Identifiers come from the model, quoted; every value is a parameter.
-        sql = (
-            "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)), "  # noqa: S608
-            f"claimed AS (INSERT INTO {table} ({inserted}) "
-            "SELECT %s, %s, %s, %s, '{}'::jsonb, %s, %s, %s, %s, %s FROM relaxed "
-            f"ON CONFLICT ({quote('scope')}, {quote('key')}) DO NOTHING RETURNING {returned}) "
-            f"SELECT {returned}, TRUE FROM claimed UNION ALL "
-            f"SELECT {returned}, FALSE FROM {table} WHERE {quote('scope')} = %s AND {quote('key')} = %s "
-            "AND NOT EXISTS (SELECT 1 FROM claimed)"
-        )
         params = [
             scope, key, lease["state"], fingerprint, lease["lease_owner"], lease["lease_expires_at"],
             lease["expires_at"], now, now, scope, key,
         ]
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            cursor.execute(_claim_sql(connection), params)
             row = cursor.fetchone()
         if row is None:
-            return None
+            return False, None
         *values, claimed_now = row
-        attnames = [field.attname for field in IdempotencyRecord._meta.concrete_fields]
-        record = IdempotencyRecord.from_db(self.database_alias, attnames, values)
+        if claimed_now:
+            # A fresh key, the common case: nothing of the row is needed, no model is built.
+            return True, None
+        record = IdempotencyRecord.from_db(self.database_alias, _record_attnames(), values)
         if isinstance(record.response_headers, str):  # jsonb arrives as text through Django's loader
             record.response_headers = json.loads(record.response_headers)
-        record.claimed_now = claimed_now  # type: ignore[attr-defined]
-        return record
+        return False, record
 
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
         now = timezone.now()
@@ -172,18 +160,11 @@ class DatabaseStore(IdempotencyStore):
         """``self._owned(...).update(**values)`` in SQL written once: the ORM's query compiler
         cost more CPU than the UPDATE itself, on every keyed request."""
         connection = connections[self.database_alias]
-        quote = connection.ops.quote_name
-        fields = IdempotencyRecord._meta
-        assignments = ", ".join(f"{quote(fields.get_field(name).column)} = %s" for name in values)
-        params = [fields.get_field(name).get_db_prep_save(value, connection) for name, value in values.items()]
+        get_field = IdempotencyRecord._meta.get_field
+        params = [get_field(name).get_db_prep_save(value, connection) for name, value in values.items()]
         params += [scope, key, owner, State.STARTED]
-        sql = (
-            f"UPDATE {quote(fields.db_table)} SET {assignments} "  # noqa: S608 -- quoted identifiers, parameters
-            f"WHERE {quote('scope')} = %s AND {quote('key')} = %s AND {quote('lease_owner')} = %s "
-            f"AND {quote('state')} = %s"
-        )
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            cursor.execute(_update_owned_sql(connection, tuple(values)), params)
             return cursor.rowcount > 0
 
     def release(self, scope: str, key: str, owner: str) -> bool:
@@ -274,6 +255,54 @@ _CLAIM_COLUMNS = (
     "scope", "key", "state", "fingerprint", "response_headers", "lease_owner", "lease_expires_at", "expires_at",
     "created_at", "updated_at",
 )
+
+# The statements of the hot path, written once per database vendor (and assigned columns): they
+# depend only on the model and on the vendor's quoting, neither of which changes while a process
+# runs, and building them again cost a measurable share of a keyed request's CPU.
+_statements: dict[tuple[str, ...], str] = {}
+
+
+def _claim_sql(connection: Any) -> str:
+    """The one statement of a claim on PostgreSQL (see :meth:`DatabaseStore._insert_or_read`)."""
+    cache_key = ("claim", connection.vendor)
+    sql = _statements.get(cache_key)
+    if sql is None:
+        quote = connection.ops.quote_name
+        table = quote(IdempotencyRecord._meta.db_table)
+        inserted = ", ".join(quote(name) for name in _CLAIM_COLUMNS)
+        returned = ", ".join(quote(field.column) for field in IdempotencyRecord._meta.concrete_fields)
+        # Identifiers come from the model, quoted; every value is a parameter.
+        sql = _statements[cache_key] = (
+            "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)), "  # noqa: S608
+            f"claimed AS (INSERT INTO {table} ({inserted}) "
+            "SELECT %s, %s, %s, %s, '{}'::jsonb, %s, %s, %s, %s, %s FROM relaxed "
+            f"ON CONFLICT ({quote('scope')}, {quote('key')}) DO NOTHING RETURNING {returned}) "
+            f"SELECT {returned}, TRUE FROM claimed UNION ALL "
+            f"SELECT {returned}, FALSE FROM {table} WHERE {quote('scope')} = %s AND {quote('key')} = %s "
+            "AND NOT EXISTS (SELECT 1 FROM claimed)"
+        )
+    return sql
+
+
+def _record_attnames() -> list[str]:
+    """The attributes of the columns the claim statement answers, in their order."""
+    return [field.attname for field in IdempotencyRecord._meta.concrete_fields]
+
+
+def _update_owned_sql(connection: Any, names: tuple[str, ...]) -> str:
+    """``UPDATE`` of the fields ``names`` of the record ``(scope, key)`` still started by its owner."""
+    cache_key = ("update_owned", connection.vendor, *names)
+    sql = _statements.get(cache_key)
+    if sql is None:
+        quote = connection.ops.quote_name
+        fields = IdempotencyRecord._meta
+        assignments = ", ".join(f"{quote(fields.get_field(name).column)} = %s" for name in names)
+        sql = _statements[cache_key] = (
+            f"UPDATE {quote(fields.db_table)} SET {assignments} "  # noqa: S608 -- quoted identifiers, parameters
+            f"WHERE {quote('scope')} = %s AND {quote('key')} = %s AND {quote('lease_owner')} = %s "
+            f"AND {quote('state')} = %s"
+        )
+    return sql
 
 
 def _held(record: IdempotencyRecord, fingerprint: str, now: datetime) -> bool:
