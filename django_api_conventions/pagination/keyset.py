@@ -7,8 +7,9 @@ from functools import cached_property
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
-from django.db.models import BooleanField, Expression, F, Model, Q
+from django.db.models import Expression, F, Field, Func, Model, Q
 from django.db.models.constants import LOOKUP_SEP
+from django.db.models.lookups import Lookup
 from django.utils.hashable import make_hashable
 
 
@@ -47,50 +48,54 @@ class Column(Expression):
         return field.get_col(query.get_initial_alias())
 
 
-class RowValueComparison(Expression):
+class _Columns(Func):
+    """The columns of a :class:`RowValueComparison`, its left-hand side: resolved, relabelled and
+    grouped as any expression; compiled one by one by the comparison."""
+
+    template = "(%(expressions)s)"
+    output_field = Field()  # columns of several types: no single output type to infer
+
+
+class RowValueComparison(Lookup):
     """``(a, b, c) < (x, y, z)`` as one SQL row-value comparison.
 
     PostgreSQL reads it as a range over a composite index on (a, b, c); SQLite (3.15+) supports
-    it too. Django's ORM has no public spelling for it, hence this small expression.
+    it too. Django's ORM has no public spelling for it, hence this small lookup.
 
     With ``leading_bound``, the SQL also bounds the first column on its own, ``a <= x AND (a, b,
     c) < (x, y, z)`` (``>=`` for ``>``): redundant, but SQLite's planner needs it to read the
-    index as a range. It is written here rather than as a lookup beside the expression, which
+    index as a range. It is written here rather than as a lookup beside the comparison, which
     the ORM would resolve field by field on every page.
+
+    A ``Lookup`` rather than a plain boolean expression: ``filter()`` takes a lookup as it is,
+    where it wraps any other expression in ``= true``, which Django 6.1 writes out on databases
+    without a boolean type (SQLite): ``(a <= x AND ...) = 1`` hides the bound from the planner.
     """
 
-    output_field = BooleanField()
-    conditional = True
+    lookup_name = "row_value_comparison"  # registered on no field: built only by its constructor
+    prepare_rhs = False
 
     def __init__(
         self, fields: Sequence[str], operator: str, values: Sequence[Any], *, leading_bound: bool = False
     ) -> None:
         if operator not in ("<", ">", "<=", ">="):
             raise ValueError(f"operator must be '<', '>', '<=' or '>=', not {operator!r}")
-        super().__init__()
         self.names = tuple(fields)
-        self.fields = [Column(name) for name in fields]
         self.operator = operator
-        self.values = list(values)
         self.leading_bound = leading_bound
+        super().__init__(_Columns(*(Column(name) for name in fields)), list(values))
 
     @cached_property
-    def identity(self) -> tuple[Any, ...]:
-        # As Column's: what the constructor was given (as Expression.identity), without binding
-        # its signature (inspect) on every page.
-        return (type(self), self.names, self.operator, make_hashable(self.values), self.leading_bound)
-
-    def get_source_expressions(self) -> list[Any]:
-        return self.fields
-
-    def set_source_expressions(self, exprs: list[Any]) -> None:
-        self.fields = exprs
+    def identity(self) -> tuple[Any, ...]:  # type: ignore[override]
+        # As Column's: what the constructor was given, without binding its signature (inspect)
+        # on every page.
+        return (type(self), self.names, self.operator, make_hashable(self.rhs), self.leading_bound)
 
     def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
         columns: list[str] = []
         column_params: list[Any] = []
         values: list[Any] = []
-        for expression, value in zip(self.fields, self.values, strict=True):
+        for expression, value in zip(self.lhs.get_source_expressions(), self.rhs, strict=True):
             sql, params = compiler.compile(expression)
             columns.append(sql)
             column_params.append(params)
