@@ -169,11 +169,26 @@ class SentinelSetup(Topology):
     def replicas_online(self, port: int) -> int:
         return replicas_online(port)
 
-    def fail_over(self, seconds: float = 30) -> tuple[int, int]:
+    def fail_over(self, seconds: float = 30, *, lag: float = 0.0) -> tuple[int, int]:
         """SIGKILL the master; wait for the sentinels to promote a replica; start the old master
-        again as a replica of the new one. Returns (old port, new port)."""
+        again as a replica of the new one. Returns (old port, new port).
+
+        ``lag`` > 0: the replicas stop receiving the master's writes ``lag`` seconds before it
+        dies (a test-only fault: their links are cut and they cannot reconnect, their
+        ``masterauth`` being wrong until the master is dead), so the writes that the master
+        acknowledged in between are lost with it, as when replicas lag behind over a network.
+        """
         old = self.master()
+        replicas = [server for server in self.data if server is not old]
+        if lag > 0:
+            for replica in replicas:
+                cli(replica.port, "config", "set", "masterauth", "lagging-on-purpose")
+            cli(old.port, "client", "kill", "type", "replica")
+            time.sleep(lag)
         old.kill()
+        if lag > 0:
+            for replica in replicas:
+                cli(replica.port, "config", "set", "masterauth", "")
         wait_until("a replica promoted by the sentinels", lambda: self.master_port() != old.port, seconds)
         new_port = self.master_port()
         wait_until("the new master answering as master",
