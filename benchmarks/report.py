@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from . import replica_wait
 from .stats import ratio
 
 #: (store, the POST with a fresh key may cost at most this many times the plain POST's p50)
@@ -118,6 +119,7 @@ def render(results: dict[str, Any]) -> str:
             f"Full walk on {vendor}, {ties['rows']:,} rows in groups of {ties['group']:,} equal created_at, 100 a page "
             "(keyset_back, keyset_sorted: counted on the walk back from the last page)",
             ["paginator", "pages", "rows", "duplicates", "skips", "loops", "back = forward", "seconds"], rows))
+    parts.extend(replica_wait.tables(results))
     parts.extend(_purge_tables(results.get("purge", {})))
     found = targets(results)
     if found:
