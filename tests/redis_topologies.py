@@ -169,7 +169,7 @@ class SentinelSetup(Topology):
     def replicas_online(self, port: int) -> int:
         return replicas_online(port)
 
-    def fail_over(self, seconds: float = 30, *, lag: float = 0.0) -> tuple[int, int]:
+    def fail_over(self, seconds: float = 60, *, lag: float = 0.0) -> tuple[int, int]:
         """SIGKILL the master; wait for the sentinels to promote a replica; start the old master
         again as a replica of the new one. Returns (old port, new port).
 
@@ -194,8 +194,12 @@ class SentinelSetup(Topology):
         wait_until("the new master answering as master",
                    lambda: "role:master" in cli(new_port, "info", "replication"), seconds)
         old.start("--replicaof", "127.0.0.1", str(new_port))
-        wait_until("every replica in sync with the new master",
-                   lambda: self.replicas_online(new_port) == len(self.data) - 1, seconds)
+        try:
+            wait_until("every replica in sync with the new master",
+                       lambda: self.replicas_online(new_port) == len(self.data) - 1, seconds)
+        except TimeoutError as exc:
+            states = {server.port: cli(server.port, "info", "replication") for server in self.data}
+            raise TimeoutError(f"{exc}; the servers' replication: {states}") from None
         return old.port, new_port
 
 

@@ -107,6 +107,8 @@ def executions(run: str) -> Counter[str]:
 def run_failovers(setup: SentinelSetup, settings: Any, failovers: int, wait_replicas: int,
                   lag: float = 0.0) -> dict[str, Any]:
     use_redis_store(setup, settings, wait_replicas)
+    # The records of earlier runs would only lengthen the full resync of each restarted master.
+    cli(setup.master_port(), "flushall")
     run = uuid.uuid4().hex[:8]
     stop = threading.Event()
     lock = threading.Lock()
