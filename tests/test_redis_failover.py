@@ -132,6 +132,7 @@ def run_failovers(setup: SentinelSetup, settings: Any, failovers: int, wait_repl
     threads = [threading.Thread(target=client_loop, args=(n,), daemon=True) for n in range(CLIENTS)]
     started = time.monotonic()
     load_before = os.getloadavg()
+    switches_before = setup.switches()
     for thread in threads:
         thread.start()
     try:
@@ -144,15 +145,18 @@ def run_failovers(setup: SentinelSetup, settings: Any, failovers: int, wait_repl
         for thread in threads:
             thread.join(timeout=90)
     loaded = round(time.monotonic() - started, 1)
+    switches = setup.switches() - switches_before
     resend_answers: Counter[int | str] = Counter()
     resend_unanswered = resend(run, keys, resend_answers, lock)
     counted = executions(run)
     duplicates = {key: count for key, count in counted.items() if count > 1}
     return {
-        "failovers": failovers, "wait_replicas": wait_replicas, "lag_seconds": lag, "clients": CLIENTS,
+        "failovers": failovers, "sentinel_switches": switches, "wait_replicas": wait_replicas, "lag_seconds": lag,
+        "clients": CLIENTS,
         "keys": len(keys), "keys_executed": len(counted), "duplicate_keys": len(duplicates),
         "duplicate_rate": round(len(duplicates) / max(1, len(keys)), 6),
         "extra_executions": sum(count - 1 for count in duplicates.values()),
+        "duplicates_seen": dict(sorted(duplicates.items())[:20]),
         "answers": dict(answers), "unanswered": unanswered[0],
         "resend_answers": dict(resend_answers), "resend_unanswered": resend_unanswered,
         "seconds_under_failovers": loaded, "seconds": round(time.monotonic() - started, 1),
