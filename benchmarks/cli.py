@@ -111,7 +111,8 @@ def parse_args(argv: list[str] | None = None) -> Options:
     parser.add_argument("--workers", type=int, help="gunicorn workers (default 2)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the pagination datasets even if present")
     parser.add_argument("--profile", action="store_true",
-                        help="also profile the in-process idempotency scenarios with pyinstrument")
+                        help="also profile the in-process idempotency scenarios and the pages (first, deepest, "
+                             "DRF's at the deepest) with pyinstrument")
     parser.add_argument("--json", type=Path, help="where to write the results (default var/benchmarks/results.json)")
     args = parser.parse_args(argv)
     plan = PLANS["quick" if args.quick else "smoke" if args.smoke else "full"]
@@ -214,6 +215,7 @@ def run_idempotency(
         }
         if plan.http and store != "sqlite":
             out["http"][store] = run_http(plan, env, run_id, burst_users)
+            out["http"][store]["servers"] = run_asgi_beside_wsgi(plan, env, run_id)
     return out
 
 
@@ -254,6 +256,41 @@ def run_http(plan: Plan, env: dict[str, str], run_id: str, burst_users: list[str
         "keys_run_once": sum(1 for count in executions if count == 1),
     })
     return result
+
+
+#: Under both servers: an order (the sync view) without a key, with a fresh one, replayed, and a
+#: payment with a fresh key through the sync view; under uvicorn also through the async (adrf) one.
+SERVER_MODES = {
+    "wsgi": ("plain", "fresh_key", "replay", "payment"),
+    "asgi": ("plain", "fresh_key", "replay", "payment", "async_payment"),
+}
+
+
+def run_asgi_beside_wsgi(plan: Plan, env: dict[str, str], run_id: str) -> dict[str, Any]:
+    """The keyed POST under gunicorn (WSGI) and under uvicorn (ASGI), the same number of workers,
+    one client connecting for each request, the two servers in alternating rounds of the same run."""
+    services.run_task("prepare_payments", {}, env)
+    context = multiprocessing.get_context("spawn")
+    with services.gunicorn(plan.workers, env) as wsgi, services.uvicorn(plan.workers, env) as asgi, \
+            context.Pool(1) as pool:
+        ports = {"wsgi": wsgi, "asgi": asgi}
+        say(f"WSGI beside ASGI: gunicorn on {wsgi}, uvicorn on {asgi}, {plan.workers} workers each")
+
+        def load(server: str, seconds: float) -> dict[str, dict[str, Any]]:
+            modes = SERVER_MODES[server]
+            answer = pool.map(run_client, [LoadSpec(ports[server], modes, run_id, seconds, reconnect=True)])[0]
+            return {mode: merge([answer[mode]], seconds) for mode in modes}
+
+        for server in ports:  # warm every worker and connection up
+            load(server, 1.0)
+        runs: dict[str, dict[str, list[dict[str, Any]]]] = {server: {} for server in ports}
+        order = list(ports)
+        for _round in range(plan.http_rounds):
+            for server in order:
+                for mode, measured in load(server, plan.http_seconds / 2).items():
+                    runs[server].setdefault(mode, []).append(measured)
+            order.reverse()
+    return {server: {mode: combine(measured) for mode, measured in by_mode.items()} for server, by_mode in runs.items()}
 
 
 def merge(client_results: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
@@ -340,8 +377,10 @@ def run_pagination(plan: Plan, options: Options, base_postgres: str | None) -> d
         ))
     for vendor, pages_url, ties_url in databases:
         say(f"pagination on {vendor}: {plan.rows:,} rows (built once, kept for later runs)")
+        profile = str(services.WORK_DIR / f"profile-pages-{vendor}") if options.profile else None
         timed = services.run_task("pagination", {
             "rows": plan.rows, "depths": plan.depths, "rounds": plan.page_rounds, "rebuild": options.rebuild,
+            "profile": profile,
         }, services.task_environment(DATABASE_URL=pages_url))
         say(f"pagination on {vendor}: full walk of {plan.tie_rows:,} rows in groups of {plan.tie_group:,} ties")
         walked = services.run_task("pagination", {
@@ -353,6 +392,10 @@ def run_pagination(plan: Plan, options: Options, base_postgres: str | None) -> d
             "pages": {
                 name: {depth: summary(samples) for depth, samples in by_depth.items()}
                 for name, by_depth in timed["samples_ms"].items()
+            },
+            "cpu": {
+                name: {depth: summary(samples) for depth, samples in by_depth.items()}
+                for name, by_depth in timed["cpu_ms"].items()
             },
             "queries": timed["queries"],
             "counts": {

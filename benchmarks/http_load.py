@@ -17,6 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 BENCH_USER = "usr_bench"
+#: The invoice every benchmark payment pays (its amount due is never reached).
+BENCH_INVOICE = "inv_bench"
+#: Modes that POST a payment with a fresh key: mode -> path. ``async_payment`` is the example's
+#: adrf async view, ``payment`` the sync view of the same payments.
+PAYMENT_PATHS = {
+    "payment": f"/v2/invoices/{BENCH_INVOICE}/payments",
+    "async_payment": f"/v2/invoices/{BENCH_INVOICE}/async-payments",
+}
 
 
 @dataclass(frozen=True)
@@ -25,7 +33,8 @@ class LoadSpec:
     shuffled order each turn, so that a busy machine slows every mode alike.
 
     A mode is ``plain`` (no key), ``fresh_key`` (a key never sent before) or ``replay`` (the
-    key of an earlier, resolved request).
+    key of an earlier, resolved request), all three an order; or a payment with a fresh key,
+    ``payment`` or ``async_payment`` (:data:`PAYMENT_PATHS`).
     """
 
     port: int
@@ -33,6 +42,10 @@ class LoadSpec:
     run_id: str
     seconds: float
     client_index: int = 0
+    #: A new connection for every request, as a gunicorn sync worker imposes. The WSGI-beside-ASGI
+    #: rounds use it for both servers: under ``uvicorn --workers 2`` on this benchmark's VM a
+    #: kept-alive connection waited about 45 ms more per request (a delayed ACK), a fresh one not.
+    reconnect: bool = False
 
 
 def _headers(client: str, key: str | None) -> dict[str, str]:
@@ -42,8 +55,9 @@ def _headers(client: str, key: str | None) -> dict[str, str]:
     return headers
 
 
-def post_once(connection: http.client.HTTPConnection, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
-    connection.request("POST", "/v2/orders", body=body, headers=headers)
+def post_once(connection: http.client.HTTPConnection, body: bytes, headers: dict[str, str],
+              path: str = "/v2/orders") -> tuple[int, str]:
+    connection.request("POST", path, body=body, headers=headers)
     response = connection.getresponse()
     response.read()
     return response.status, response.getheader("X-Cache-Lookup") or ""
@@ -53,6 +67,7 @@ def run_client(spec: LoadSpec) -> dict[str, Any]:
     """Send requests one after the other for ``spec.seconds``; latencies in milliseconds, by mode."""
     connection = http.client.HTTPConnection("127.0.0.1", spec.port, timeout=30)
     body = json.dumps({"user_id": BENCH_USER}).encode()
+    payment = json.dumps({"amount": 1, "currency": "eur"}).encode()
     client = f"bench-{spec.run_id}"
     nonce = uuid.uuid4().hex[:12]  # fresh keys never repeat, whatever the round or process
     latencies: dict[str, list[float]] = {mode: [] for mode in spec.modes}
@@ -71,8 +86,14 @@ def run_client(spec: LoadSpec) -> dict[str, Any]:
             else:
                 key = f"fresh-{nonce}-{number}"
             number += 1
+            path = PAYMENT_PATHS.get(mode)
             started = time.perf_counter()
-            status, lookup = post_once(connection, body, _headers(client, key))
+            if spec.reconnect:
+                connection.close()  # http.client connects again on the next request
+            if path is None:
+                status, lookup = post_once(connection, body, _headers(client, key))
+            else:
+                status, lookup = post_once(connection, payment, _headers(client, f"pay-{nonce}-{number}"), path)
             latencies[mode].append((time.perf_counter() - started) * 1000)
             statuses[mode][f"{status} {lookup}".strip()] += 1
     connection.close()

@@ -1,5 +1,5 @@
 """What the benchmark starts and creates: its own PostgreSQL databases, SQLite files and
-gunicorn servers, all on loopback. It never stops or reconfigures a running server."""
+gunicorn and uvicorn servers, all on loopback. It never stops or reconfigures a running server."""
 
 from __future__ import annotations
 
@@ -119,7 +119,25 @@ def gunicorn(workers: int, env: dict[str, str]) -> Iterator[int]:
         sys.executable, "-m", "gunicorn", "testproject.wsgi:application", "--workers", str(workers),
         "--bind", f"127.0.0.1:{port}", "--timeout", "120", "--graceful-timeout", "5", "--log-level", "warning",
     ]
-    log = (WORK_DIR / "gunicorn.log").open("ab")  # the 409s of the duplicate bursts are logged there
+    with _serving("gunicorn", command, port, env):
+        yield port
+
+
+@contextmanager
+def uvicorn(workers: int, env: dict[str, str]) -> Iterator[int]:
+    """The example service under uvicorn (ASGI, one event loop a worker) on a loopback port."""
+    port = free_port()
+    command = [
+        sys.executable, "-m", "uvicorn", "testproject.asgi:application", "--workers", str(workers),
+        "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log",
+    ]
+    with _serving("uvicorn", command, port, env):
+        yield port
+
+
+@contextmanager
+def _serving(name: str, command: list[str], port: int, env: dict[str, str]) -> Iterator[None]:
+    log = (WORK_DIR / f"{name}.log").open("ab")  # the 409s of the duplicate bursts are logged there
     process = subprocess.Popen(
         command, cwd=REPOSITORY, env={**env, "DJANGO_SETTINGS_MODULE": "testproject.settings"}, stderr=log, stdout=log
     )
@@ -131,11 +149,11 @@ def gunicorn(workers: int, env: dict[str, str]) -> Iterator[int]:
                 break
             except OSError:
                 if process.poll() is not None:
-                    raise RuntimeError("gunicorn exited at start-up") from None
+                    raise RuntimeError(f"{name} exited at start-up") from None
                 if time.monotonic() > deadline:
-                    raise RuntimeError("gunicorn did not answer within 60 s") from None
+                    raise RuntimeError(f"{name} did not answer within 60 s") from None
                 time.sleep(0.2)
-        yield port
+        yield
     finally:
         process.terminate()
         try:

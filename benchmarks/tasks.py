@@ -63,6 +63,17 @@ def prepare_idempotency(duplicate_users: list[str]) -> dict[str, Any]:
     return {"users": 1 + len(duplicate_users)}
 
 
+def prepare_payments() -> dict[str, Any]:
+    """The invoice the payment modes pay, a cent at a time: never paid up, whatever the run's length."""
+    from testproject.billing.models import Customer, Invoice
+
+    from .http_load import BENCH_INVOICE
+
+    user = Customer.objects.get(id=BENCH_USER)
+    Invoice.objects.get_or_create(id=BENCH_INVOICE, defaults={"user": user, "amount_due": 10**15, "currency": "eur"})
+    return {"invoice": BENCH_INVOICE}
+
+
 def count_orders(user_ids: list[str]) -> dict[str, int]:
     from django.db.models import Count
 
@@ -140,7 +151,7 @@ def _stop_profiler(profiler: Any, path: str | None) -> None:
 
 def pagination(
     rows: int, depths: list[int], rounds: int, tie_group: int | None = None, walk: bool = False,
-    rebuild: bool = False,
+    rebuild: bool = False, profile: str | None = None,
 ) -> dict[str, Any]:
     """Build ``rows`` orders (``tie_group`` rows per ``created_at`` if given), then time a page
     at each depth through each paginator, or (``walk``) walk every page and count duplicates and
@@ -158,6 +169,8 @@ def pagination(
         result["walks"] = {name: walk_all_pages(name, rows) for name in WALKS}
     else:
         result.update(time_pages(depths, rounds))
+        if profile:
+            profile_pages(depths, rounds, profile)
         result["counts"] = time_counts(rounds)
     return result
 
@@ -282,15 +295,41 @@ def time_pages(depths: list[int], rounds: int) -> dict[str, Any]:
         if name == "keyset" and depth == max(depths):
             deepest_sql = own[-1]
     samples: dict[str, dict[int, list[float]]] = {name: {depth: [] for depth in depths} for name in PAGINATORS}
+    # The CPU time of this thread (the test client, the paginator, SQLite; not PostgreSQL's
+    # process): what a page costs in Python, which a shared machine's load hardly moves.
+    cpu: dict[str, dict[int, list[float]]] = {name: {depth: [] for depth in depths} for name in PAGINATORS}
     keys = list(urls)
     for round_number in range(rounds):
         random.Random(round_number).shuffle(keys)
         for name, depth in keys:
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.thread_time()
             client.get(urls[name, depth])
             samples[name][depth].append((time.perf_counter() - started) * 1000)
-    return {"samples_ms": samples, "queries": queries, "deepest_keyset_sql": deepest_sql,
+            cpu[name][depth].append((time.thread_time() - cpu_started) * 1000)
+    return {"samples_ms": samples, "cpu_ms": cpu, "queries": queries, "deepest_keyset_sql": deepest_sql,
             "deepest_keyset_plan": explain(deepest_sql)}
+
+
+#: The pages profiled with --profile: the list's first page, its page at the deepest depth, and
+#: DRF's CursorPagination page at that depth.
+PROFILED_PAGES = (("keyset", "first"), ("keyset", "deepest"), ("cursor", "deepest"))
+
+
+def profile_pages(depths: list[int], rounds: int, prefix: str) -> None:
+    """A pyinstrument profile of each of :data:`PROFILED_PAGES`, requested ``rounds`` * 20
+    times in a row, written to ``<prefix>-<paginator>-<page>.txt``."""
+    from django.test import Client
+
+    client = Client()
+    for name, page in PROFILED_PAGES:
+        url = page_url(name, depths[0] if page == "first" else max(depths))
+        for _ in range(20):  # warm
+            client.get(url)
+        path = f"{prefix}-{name}-{page}.txt"
+        profiler = _start_profiler(path)
+        for _ in range(rounds * 20):
+            client.get(url)
+        _stop_profiler(profiler, path)
 
 
 #: First pages with a total: none (the keyset as it is), a capped count, the planner's estimate,
@@ -396,6 +435,7 @@ def _path_and_query(url: str) -> str:
 TASKS: dict[str, Callable[..., Any]] = {
     "prepare_idempotency": prepare_idempotency,
     "count_orders": count_orders,
+    "prepare_payments": prepare_payments,
     "inprocess_idempotency": inprocess_idempotency,
     "pagination": pagination,
     "purge": purge,

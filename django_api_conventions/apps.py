@@ -21,6 +21,7 @@ class APIConventionsConfig(AppConfig):
         request_finished.connect(forget_trace_id, dispatch_uid="api_conventions_forget_trace_id")
         _keep_deprecations_on_replay()
         _accept_django_filter_filtersets()
+        _record_idempotency_in_opentelemetry()
 
 
 def _keep_deprecations_on_replay() -> None:
@@ -40,3 +41,15 @@ def _accept_django_filter_filtersets() -> None:
     from .pagination.adapters import register_filterset_adapter
 
     register_filterset_adapter(adapt)
+
+
+def _record_idempotency_in_opentelemetry() -> None:
+    # With opentelemetry-api installed, the idempotency signals feed spans and a counter;
+    # OPENTELEMETRY_IDEMPOTENCY is read on each signal, so it can be switched off live.
+    try:
+        from .contrib.opentelemetry.idempotency import connect
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] == "opentelemetry":
+            return
+        raise
+    connect()

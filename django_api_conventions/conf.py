@@ -29,6 +29,10 @@ DEFAULTS: dict[str, Any] = {
     "TRACE_ID_HEADER": header_names.REQUEST_ID,
     # Honour a valid incoming trace id header or W3C traceparent.
     "TRUST_INCOMING_TRACE_ID": True,
+    # With opentelemetry-api installed: the current span's trace id is the request's trace id.
+    "OPENTELEMETRY_TRACE_ID": True,
+    # With opentelemetry-api installed: idempotency outcomes as span attributes, events and a counter.
+    "OPENTELEMETRY_IDEMPOTENCY": True,
     # Callable(request) -> str giving the client id of a request.
     "CLIENT_ID_RESOLVER": "django_api_conventions.clients.default_client_id_resolver",
     # Request header that names the calling client when nothing authenticated it.

@@ -9,15 +9,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
-from django.utils.deprecation import MiddlewareMixin
 from django.utils.log import log_response
 from django.utils.translation import gettext
 
 from .conf import api_settings
+from .hook_middleware import HookMiddleware
 from .problems import ProblemException, render_problem, retry_after_header
 from .problems.api_paths import html_error_page, is_api_path
 
@@ -132,7 +133,21 @@ def maintenance_retry_after() -> int | None:
     return state.retry_after if state.enabled else None
 
 
-class MaintenanceModeMiddleware(MiddlewareMixin):
+async def amaintenance_retry_after() -> int | None:
+    """:func:`maintenance_retry_after` for async code: the switch's store is read in a thread,
+    and only when the last reading is older than ``MAINTENANCE_SWITCH_POLL_SECONDS``."""
+    if api_settings.MAINTENANCE_MODE:
+        return int(api_settings.MAINTENANCE_RETRY_AFTER)
+    reading = _last_reading.get(SWITCH_NAME)
+    if reading is None or time.monotonic() - reading[0] >= api_settings.MAINTENANCE_SWITCH_POLL_SECONDS:
+        return await sync_to_async(maintenance_retry_after)()
+    # The reading in hand, not maintenance_retry_after(): should it go stale meanwhile, that
+    # would read the store here, on the event loop.
+    state = reading[1]
+    return state.retry_after if state.enabled else None
+
+
+class MaintenanceModeMiddleware(HookMiddleware):
     """Answers 503 with ``Retry-After`` while maintenance is on, except on the paths of
     ``MAINTENANCE_EXEMPT_PATHS`` and for views marked :func:`~.maintenance.maintenance_exempt`
     (the package's problem type pages, its OpenAPI schema and docs).
@@ -144,7 +159,14 @@ class MaintenanceModeMiddleware(MiddlewareMixin):
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
         if any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS):
             return None
-        retry_after = maintenance_retry_after()
+        return self._answer(request, maintenance_retry_after())
+
+    async def aprocess_request(self, request: HttpRequest) -> HttpResponse | None:
+        if any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS):
+            return None
+        return self._answer(request, await amaintenance_retry_after())
+
+    def _answer(self, request: HttpRequest, retry_after: int | None) -> HttpResponse | None:
         if retry_after is None or _resolves_to_exempt_view(request):
             return None
         problem = ProblemException(

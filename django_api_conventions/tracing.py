@@ -1,17 +1,25 @@
-"""Trace ids: one per request, honoured from the caller when valid, in every log record."""
+"""Trace ids: one per request, honoured from the caller when valid, in every log record.
+
+Where the id comes from, first found wins: the current OpenTelemetry span's trace id (with
+opentelemetry-api installed and ``OPENTELEMETRY_TRACE_ID`` on), the caller's request id
+header, the caller's ``traceparent`` (both with ``TRUST_INCOMING_TRACE_ID``), a new id.
+"""
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import uuid
+from collections.abc import Callable
 from contextvars import ContextVar
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
-from django.utils.deprecation import MiddlewareMixin
 
 from . import header_names
 from .conf import api_settings
+from .hook_middleware import HookMiddleware
 from .http_request import http_request_of
 from .request_attributes import TRACE_ID, get_state, set_state
 
@@ -43,15 +51,52 @@ def incoming_trace_id(request: HttpRequest) -> str | None:
     return None
 
 
+def span_trace_id() -> str | None:
+    """The current OpenTelemetry span's trace id (32 lower-case hex digits), if any.
+
+    ``None`` when opentelemetry-api is not installed, when no valid span is current, or when
+    ``OPENTELEMETRY_TRACE_ID`` is off.
+    """
+    if not api_settings.OPENTELEMETRY_TRACE_ID:
+        return None
+    lookup = _span_trace_id_lookup()
+    return None if lookup is None else lookup()
+
+
+@functools.cache
+def _span_trace_id_lookup() -> Callable[[], str | None] | None:
+    # Imported once, on first use: without opentelemetry-api every later call is a cache hit.
+    try:
+        from .contrib.opentelemetry.spans import current_span_trace_id
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] == "opentelemetry":
+            return None
+        raise
+    return current_span_trace_id
+
+
 def assign_trace_id(request: HttpRequest) -> str:
     """Give ``request`` its trace id once, and make it the current one for logging."""
     trace_id: str | None = get_state(request, TRACE_ID)
     if trace_id is None:
-        trace_id = incoming_trace_id(http_request_of(request)) if api_settings.TRUST_INCOMING_TRACE_ID else None
+        # An active span already honoured the caller's traceparent (OpenTelemetry's propagator):
+        # its id wins over a request id header, so that traces, logs and problems share one id.
+        trace_id = span_trace_id()
+        if trace_id is None and api_settings.TRUST_INCOMING_TRACE_ID:
+            trace_id = incoming_trace_id(http_request_of(request))
         trace_id = trace_id or new_trace_id()
         set_state(request, TRACE_ID, trace_id)
     current_trace_id.set(trace_id)
     return trace_id
+
+
+def log_trace_id() -> str:
+    """The trace id a log line carries: the current request's; outside a request, the current
+    OpenTelemetry span's (a task, a command); else ``"-"``. For structlog processors and the like."""
+    trace_id = current_trace_id.get()
+    if trace_id is None and settings.configured:  # a log filter must never raise: no settings, no span
+        trace_id = span_trace_id()
+    return trace_id or "-"
 
 
 def forget_trace_id(**kwargs: object) -> None:
@@ -60,7 +105,7 @@ def forget_trace_id(**kwargs: object) -> None:
 
 
 class TraceIdFilter(logging.Filter):
-    """Adds ``record.trace_id`` (``"-"`` outside a request) for use in log formats.
+    """Adds ``record.trace_id`` (:func:`log_trace_id`) for use in log formats.
 
     Add it to the handlers in ``LOGGING``:
 
@@ -69,11 +114,11 @@ class TraceIdFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "trace_id"):
-            record.trace_id = current_trace_id.get() or "-"
+            record.trace_id = log_trace_id()
         return True
 
 
-class TraceIdMiddleware(MiddlewareMixin):
+class TraceIdMiddleware(HookMiddleware):
     """Gives every request its trace id and echoes it in the response header."""
 
     def process_request(self, request: HttpRequest) -> None:

@@ -61,7 +61,28 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     ),
     "TRUST_INCOMING_TRACE_ID": SettingDoc(
         "True or False",
-        "Honour a valid incoming trace id header or W3C `traceparent`. `False`: every request gets a new id.",
+        (
+            "Honour a valid incoming trace id header or W3C `traceparent`. `False`: every request gets a new id "
+            "(or its OpenTelemetry span's: `OPENTELEMETRY_TRACE_ID`)."
+        ),
+    ),
+    "OPENTELEMETRY_TRACE_ID": SettingDoc(
+        "True or False",
+        (
+            "With opentelemetry-api installed and a valid span current (recording or not), the request's trace id "
+            "is the span's, ahead of an incoming request id header: one id in traces, logs, problems and "
+            "`X-Request-ID`. `False`: the span is ignored. See "
+            "[Observability](observability.md#trace-ids-and-opentelemetry)."
+        ),
+    ),
+    "OPENTELEMETRY_IDEMPOTENCY": SettingDoc(
+        "True or False",
+        (
+            "With opentelemetry-api installed, each idempotency outcome (miss, hit, conflict, mismatch, takeover, "
+            "store unavailable) is recorded on the current span and in the counter "
+            "`api_conventions.idempotency.outcomes`. `False`: nothing is recorded. See "
+            "[Observability](observability.md#idempotency-outcomes)."
+        ),
     ),
     "CLIENT_ID_RESOLVER": SettingDoc(
         "a dotted path",

@@ -4,6 +4,7 @@ from rest_framework.routers import SimpleRouter
 
 from django_api_conventions.versioning import versioned_urls
 
+from .billing.async_views import AsyncInvoicePaymentViewSet
 from .billing.views import InvoicePaymentDetail, InvoicePaymentList, InvoiceViewSet, OrderViewSet, UserViewSet
 
 router = SimpleRouter(trailing_slash=False)
@@ -18,6 +19,9 @@ api = [
     path(
         "invoices/<str:invoice_id>/payments/<str:payment_id>", InvoicePaymentDetail.as_view(), name="invoice-payment"
     ),
+    # The same payments through an async (adrf) view.
+    path("invoices/<str:invoice_id>/async-payments", AsyncInvoicePaymentViewSet.as_view({"post": "create"}),
+         name="invoice-async-payments"),
 ]
 
 urlpatterns = [

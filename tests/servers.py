@@ -1,4 +1,5 @@
-"""A real gunicorn serving the example service against the test database, for crash and load tests."""
+"""A real gunicorn (WSGI) or uvicorn (ASGI) serving the example service against the test database, for
+crash and load tests."""
 
 from __future__ import annotations
 
@@ -82,6 +83,32 @@ def gunicorn(workers: int, *, preload: bool = False, **environment: str) -> Iter
     """``preload``: import the application once in the master, so a killed worker is replaced in
     milliseconds (a fork) rather than seconds (an import of Django)."""
     port = free_port()
+    command = [sys.executable, "-m", "gunicorn", "testproject.wsgi:application", "--workers", str(workers),
+               "--bind", f"127.0.0.1:{port}", "--timeout", "60", "--graceful-timeout", "2", "--log-level", "warning",
+               *(["--preload"] if preload else [])]
+    with _serving("gunicorn", command, port, environment) as (url, process):
+        yield Gunicorn(url, process)
+
+
+@dataclass
+class Uvicorn:
+    url: str
+    process: subprocess.Popen[bytes]
+
+
+@contextmanager
+def uvicorn(workers: int = 1, **environment: str) -> Iterator[Uvicorn]:
+    """The example service under ASGI: uvicorn serving ``testproject.asgi:application``."""
+    port = free_port()
+    command = [sys.executable, "-m", "uvicorn", "testproject.asgi:application", "--workers", str(workers),
+               "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"]
+    with _serving("uvicorn", command, port, environment) as (url, process):
+        yield Uvicorn(url, process)
+
+
+@contextmanager
+def _serving(name: str, command: list[str], port: int, environment: dict[str, str]
+             ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "testproject.settings",
@@ -90,9 +117,6 @@ def gunicorn(workers: int, *, preload: bool = False, **environment: str) -> Iter
         **environment,
     }
     env.pop("COVERAGE_PROCESS_START", None)
-    command = [sys.executable, "-m", "gunicorn", "testproject.wsgi:application", "--workers", str(workers),
-               "--bind", f"127.0.0.1:{port}", "--timeout", "60", "--graceful-timeout", "2", "--log-level", "warning",
-               *(["--preload"] if preload else [])]
     process = subprocess.Popen(command, cwd=REPOSITORY, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -102,10 +126,10 @@ def gunicorn(workers: int, *, preload: bool = False, **environment: str) -> Iter
                 urllib.request.urlopen(f"{url}/problems/", timeout=2).read()  # noqa: S310 -- loopback only
                 break
             except OSError:
-                assert process.poll() is None, "gunicorn exited at start-up"
-                assert time.monotonic() < deadline, "gunicorn did not start"
+                assert process.poll() is None, f"{name} exited at start-up"
+                assert time.monotonic() < deadline, f"{name} did not start"
                 time.sleep(0.1)
-        yield Gunicorn(url, process)
+        yield url, process
     finally:
         process.terminate()
         try:

@@ -74,3 +74,22 @@ def test_the_smoke_run_measures_every_in_process_scenario(
         assert results["replica_wait"] == {}
     out = capsys.readouterr().out
     assert "Targets" in out and (not results["replica_wait"] or "WAIT_REPLICAS = 1" in out)
+
+
+def test_the_keyed_post_under_asgi_is_tabled_beside_wsgi() -> None:
+    """The HTTP parts need servers (not in --smoke): their table is checked on made-up figures."""
+    from benchmarks import report
+
+    def scenario(p50: float) -> dict[str, object]:
+        return {"p50_ms": p50, "p99_ms": p50 * 2, "n": 10, "statuses": {"201 MISS": 10}}
+
+    servers = {
+        "wsgi": {mode: scenario(2.0) for mode in cli.SERVER_MODES["wsgi"]},
+        "asgi": {mode: scenario(3.0) for mode in cli.SERVER_MODES["asgi"]},
+    }
+    table = "\n".join(report._server_tables({"postgresql": {"workers": 2, "servers": servers}}))
+    assert "Keyed POST under WSGI beside ASGI (2 workers each" in table
+    rows = [line.split() for line in table.splitlines() if line.startswith("postgresql")]
+    assert [(row[1], row[3], row[6]) for row in rows if row[3] in ("fresh_key", "async_payment")] == [
+        ("gunicorn", "fresh_key", "1.00x"), ("uvicorn", "fresh_key", "1.50x"), ("uvicorn", "async_payment", "1.50x")]
+    assert report._server_tables({"postgresql": {"workers": 2}}) == []

@@ -55,6 +55,8 @@ def test_every_message_formats() -> None:
         ({"MAINTENANCE_SWITCH_STORE": "disk"}, ["E003"]),
         ({"SCHEMA_BASELINE_DIR": 3}, ["E003"]),
         ({"IDEMPOTENCY_STORE_UNAVAILABLE": "open"}, ["E003"]),
+        ({"OPENTELEMETRY_TRACE_ID": "yes"}, ["E003"]),
+        ({"OPENTELEMETRY_IDEMPOTENCY": 1}, ["E003"]),
         ({"IDEMPOTENCY_STORE_UNAVAILABLE": "fail-open"}, []),
         ({"IDEMPOTENCY_REDIS_WAIT_REPLICAS": 1, "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": 200}, []),
         ({"IDEMPOTENCY_REDIS_WAIT_REPLICAS": -1}, ["E003"]),

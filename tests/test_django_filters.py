@@ -4,12 +4,16 @@ guarantees of the package's own filter sets (tests/urls_django_filters.py)."""
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from django_api_conventions.contrib.django_filters import DjangoFilterSetAdapter
@@ -351,3 +355,82 @@ def test_a_model_choice_by_an_integer_key_takes_ascii_integers_and_says_integer(
     text_key = forms.ModelChoiceField(queryset=Customer.objects.all())
     assert value_problem("\u0665", text_key, csv=False) is None  # a text key is taken as written
     assert value_schema(text_key, None, None) == {"type": "string", "minLength": 1}
+
+
+# --- no 500, whatever the query string ------------------------------------------------------------
+
+FEATURE_PARAMETERS = ["user", "status", "currency", "amount_between", "created_after", "created_before", "email",
+                      "not_status", "paid", "amount_due__gte", "amount_due__lte", "cursor", "limit", "format"]
+# Any text a URL can carry to a view (no NUL: refused as a malformed request before any view).
+_text = st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=10)
+_numbers = st.one_of(st.integers(-(10**20), 10**20).map(str),
+                     st.sampled_from(["", " 1", "1e3", "1.5", "NaN", "inf", "-0", "\u0661\u0662", "1_0"]))
+_lists = st.lists(st.one_of(_numbers, st.sampled_from(["eur", "gbp", "draft", "paid", ""]), _text),
+                  max_size=3).map(",".join)
+_dates = st.sampled_from(["2026-01-02", "2026-02-30", "2026-W01", "2026-01-01T00:00:00Z", "2026-01-01T24:00",
+                          "0001-01-01", "9999-12-31", "2026-01-01T00:00:00-22:25", "\u0662\u0660\u0662\u0666-01-01",
+                          "20260101", ""])
+# Per parameter, values near what its filter parses, as often as junk.
+_values_of = {
+    "user": st.sampled_from(["usr_0", "", "nobody", " usr_0"]), "email": st.sampled_from(
+        ["x0@example.com", "X1@EXAMPLE.COM", "@", "", "a b"]),
+    "status": _lists, "not_status": st.sampled_from(["draft", "paid", "lost", "", "DRAFT"]), "currency": _lists,
+    "amount_between": _lists, "amount_due__gte": _numbers, "amount_due__lte": _numbers,
+    "created_after": _dates, "created_before": _dates, "limit": _numbers,
+    "paid": st.sampled_from(["true", "false", "True", "1", "maybe", ""]), "format": st.sampled_from(["json", "xml"]),
+    "cursor": st.sampled_from(["", "x", "eyJ2IjoxfQ:1:forged"]),
+}
+
+#: A valid value for each filter of InvoiceFeatures (``user`` aside: its ids are drawn at random).
+EVERY_FILTER_ONCE = {
+    "status": "draft", "currency": "eur,gbp", "amount_between": "100,120", "created_after": "2026-01-02",
+    "created_before": "2026-01-05", "email": "x0@example.com", "not_status": "void", "paid": "false",
+    "amount_due__gte": "101", "amount_due__lte": "119",
+}
+
+
+@st.composite
+def _pairs(draw: Any) -> list[tuple[str, str]]:
+    pairs = []
+    for _ in range(draw(st.integers(0, 5))):
+        # Mostly declared names (one_of draws its branches alike): the values are where they differ.
+        name = draw(st.one_of(*[st.sampled_from(FEATURE_PARAMETERS)] * 6, _text))
+        pairs.append((name, draw(st.one_of(*[_values_of.get(name, _text)] * 3, _text))))
+    return pairs
+
+
+@pytest.mark.parametrize("path", ["/v2/features", "/v2/fields"])
+def test_no_query_string_is_a_500(client: APIClient, invoices: list[Invoice], path: str) -> None:
+    """Every django-filter feature the docs support (tests/urls_django_filters.py), any query:
+    a 200 list or a 400 problem naming parameters, never a 500."""
+
+    @settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")), deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @given(pairs=_pairs())
+    @example(pairs=list(EVERY_FILTER_ONCE.items()))  # each filter's code runs at least once
+    def check(pairs: list[tuple[str, str]]) -> None:
+        query = urlencode(pairs)
+        with transaction.atomic():  # each request in its own savepoint, as in production
+            response = client.get(f"{path}?{query}")
+        assert response.status_code in (200, 400), (query, response.status_code, response.content)
+        if response.status_code == 400:
+            assert response["Content-Type"] == "application/problem+json", query
+            assert all("parameter" in item for item in response.json()["errors"]), query
+
+    check()
+
+
+def test_no_search_body_is_a_500(client: APIClient, invoices: list[Invoice]) -> None:
+    @settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")) // 2, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @given(alternatives=st.lists(st.dictionaries(st.sampled_from(FEATURE_PARAMETERS[:-3]),
+                                                 st.one_of(_numbers, _lists, _dates, st.lists(_lists, max_size=3),
+                                                           st.none(), st.booleans(), st.integers())),
+                                 min_size=1, max_size=3))
+    @example(alternatives=[EVERY_FILTER_ONCE, {"paid": True}])
+    def check(alternatives: list[dict[str, Any]]) -> None:
+        with transaction.atomic():
+            response = client.post("/v2/features/search", {"any": alternatives}, format="json")
+        assert response.status_code in (200, 422), (alternatives, response.status_code, response.content)
+
+    check()

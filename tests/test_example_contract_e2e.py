@@ -10,6 +10,7 @@ between tests.
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import re
 import threading
@@ -316,6 +317,71 @@ def test_trace_ids_are_echoed_and_honoured(call: Caller) -> None:
     problem = assert_problem(call("GET", "/v2/users/nope", headers={"traceparent": parent}), 404)
     assert problem["trace_id"] == "4bf92f3577b34da6a3ce929d0e0e4736"
     assert re.fullmatch(r"[0-9a-f]{32}", call("GET", "/v2/users").header("X-Request-ID"))
+
+
+def test_what_the_service_refuses_rather_than_guesses(call: Caller) -> None:
+    """The contract's list of refusals (the hardening issue's cases), on every backend: never a
+    500, never a value reinterpreted, never a request altered to fit."""
+    invoice = new_invoice(call)
+    pay = f"/v2/invoices/{invoice['id']}/payments"
+    json_type = {"Content-Type": "application/json"}
+    # An undeclared query parameter, on a POST too: nothing is created.
+    email = f"refused-{uuid.uuid4().hex[:8]}@example.com"
+    unknown = assert_problem(call("POST", "/v2/users?foo=1", json_body={"email": email, "name": "R"},
+                                  key=uuid.uuid4().hex), 400, "invalid-parameters")
+    assert [item["parameter"] for item in unknown["errors"]] == ["foo"]
+    assert call("POST", "/v2/users", json_body={"email": email, "name": "R"}).status == 201
+    # A format the service does not speak: 400 or 406, never the 404 of a list that exists.
+    for fmt in ("xml", "api", "yaml"):
+        assert call("GET", f"/v2/invoices?format={fmt}").status in (400, 406), fmt
+    # A wildcard Content-Type on a keyed POST: 415, and the key stays free.
+    key = uuid.uuid4().hex
+    for wildcard in ("*/*", "application/*"):
+        answer = call("POST", pay, body='{"amount": 1, "currency": "eur"}', key=key,
+                      headers={"Content-Type": wildcard})
+        assert_problem(answer, 415)
+    # An integer that is not exactly one, or digits spelt otherwise: 422, never rounded.
+    for amount in ("9.9999999999999999999", "399.5", '"1_000"', '"\u0661\u0662"'):
+        answer = call("POST", pay, body=f'{{"amount": {amount}, "currency": "eur"}}', key=uuid.uuid4().hex,
+                      headers=json_type)
+        problem = assert_problem(answer, 422)
+        assert [item["pointer"] for item in problem["errors"]] == ["/amount"], amount
+    assert walk(call, pay) == []
+    # A currency is not trimmed into a valid one.
+    user_id = invoice["user_id"]
+    for currency in (" eur ", "eur\n"):
+        answer = call("POST", "/v2/invoices", json_body={"user_id": user_id, "amount_due": 1, "currency": currency})
+        assert_problem(answer, 422)
+    # Emails are unique without regard to case: 409 or 422, never a second user.
+    shouted = call("POST", "/v2/users", json_body={"email": email.upper(), "name": "R"})
+    assert shouted.status in (409, 422) and shouted.header("Content-Type") == "application/problem+json"
+    # Credentials that cannot be valid: 400 or 401, never 500.
+    nul = base64.b64encode(b"ad\x00min:secret").decode()
+    assert call("GET", "/v2/users", headers={"Authorization": f"Basic {nul}"}).status in (400, 401)
+    # A Host whose port is not 1..65535: 400, the port echoed nowhere.
+    for port in ("0", "65536", "99999999999999999999"):
+        answer = call("GET", "/v2/invoices", headers={"Host": f"127.0.0.1:{port}"})
+        assert_problem(answer, 400)
+        assert f":{port}" not in answer.body.decode() and f":{port}/" not in (answer.header("Location") or "")
+    # Lenient spellings of parameters: 400 naming the parameter.
+    for query, name in (("limit=%205", "limit"), ("limit=05", "limit"), ("limit=5%09", "limit"),
+                        ("created_after=2020-W01", "created_after"),
+                        ("created_after=%D9%A2%D9%A0%D9%A2%D9%A0-01-01", "created_after")):
+        problem = assert_problem(call("GET", f"/v2/invoices?{query}"), 400, "invalid-parameters")
+        assert [item["parameter"] for item in problem["errors"]] == [name], query
+    search = call("POST", "/v2/invoices/search", json_body={"any": [{"status": "open"}], "limit": "5"},
+                  key=uuid.uuid4().hex)
+    assert search.status in (400, 422) and search.header("Content-Type") == "application/problem+json"
+    # The version roots follow the lifecycle.
+    assert_problem(call("GET", "/v0"), 410)
+    assert call("GET", "/v1").header("Deprecation") is not None
+    # The replay of a request that used the deprecated name keeps its Deprecation and Link.
+    key = uuid.uuid4().hex
+    body = {"user_id": user_id, "total": 300, "currency": "eur"}
+    first, replay = (call("POST", "/v2/invoices", json_body=body, key=key) for _ in range(2))
+    assert first.status == replay.status == 201 and replay.header("X-Cache-Lookup") == "HIT"
+    assert first.header("Deprecation") and replay.header("Deprecation") == first.header("Deprecation")
+    assert replay.header("Link") == first.header("Link")
 
 
 # --- versions -----------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from django_api_conventions.idempotency import get_store
 from testproject.billing.models import Customer, Invoice, Order, Payment
 
 from .http import HTTPResult, send
-from .servers import gunicorn
+from .servers import gunicorn, uvicorn
 from .stores import STORES_AND_PGBOUNCER, configure_store
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -44,8 +44,10 @@ def client_id() -> str:
     return f"load-{uuid.uuid4().hex[:12]}"
 
 
-def pay(base_url: str, invoice: Invoice, key: str, client_id: str, body: Any = BODY) -> HTTPResult:
-    return send(base_url, "POST", f"/v2/invoices/{invoice.pk}/payments", body=json.dumps(body),
+def pay(base_url: str, invoice: Invoice, key: str, client_id: str, body: Any = BODY,
+        collection: str = "payments") -> HTTPResult:
+    """``collection="async-payments"``: the same payment through the example's async (adrf) view."""
+    return send(base_url, "POST", f"/v2/invoices/{invoice.pk}/{collection}", body=json.dumps(body),
                 headers={"Content-Type": "application/json", "Idempotency-Key": key, "X-Client-ID": client_id})
 
 
@@ -98,6 +100,20 @@ def test_200_keys_at_once(live_server: Any, store_name: str, invoice: Invoice, c
     keys = [uuid.uuid4().hex for _ in range(200)]
     results = all_at_once([lambda k=k: pay(live_server.url, invoice, k, client_id) for k in keys], threads=40)
     assert_each_key_once(results, invoice, 200)
+
+
+@pytest.mark.parametrize("collection", ["async-payments", "payments"])
+def test_50_clients_one_key_under_uvicorn(example_store: str, invoice: Invoice, client_id: str,
+                                          collection: str) -> None:
+    """Under ASGI, the async view and the sync one: one execution, the others 409 or its replay."""
+    with uvicorn(2, IDEMPOTENCY_STORE=example_store, PAYMENT_GATEWAY_DELAY_MS="300") as server:
+        key = uuid.uuid4().hex
+        results = all_at_once([lambda: pay(server.url, invoice, key, client_id, collection=collection)] * 50,
+                              threads=50)
+        assert_executed_once(results, invoice)
+        replay = pay(server.url, invoice, key, client_id, collection=collection)
+        assert replay.status == 201 and replay.header("X-Cache-Lookup") == "HIT"
+        assert replay.body == next(r.body for r in results if r.status == 201)
 
 
 def test_4_gunicorn_workers(example_store: str, invoice: Invoice, client_id: str) -> None:

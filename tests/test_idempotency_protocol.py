@@ -268,6 +268,25 @@ def test_signals_name_the_key_by_hash_only(client: APIClient, invoice: Invoice) 
     assert len(event["key_hash"]) == 16 and key not in event["key_hash"] and event["scope"] == "client:acme"
 
 
+def test_claimed_is_sent_for_the_run_and_not_for_its_replay(client: APIClient, invoice: Invoice) -> None:
+    received: dict[str, list[dict[str, Any]]] = {"claimed": [], "replayed": []}
+    for name in received:
+        getattr(signals, name).connect(lambda name=name, **kw: received[name].append(kw), weak=False,
+                                       dispatch_uid=f"t-{name}")
+    try:
+        key = new_key()
+        post(client, pay_path(invoice), {"amount": 100, "currency": "eur"}, key)
+        post(client, pay_path(invoice), {"amount": 100, "currency": "eur"}, key)
+        post(client, pay_path(invoice), {"amount": 100, "currency": "eur"}, None)
+    finally:
+        for name in received:
+            getattr(signals, name).disconnect(dispatch_uid=f"t-{name}")
+    (claimed,) = received["claimed"]
+    (replayed,) = received["replayed"]
+    assert claimed["key_hash"] == replayed["key_hash"] and claimed["scope"] == "client:acme"
+    assert claimed["request"].path == pay_path(invoice)
+
+
 def test_purge_command(client: APIClient, settings: Any, store_name: str) -> None:
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_RETENTION_SECONDS": 1,
                                 "IDEMPOTENCY_LEASE_SECONDS": 1}

@@ -1,5 +1,6 @@
 """One conformance suite for every idempotency store (database on SQLite and PostgreSQL, directly and
-through PgBouncer in transaction pooling mode, Redis)."""
+through PgBouncer in transaction pooling mode, Redis: a server through each client, a Redis Cluster
+and a Sentinel set-up)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from django_api_conventions.idempotency.stores import ClaimOutcome, IdempotencyS
 from django_api_conventions.idempotency.stores.database import DatabaseStore
 
 from .pgbouncer import django_database_through
-from .stores import REDIS_CACHE, REDIS_STORE_VARIANTS, VIA_PGBOUNCER
+from .stores import REDIS_CACHE, REDIS_STORE_VARIANTS, REDIS_TOPOLOGY_VARIANTS, VIA_PGBOUNCER
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,10 +40,22 @@ VALKEY = {"BACKEND": "django_valkey.cache.ValkeyCache"}
     pytest.param(VIA_PGBOUNCER, marks=[pytest.mark.postgres, pytest.mark.pgbouncer]),
     *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS),
     pytest.param("redis-valkey", marks=pytest.mark.redis),
+    *(pytest.param(name, marks=[pytest.mark.redis, pytest.mark.redis_topologies]) for name in REDIS_TOPOLOGY_VARIANTS),
 ])
 def store(request: pytest.FixtureRequest, settings: Any) -> Iterator[IdempotencyStore]:
     if request.param == "database":
         yield DatabaseStore()
+        return
+    if request.param in REDIS_TOPOLOGY_VARIANTS:
+        # A Redis Cluster (3 masters, 3 replicas) or a Sentinel set-up, started from redis-server.
+        from django_api_conventions.idempotency.stores.redis import RedisStore
+
+        from .redis_topologies import SentinelSetup
+
+        topology = request.getfixturevalue(REDIS_TOPOLOGY_VARIANTS[request.param])
+        topology_store = RedisStore(url=topology.url() if isinstance(topology, SentinelSetup) else topology.url)
+        yield topology_store
+        topology_store.client.flushdb()
         return
     if request.param == VIA_PGBOUNCER:
         with django_database_through(request.getfixturevalue("pgbouncer")) as counted:

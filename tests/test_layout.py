@@ -119,3 +119,34 @@ def test_a_lazy_relative_import_is_seen(tmp_path: Path) -> None:
     found = list(imports_of(probe, f"{PACKAGE}.pagination.probe"))
     assert f"{PACKAGE}.versioning.lifecycle" in found
     assert {part_of(target) for target in found} == {"versioning"}
+
+
+def private_imports(path: Path, name: str | None = None) -> Iterator[str]:
+    """``module._name`` for each private name ``path`` imports from another module of the package."""
+    name = name or module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package.split(".")[: len(package.split(".")) - node.level + 1]
+            target = ".".join([*base, node.module] if node.module else base)
+        else:
+            target = node.module or ""
+        if target.split(".")[0] != PACKAGE:
+            continue
+        for alias in node.names:
+            if alias.name.startswith("_") and not alias.name.startswith("__"):
+                yield f"{target}.{alias.name}"
+
+
+def test_modules_use_each_others_public_names_only() -> None:
+    """docs/development.md: a leading underscore means "this module only"."""
+    offenders = [(module_name(path), name) for path in MODULES for name in private_imports(path)]
+    assert offenders == []
+
+
+def test_a_private_import_is_seen(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("from .filters import FilterSet, _clean\nfrom django.utils.translation import gettext as _\n")
+    assert list(private_imports(probe, f"{PACKAGE}.pagination.probe")) == [f"{PACKAGE}.pagination.filters._clean"]

@@ -103,6 +103,19 @@ def test_no_response_body_of_the_example_has_a_closed_enum(documents: Any, versi
     assert found == []
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+def test_no_response_header_of_the_example_has_a_closed_enum(documents: Any, version: str) -> None:
+    schema = documents[version]
+    headers = [
+        (f"{method.upper()} {route} {status} {name}", header["schema"])
+        for route, method, operation in operations(schema)
+        for status, response in operation["responses"].items()
+        for name, header in (response.get("headers") or {}).items()
+    ]
+    assert any(name.endswith(" X-Cache-Lookup") for name, _ in headers)  # the replay headers are there
+    assert [problem for where, node in headers for problem in closed_enums(schema, node, where, set())] == []
+
+
 def test_request_enums_stay_closed(documents: Any) -> None:
     schemas = documents["v2"]["components"]["schemas"]
     assert closed_enum_of(documents["v2"], schemas["OrderRequest"]["properties"]["status"]) == [
@@ -215,6 +228,7 @@ def test_operation_ids_name_resource_and_action_the_same_in_every_version(docume
         "users_list", "users_create", "users_retrieve",
         "invoices_list", "invoices_create", "invoices_retrieve", "invoices_destroy", "invoices_search",
         "invoices_payments_list", "invoices_payments_create", "invoices_payments_retrieve",
+        "invoices_async_payments_create",
         "orders_list", "orders_create", "orders_retrieve",
     }
     # Generated clients group their modules by tag: by resource, not by version.

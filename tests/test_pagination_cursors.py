@@ -142,3 +142,45 @@ def test_a_signed_cursor_with_a_strange_direction_is_malformed_not_a_500(members
     with pytest.raises(ProblemException) as raised:
         decode_cursor(token, ordering=ORDERING, endpoint="e", filters="f")
     assert raised.value.detail == "The cursor is malformed."
+
+
+@pytest.mark.parametrize("position", [(datetime(2026, 1, 1, 0, 0, 10, 123456, tzinfo=UTC), "ord_1"), (1, 2)])
+def test_a_cursor_is_what_django_signing_reads(position: tuple[object, ...]) -> None:
+    """Cursors are signed once per signer and compressed with a small zlib window (cheaper), in
+    the format of ``signing.dumps``: Django's own ``signing.loads`` reads them."""
+    from django.core import signing
+
+    from django_api_conventions.conf import api_settings
+
+    token = make(position)
+    payload = signing.loads(token, salt=api_settings.CURSOR_SALT)
+    assert payload["e"] == "invoice-list:/v2/invoices" and len(payload["p"]) == 2
+
+
+def test_a_rotated_secret_key_keeps_cursors_of_the_old_one_through_its_fallbacks(settings: object) -> None:
+    token = make((1, 2))
+    old_key = settings.SECRET_KEY  # type: ignore[attr-defined]
+    settings.SECRET_KEY = "a-new-secret-key-" + "x" * 40  # type: ignore[attr-defined]
+    with pytest.raises(ProblemException, match="not issued"):
+        decode(token)
+    settings.SECRET_KEY_FALLBACKS = [old_key]  # type: ignore[attr-defined]
+    assert decode(token).position == (1, 2)
+
+
+@pytest.mark.parametrize("query", [
+    "", "limit=5", "cursor=old&limit=5", "a=1&a=2&z=%20x&cursor=old", "b=&%C3%A9t%C3%A9=%E2%82%AC&limit=3",
+    "zz=1&aa=2&cursor=x+y", "q=a%3Ab&format=json",
+])
+@pytest.mark.parametrize("cursor", ["abc.def:ghi:jkl", ".eJy_x-1:1a2:sig", "not a token/?&="])
+def test_links_are_those_of_drf_replace_query_param(rf: object, query: str, cursor: str) -> None:
+    from rest_framework.request import Request
+    from rest_framework.utils.urls import replace_query_param
+
+    from django_api_conventions.pagination import KeysetPagination
+
+    request = Request(rf.get(f"/v2/orders?{query}"))  # type: ignore[attr-defined]
+    paginator = KeysetPagination()
+    paginator.request = request
+    expected = replace_query_param(request.build_absolute_uri(), "cursor", cursor)
+    assert paginator._link(cursor) == expected
+    assert paginator._link(cursor) == expected  # the split URL reused

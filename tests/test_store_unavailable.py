@@ -64,6 +64,24 @@ def test_fail_closed_is_the_default(client: APIClient, settings: Any) -> None:
     assert not Customer.objects.filter(email=email).exists()
 
 
+@pytest.mark.parametrize("policy", ["fail-open", "fail-closed"])
+def test_store_unavailable_is_signalled(client: APIClient, settings: Any, policy: str) -> None:
+    from django_api_conventions.idempotency import signals
+
+    redis_store_down(settings, policy)
+    received: list[dict[str, Any]] = []
+    signals.store_unavailable.connect(lambda **kw: received.append(kw), weak=False, dispatch_uid="t-unavailable")
+    try:
+        key = uuid.uuid4().hex
+        response = create_user(client, f"{uuid.uuid4().hex}@example.com", key)
+    finally:
+        signals.store_unavailable.disconnect(dispatch_uid="t-unavailable")
+    assert response.status_code == (201 if policy == "fail-open" else 503)
+    (event,) = received
+    assert event["fail_open"] is (policy == "fail-open") and event["scope"] == "client:acme"
+    assert isinstance(event["error"], Exception) and key not in event["key_hash"]
+
+
 #: Each kind of client the Redis store takes, pointed at a port where nothing listens.
 UNREACHABLE_CLIENTS = {
     "django-redis": {"IDEMPOTENCY_CACHE": "unreachable"},

@@ -73,3 +73,21 @@ def test_trace_id_is_forgotten_when_the_request_finishes() -> None:
 
     Client().get("/problems/not-found", headers={"X-Request-ID": "finished-1"})
     assert current_trace_id.get() is None
+
+
+def test_the_log_filter_works_before_django_is_configured() -> None:
+    """A logging filter must never raise: without settings it does not look for a span."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import logging\n"
+        "from django_api_conventions.tracing import TraceIdFilter\n"
+        "record = logging.LogRecord('x', logging.INFO, 'x.py', 1, 'message', None, None)\n"
+        "TraceIdFilter().filter(record)\n"
+        "print(record.trace_id)\n"
+    )
+    env = {name: value for name, value in os.environ.items() if name != "DJANGO_SETTINGS_MODULE"}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "-\n", "")

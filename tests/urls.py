@@ -3,7 +3,7 @@ from django.urls import path
 from testproject.urls import handler400, handler403, handler404, handler500
 from testproject.urls import urlpatterns as example_urlpatterns
 
-from . import faults
+from . import async_views, faults
 
 urlpatterns = [
     *example_urlpatterns,
@@ -36,6 +36,15 @@ urlpatterns = [
     path("idempotency/plain", faults.plain_create_view),
     path("idempotency/database-down", faults.database_down_function_view),
     path("idempotency/streaming", faults.streaming_view),
+    path("idempotency/async/create", async_views.AsyncCreateView.as_view()),
+    path("idempotency/async/waiting", async_views.AsyncWaitingCreateView.as_view()),
+    path("idempotency/async/required", async_views.AsyncRequiredCreateView.as_view()),
+    path("idempotency/async/crash-once", async_views.AsyncCrashOnceView.as_view()),
+    path("idempotency/async/server-error-once", async_views.AsyncServerErrorOnceView.as_view()),
+    path("idempotency/async/conflict-not-kept", async_views.AsyncConflictNotKeptView.as_view()),
+    path("idempotency/async/viewset", async_views.AsyncCustomerViewSet.as_view({"get": "list", "post": "create"})),
+    path("idempotency/async/renews", async_views.AsyncLeaseRenewingView.as_view()),
+    path("idempotency/async/delete", async_views.AsyncDeleteView.as_view()),
 ]
 
 __all__ = ["handler400", "handler403", "handler404", "handler500", "urlpatterns"]

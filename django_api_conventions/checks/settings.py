@@ -25,6 +25,8 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "API_PATHS": ((list, tuple), "a list of regular expressions"),
     "TRACE_ID_HEADER": ((str,), "a header name"),
     "TRUST_INCOMING_TRACE_ID": ((bool,), "True or False"),
+    "OPENTELEMETRY_TRACE_ID": ((bool,), "True or False"),
+    "OPENTELEMETRY_IDEMPOTENCY": ((bool,), "True or False"),
     "CLIENT_ID_RESOLVER": ((str,), "a dotted path"),
     "CLIENT_ID_HEADER": ((str,), "a header name"),
     "JSON_MAX_DEPTH": ((int,), "a positive integer"),

@@ -15,6 +15,7 @@ The protocol, whichever way a view is protected (mixin, decorator, middleware):
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import math
@@ -24,6 +25,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
@@ -128,7 +130,7 @@ class KeyedRequest:
     def renew_lease(self, seconds: float | None = None) -> None:
         """Call from a long view to keep its key; raises :class:`LeaseExpired` if it was lost."""
         started = time.monotonic()
-        with store_errors(self.store):
+        with store_errors(self.store, self.signal_context()):
             renewed = self.store.renew(self.scope, self.key, self.owner, seconds or self.lease_seconds)
         if not renewed:
             raise LeaseExpired
@@ -145,7 +147,7 @@ class KeyedRequest:
             # outlasts the commit: no round trip to the store needed.
             return
         started = time.monotonic()
-        with store_errors(self.store):
+        with store_errors(self.store, self.signal_context()):
             if marker is None:
                 held = self.store.renew(self.scope, self.key, self.owner, self.lease_seconds)
             else:
@@ -155,6 +157,10 @@ class KeyedRequest:
         if not held:
             raise LeaseExpired
         self.lease_deadline = started + self.lease_seconds
+
+    def signal_context(self) -> dict[str, Any]:
+        """The keyword arguments of the :mod:`.signals` sent about this key."""
+        return {"request": self.request, "scope": self.scope, "key_hash": key_hash(self.scope, self.key)}
 
     def stored(self, response: HttpResponseBase) -> StoredResponse:
         stored = _stored(response)
@@ -171,7 +177,7 @@ class KeyedRequest:
                 stored.headers[OMITTED_BODY_HEADER], api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES,
                 extra={"key_hash": key_hash(self.scope, self.key)},
             )
-        with store_errors(self.store):
+        with store_errors(self.store, self.signal_context()):
             return self.store.complete(self.scope, self.key, self.owner, stored, retention)
 
 
@@ -208,11 +214,16 @@ def run_idempotently(
 
 
 @contextmanager
-def store_errors(store: IdempotencyStore) -> Iterator[None]:
-    """A store that cannot be reached answers 503 (fail closed); the view's own errors pass."""
+def store_errors(store: IdempotencyStore, signal_context: dict[str, Any] | None = None) -> Iterator[None]:
+    """A store that cannot be reached answers 503 (fail closed); the view's own errors pass.
+
+    ``signal_context``: the keyword arguments of the ``store_unavailable`` signal (none sent without).
+    """
     try:
         yield
     except store.unavailable_errors as exc:
+        if signal_context is not None:
+            signals.store_unavailable.send(sender=store.__class__, fail_open=False, error=exc, **signal_context)
         raise _store_unavailable(exc) from exc
 
 
@@ -233,14 +244,16 @@ def _store_unavailable(exc: BaseException) -> ProblemException:
 
 
 def _claim_or_fail_open(
-    store: IdempotencyStore, claim: Callable[[], Claim], log_context: dict[str, str]
+    store: IdempotencyStore, claim: Callable[[], Claim], log_context: dict[str, str], signal_context: dict[str, Any]
 ) -> Claim | None:
     """The claim; ``None`` when the store is unreachable and ``IDEMPOTENCY_STORE_UNAVAILABLE``
     is ``"fail-open"`` (the request then runs without its key), else the 503 problem."""
     try:
         return claim()
     except store.unavailable_errors as exc:
-        if api_settings.IDEMPOTENCY_STORE_UNAVAILABLE != "fail-open":
+        fail_open = api_settings.IDEMPOTENCY_STORE_UNAVAILABLE == "fail-open"
+        signals.store_unavailable.send(sender=store.__class__, fail_open=fail_open, error=exc, **signal_context)
+        if not fail_open:
             raise _store_unavailable(exc) from exc
         logger.warning("Idempotency store unavailable, request run without its key (fail-open): %s", exc,
                        extra=log_context)
@@ -255,20 +268,11 @@ def _run_keyed(
     scope_request: Any,
     key: str,
 ) -> HttpResponseBase:
-    scope = str(api_settings.IDEMPOTENCY_SCOPE_RESOLVER(scope_request))
-    lease_seconds = options.lease_seconds or api_settings.IDEMPOTENCY_LEASE_SECONDS
-    retention = api_settings.IDEMPOTENCY_RETENTION_SECONDS
-    fingerprint = request_fingerprint(http_request)
-    log_context = {"key_hash": key_hash(scope, key), "trace_id": assign_trace_id(http_request)}
-    signal_context = {"request": http_request, "scope": scope, "key_hash": log_context["key_hash"]}
-
+    call = _KeyedCall.start(store, http_request, options, scope_request, key)
     deadline = time.monotonic() + options.wait_seconds
     sleep = _WAIT_FIRST_SLEEP
     while True:
-        claimed_at = time.monotonic()
-        claim = _claim_or_fail_open(
-            store, lambda: store.claim(scope, key, fingerprint, lease_seconds, retention), log_context
-        )
+        claim = call.claim()
         if claim is None:
             with request_transaction(None):
                 return run_view()
@@ -276,46 +280,137 @@ def _run_keyed(
             break
         time.sleep(sleep)
         sleep = min(sleep * 2, _WAIT_LONGEST_SLEEP)
+    return call.answer(claim, run_view)
 
-    if claim.outcome is ClaimOutcome.MISMATCH:
-        logger.info("Idempotency key reused with another request", extra=log_context)
-        signals.mismatch.send(sender=store.__class__, **signal_context)
-        raise ProblemException(
-            "idempotency-key-reused",
-            gettext("This {header} was first used with another method, path, query or body.").format(
-                header=api_settings.IDEMPOTENCY_HEADER
-            ),
-        )
-    if claim.outcome is ClaimOutcome.IN_FLIGHT:
-        logger.info("Idempotency key in flight", extra=log_context)
-        signals.conflict.send(sender=store.__class__, **signal_context)
-        raise ProblemException(
-            "idempotency-key-in-use",
-            gettext("A request with this {header} is still being processed.").format(
-                header=api_settings.IDEMPOTENCY_HEADER
-            ),
-            headers=retry_after_header(in_flight_retry_after(lease_seconds, claim.lease_remaining)),
-        )
-    if claim.outcome is ClaimOutcome.RESOLVED:
-        assert claim.response is not None
-        logger.info("Idempotency key replayed", extra=log_context)
-        signals.replayed.send(sender=store.__class__, **signal_context)
-        return replay(claim.response, http_request, retention_remaining=claim.retention_remaining)
-    if claim.taken_over_from == "started":
-        logger.warning("Idempotency key taken over after its lease passed", extra=log_context)
-        signals.lease_taken_over.send(sender=store.__class__, **signal_context)
 
-    keyed = KeyedRequest(store, scope, key, claim.owner, lease_seconds, lease_deadline=claimed_at + lease_seconds,
-                         request=http_request, state_marks=marks(http_request))
-    set_state(http_request, IDEMPOTENCY, keyed)
-    response = _execute(keyed, options, run_view, retention)
-    response[header_names.CACHE_LOOKUP] = "MISS"
-    response[header_names.IDEMPOTENT_REPLAYED] = "false"
-    if keyed.completed:
-        # Stored under the key: say how long a retry will find it (the record was written just
-        # now with this retention, so it is kept at least that long from here).
-        response[header_names.IDEMPOTENCY_RETENTION] = str(retention)
-    return response
+async def run_idempotently_async(
+    http_request: HttpRequest,
+    options: IdempotencyOptions,
+    run_view: Callable[[], HttpResponseBase],
+    *,
+    scope_request: Any = None,
+) -> HttpResponseBase:
+    """:func:`run_idempotently` for an async caller, whose event loop it never blocks.
+
+    ``run_view`` is still a sync callable (an async view goes through ``async_to_sync``): it
+    runs, with the stored response's write, inside one ``transaction.atomic()`` on Django's
+    thread-sensitive thread. The async ORM (``acreate``, ``sync_to_async`` of the view) sends
+    its queries back to that very thread, so they run on its connection, in its transaction:
+    with the database store the business change and the stored response still commit together.
+    The claim and each look at an in-flight twin are store calls of their own on that thread,
+    outside the transaction (the claim commits first); between looks the wait is
+    ``asyncio.sleep``.
+    """
+    key = read_idempotency_key(http_request)
+    if key is None:
+        return await sync_to_async(run_idempotently)(http_request, options, run_view, scope_request=scope_request)
+    store = get_store()
+    call = await sync_to_async(_KeyedCall.start)(store, http_request, options, scope_request or http_request, key)
+    deadline = time.monotonic() + options.wait_seconds
+    sleep = _WAIT_FIRST_SLEEP
+    while True:
+        claim = await sync_to_async(call.claim)()
+        if claim is None:
+            return await sync_to_async(_run_unkeyed)(run_view)
+        if claim.outcome is not ClaimOutcome.IN_FLIGHT or time.monotonic() + sleep > deadline:
+            break
+        await asyncio.sleep(sleep)
+        sleep = min(sleep * 2, _WAIT_LONGEST_SLEEP)
+    return await sync_to_async(call.answer)(claim, run_view)
+
+
+def _run_unkeyed(run_view: Callable[[], HttpResponseBase]) -> HttpResponseBase:
+    with request_transaction(None):
+        return run_view()
+
+
+@dataclass
+class _KeyedCall:
+    """One keyed request between its steps: what its claim, its answer and its logs need."""
+
+    store: IdempotencyStore
+    http_request: HttpRequest
+    options: IdempotencyOptions
+    scope: str
+    key: str
+    fingerprint: str
+    lease_seconds: float
+    retention: int
+    log_context: dict[str, str]
+    signal_context: dict[str, Any]
+    claimed_at: float = 0.0
+
+    @classmethod
+    def start(
+        cls, store: IdempotencyStore, http_request: HttpRequest, options: IdempotencyOptions, scope_request: Any,
+        key: str,
+    ) -> _KeyedCall:
+        scope = str(api_settings.IDEMPOTENCY_SCOPE_RESOLVER(scope_request))
+        log_context = {"key_hash": key_hash(scope, key), "trace_id": assign_trace_id(http_request)}
+        return cls(
+            store, http_request, options, scope, key,
+            fingerprint=request_fingerprint(http_request),
+            lease_seconds=options.lease_seconds or api_settings.IDEMPOTENCY_LEASE_SECONDS,
+            retention=api_settings.IDEMPOTENCY_RETENTION_SECONDS,
+            log_context=log_context,
+            signal_context={"request": http_request, "scope": scope, "key_hash": log_context["key_hash"]},
+        )
+
+    def claim(self) -> Claim | None:
+        """One claim (``None``: the store is down and the request runs without its key)."""
+        self.claimed_at = time.monotonic()
+        return _claim_or_fail_open(
+            self.store,
+            lambda: self.store.claim(self.scope, self.key, self.fingerprint, self.lease_seconds, self.retention),
+            self.log_context,
+            self.signal_context,
+        )
+
+    def answer(self, claim: Claim, run_view: Callable[[], HttpResponseBase]) -> HttpResponseBase:
+        """What the claim's outcome calls for: a problem, a replay, or the view run once."""
+        store, http_request, signal_context = self.store, self.http_request, self.signal_context
+        if claim.outcome is ClaimOutcome.MISMATCH:
+            logger.info("Idempotency key reused with another request", extra=self.log_context)
+            signals.mismatch.send(sender=store.__class__, **signal_context)
+            raise ProblemException(
+                "idempotency-key-reused",
+                gettext("This {header} was first used with another method, path, query or body.").format(
+                    header=api_settings.IDEMPOTENCY_HEADER
+                ),
+            )
+        if claim.outcome is ClaimOutcome.IN_FLIGHT:
+            logger.info("Idempotency key in flight", extra=self.log_context)
+            signals.conflict.send(sender=store.__class__, **signal_context)
+            raise ProblemException(
+                "idempotency-key-in-use",
+                gettext("A request with this {header} is still being processed.").format(
+                    header=api_settings.IDEMPOTENCY_HEADER
+                ),
+                headers=retry_after_header(in_flight_retry_after(self.lease_seconds, claim.lease_remaining)),
+            )
+        if claim.outcome is ClaimOutcome.RESOLVED:
+            assert claim.response is not None
+            logger.info("Idempotency key replayed", extra=self.log_context)
+            signals.replayed.send(sender=store.__class__, **signal_context)
+            return replay(claim.response, http_request, retention_remaining=claim.retention_remaining)
+        if claim.taken_over_from == "started":
+            logger.warning("Idempotency key taken over after its lease passed", extra=self.log_context)
+            signals.lease_taken_over.send(sender=store.__class__, **signal_context)
+        else:
+            signals.claimed.send(sender=store.__class__, **signal_context)
+
+        keyed = KeyedRequest(store, self.scope, self.key, claim.owner, self.lease_seconds,
+                             lease_deadline=self.claimed_at + self.lease_seconds,
+                             request=http_request, state_marks=marks(http_request))
+        set_state(http_request, IDEMPOTENCY, keyed)
+        response = _execute(keyed, self.options, run_view, self.retention)
+        response[header_names.CACHE_LOOKUP] = "MISS"
+        response[header_names.IDEMPOTENT_REPLAYED] = "false"
+        if keyed.completed:
+            # Stored under the key: say how long a retry will find it (the record was written just
+            # now with this retention, so it is kept at least that long from here).
+            response[header_names.IDEMPOTENCY_RETENTION] = str(self.retention)
+        return response
 
 
 def _execute(

@@ -9,20 +9,24 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.http import HttpRequest, HttpResponseBase
-from django.utils.deprecation import MiddlewareMixin
 
 from ..conf import api_settings
+from ..hook_middleware import HookMiddleware
 from ..problems.details import ProblemException, render_problem
-from .execution import DEFAULT_METHODS, IdempotencyOptions, run_idempotently
+from .execution import DEFAULT_METHODS, IdempotencyOptions, run_idempotently, run_idempotently_async
 from .mixins import IdempotencyMixin
 
 
-class IdempotencyMiddleware(MiddlewareMixin):
+class IdempotencyMiddleware(HookMiddleware):
     """Protects the paths matching ``IDEMPOTENCY_PATHS`` (regular expressions).
 
     Views with :class:`IdempotencyMixin` or ``@idempotent`` are left to those. The scope comes
     from ``request.user`` (Django's authentication middleware) or ``X-Client-ID``: for DRF token
     authentication prefer the mixin, which sees the caller DRF authenticated.
+
+    Under ASGI the key is claimed and waited on without blocking the event loop, and the view
+    runs with its stored response in one transaction on Django's thread-sensitive thread, as
+    with the mixin on an async view.
     """
 
     def process_view(
@@ -32,9 +36,7 @@ class IdempotencyMiddleware(MiddlewareMixin):
         view_args: tuple[Any, ...],
         view_kwargs: dict[str, Any],
     ) -> HttpResponseBase | None:
-        if request.method not in DEFAULT_METHODS or _protected_elsewhere(view_func):
-            return None
-        if not any(re.search(pattern, request.path) for pattern in api_settings.IDEMPOTENCY_PATHS):
+        if not _protects(request, view_func):
             return None
         call = async_to_sync(view_func) if iscoroutinefunction(view_func) else view_func
         options = IdempotencyOptions(required=api_settings.IDEMPOTENCY_REQUIRED)
@@ -42,6 +44,29 @@ class IdempotencyMiddleware(MiddlewareMixin):
             return run_idempotently(request, options, lambda: call(request, *view_args, **view_kwargs))
         except ProblemException as problem:
             return render_problem(request, problem)
+
+    async def aprocess_view(
+        self,
+        request: HttpRequest,
+        view_func: Callable[..., Any],
+        view_args: tuple[Any, ...],
+        view_kwargs: dict[str, Any],
+    ) -> HttpResponseBase | None:
+        if not _protects(request, view_func):
+            return None
+        # Run in the thread of the request's transaction; an async view comes back to the loop.
+        call = async_to_sync(view_func) if iscoroutinefunction(view_func) else view_func
+        options = IdempotencyOptions(required=api_settings.IDEMPOTENCY_REQUIRED)
+        try:
+            return await run_idempotently_async(request, options, lambda: call(request, *view_args, **view_kwargs))
+        except ProblemException as problem:
+            return render_problem(request, problem)
+
+
+def _protects(request: HttpRequest, view_func: Callable[..., Any]) -> bool:
+    if request.method not in DEFAULT_METHODS or _protected_elsewhere(view_func):
+        return False
+    return any(re.search(pattern, request.path) for pattern in api_settings.IDEMPOTENCY_PATHS)
 
 
 def _protected_elsewhere(view_func: Callable[..., Any]) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from asgiref.sync import async_to_sync, iscoroutinefunction, sync_to_async
+from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request, is_form_media_type
 
@@ -16,6 +18,7 @@ from .execution import (
     keep_final_answers,
     request_transaction,
     run_idempotently,
+    run_idempotently_async,
 )
 
 
@@ -26,6 +29,9 @@ class IdempotencyMixin:
     The key is claimed after DRF authenticated, permitted and throttled the request and parsed
     its body, so those 4xx answers (a malformed body included) store nothing and the key belongs
     to the authenticated client.
+
+    On an async view (adrf's ``APIView``, ``ViewSet`` and generics with ``async def`` handlers)
+    it is async too: see "Async views" in the idempotency docs for its transaction model.
     """
 
     idempotency_required: bool = False
@@ -50,8 +56,12 @@ class IdempotencyMixin:
         )
 
     # DRF's APIView.dispatch, with the idempotency check between initial() and the handler.
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
         view: Any = self
+        if getattr(view, "view_is_async", False):
+            # An async view (adrf's APIView or ViewSet with async handlers): its dispatch must
+            # answer a coroutine, as adrf's own does.
+            return _dispatch_async(self, request, *args, **kwargs)
         view.args = args
         view.kwargs = kwargs
         drf_request = view.initialize_request(request, *args, **kwargs)
@@ -89,6 +99,66 @@ class IdempotencyMixin:
         except Exception as exc:  # noqa: BLE001 -- as in DRF's dispatch
             response = view.handle_exception(exc)
         return view.finalize_response(request, response, *args, **kwargs)
+
+
+# adrf's APIView.async_dispatch, with the idempotency check of IdempotencyMixin.dispatch. Functions, not
+# methods: adrf's ViewSet.view_is_async counts a mixin's coroutine methods, and would make a sync
+# viewset async.
+async def _dispatch_async(view: Any, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    view.args = args
+    view.kwargs = kwargs
+    drf_request = view.initialize_request(request, *args, **kwargs)
+    view.request = drf_request
+    view.headers = view.default_response_headers
+    options = view.get_idempotency_options()
+    try:
+        # adrf runs initial() (authentication, permissions, throttles) on Django's
+        # thread-sensitive thread: they may read the database.
+        await sync_to_async(view.initial)(drf_request, *args, **kwargs)
+        if drf_request.method in options.methods and view._handles(drf_request.method):
+            _parse_before_claim(request, drf_request)
+
+            def run_view() -> HttpResponseBase:
+                # Called inside the request's transaction on the thread-sensitive thread; the
+                # handler's own sync_to_async calls come back to this thread, to its connection.
+                return async_to_sync(_handle_async)(view, drf_request, *args, **kwargs)  # type: ignore[no-any-return]
+
+            response = await run_idempotently_async(request, options, run_view, scope_request=drf_request)
+        else:
+            response = await _handle_unkeyed_async(view, drf_request, *args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 -- DRF's own contract: handle_exception decides
+        response = view.handle_exception(exc)
+    view.response = view.finalize_response(drf_request, response, *args, **kwargs)
+    return view.response  # type: ignore[no-any-return]
+
+
+async def _handle_async(view: Any, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    try:
+        method = request.method.lower()
+        handler = getattr(view, method, view.http_method_not_allowed)
+        if method not in view.http_method_names:
+            handler = view.http_method_not_allowed
+        if iscoroutinefunction(handler):
+            response = await handler(request, *args, **kwargs)
+        else:
+            response = await sync_to_async(handler)(request, *args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 -- as in adrf's async_dispatch
+        response = view.handle_exception(exc)
+    return view.finalize_response(request, response, *args, **kwargs)  # type: ignore[no-any-return]
+
+
+async def _handle_unkeyed_async(view: Any, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    """A method that takes no key: in the ``ATOMIC_REQUESTS`` transaction when there is one, as
+    on the sync path (``as_view()`` exempted the view from Django's own wrapping, which Django
+    refuses for async views anyway)."""
+    if not any(config.get("ATOMIC_REQUESTS") for config in settings.DATABASES.values()):
+        return await _handle_async(view, request, *args, **kwargs)
+
+    def run_in_transaction() -> HttpResponseBase:
+        with request_transaction(None):
+            return async_to_sync(_handle_async)(view, request, *args, **kwargs)  # type: ignore[no-any-return]
+
+    return await sync_to_async(run_in_transaction)()
 
 
 def _parse_before_claim(http_request: HttpRequest, drf_request: Request) -> None:

@@ -3,10 +3,48 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from functools import cached_property
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist
 from django.db.models import BooleanField, Expression, F, Model, Q
 from django.db.models.constants import LOOKUP_SEP
+from django.utils.hashable import make_hashable
+
+
+class Column(Expression):
+    """A column of the query's own model by field name (``pk`` too), resolved to the model's own
+    table at once, without the lookup machinery an ``F()`` goes through (``names_to_path``,
+    ``setup_joins``) on every page. A transform, a related path, an annotation or a field
+    inherited from a parent table (multi-table inheritance: a join) resolve as ``F(name)`` does.
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    @cached_property
+    def identity(self) -> tuple[Any, ...]:
+        # Expression.identity binds the constructor's signature (inspect) to hash an expression,
+        # which the compiler does to each ORDER BY term, on every page.
+        return (type(self), self.name)
+
+    def resolve_expression(
+        self, query: Any = None, allow_joins: bool = True, reuse: Any = None, summarize: bool = False,
+        for_save: bool = False,
+    ) -> Any:
+        field = None
+        if LOOKUP_SEP not in self.name and self.name not in query.annotations:
+            opts = query.get_meta()
+            try:
+                field = opts.pk if self.name == "pk" else opts.get_field(self.name)
+            except FieldDoesNotExist:
+                field = None
+            if field is not None and (field.model is not opts.model or not field.concrete or field.many_to_many):
+                field = None
+        if field is None:
+            return F(self.name).resolve_expression(query, allow_joins, reuse, summarize, for_save)
+        return field.get_col(query.get_initial_alias())
 
 
 class RowValueComparison(Expression):
@@ -14,18 +52,33 @@ class RowValueComparison(Expression):
 
     PostgreSQL reads it as a range over a composite index on (a, b, c); SQLite (3.15+) supports
     it too. Django's ORM has no public spelling for it, hence this small expression.
+
+    With ``leading_bound``, the SQL also bounds the first column on its own, ``a <= x AND (a, b,
+    c) < (x, y, z)`` (``>=`` for ``>``): redundant, but SQLite's planner needs it to read the
+    index as a range. It is written here rather than as a lookup beside the expression, which
+    the ORM would resolve field by field on every page.
     """
 
     output_field = BooleanField()
     conditional = True
 
-    def __init__(self, fields: Sequence[str], operator: str, values: Sequence[Any]) -> None:
+    def __init__(
+        self, fields: Sequence[str], operator: str, values: Sequence[Any], *, leading_bound: bool = False
+    ) -> None:
         if operator not in ("<", ">", "<=", ">="):
             raise ValueError(f"operator must be '<', '>', '<=' or '>=', not {operator!r}")
         super().__init__()
-        self.fields = [F(name) for name in fields]
+        self.names = tuple(fields)
+        self.fields = [Column(name) for name in fields]
         self.operator = operator
         self.values = list(values)
+        self.leading_bound = leading_bound
+
+    @cached_property
+    def identity(self) -> tuple[Any, ...]:
+        # As Column's: what the constructor was given (as Expression.identity), without binding
+        # its signature (inspect) on every page.
+        return (type(self), self.names, self.operator, make_hashable(self.values), self.leading_bound)
 
     def get_source_expressions(self) -> list[Any]:
         return self.fields
@@ -34,14 +87,21 @@ class RowValueComparison(Expression):
         self.fields = exprs
 
     def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
-        columns, params = [], []
+        columns: list[str] = []
+        column_params: list[Any] = []
+        values: list[Any] = []
         for expression, value in zip(self.fields, self.values, strict=True):
-            sql, column_params = compiler.compile(expression)
+            sql, params = compiler.compile(expression)
             columns.append(sql)
-            params.extend(column_params)
-            params.append(expression.output_field.get_db_prep_value(value, connection, prepared=False))
-        placeholders = ", ".join(["%s"] * len(self.values))
-        return f"({', '.join(columns)}) {self.operator} ({placeholders})", params
+            column_params.append(params)
+            values.append(expression.output_field.get_db_prep_value(value, connection, prepared=False))
+        placeholders = ", ".join(["%s"] * len(values))
+        comparison = f"({', '.join(columns)}) {self.operator} ({placeholders})"
+        params = [*(param for params in column_params for param in params), *values]
+        if not self.leading_bound:
+            return comparison, params
+        # (a, b) < (x, y) bounded as a <= x AND (a, b) < (x, y): the first column's SQL and value again.
+        return f"({columns[0]} {self.operator[0]}= %s AND {comparison})", [*column_params[0], values[0], *params]
 
 
 def keyset_predicate(
@@ -57,7 +117,8 @@ def keyset_predicate(
     with ``inclusive``, the row at ``position`` as well.
 
     Every direction the same and no nullable field: one row-value comparison, plus a redundant
-    bound on the leading column that SQLite's planner needs to use the index as a range.
+    bound on the leading column that SQLite's planner needs to use the index as a range (one
+    expression, :class:`RowValueComparison` with ``leading_bound``).
     Otherwise the OR-expansion ``a < x OR (a = x AND b > y) ...``, NULL-safe for the fields in
     ``nullable``, whose NULLs sort last in either direction (see :func:`order_by_expressions`):
     forward, a NULL comes after every value (an ``IS NULL`` branch); backward, every value comes
@@ -68,8 +129,7 @@ def keyset_predicate(
     descending = [name.startswith("-") != backward for name in ordering]
     if len(set(descending)) == 1 and not set(names) & set(nullable):
         operator = ("<" if descending[0] else ">") + ("=" if inclusive else "")
-        leading = Q(**{f"{names[0]}{LOOKUP_SEP}{'lte' if descending[0] else 'gte'}": position[0]})
-        return leading & Q(RowValueComparison(names, operator, position))
+        return RowValueComparison(names, operator, position, leading_bound=True)
     expansion = Q(pk__in=[])  # nothing, until a step adds rows
     for index, name in enumerate(names):
         value = position[index]
@@ -104,13 +164,14 @@ def order_by_expressions(
     for name in ordering:
         bare = name.lstrip("-")
         descending = name.startswith("-") != backward
+        # A field of the model's own table without the ORM's name lookup; a transform as F() (its
+        # annotation is then ordered by, as before).
+        column = F(bare) if LOOKUP_SEP in bare else Column(bare)
         if bare in nullable:
             nulls = {"nulls_first": True} if backward else {"nulls_last": True}
-            expressions.append(F(bare).desc(**nulls) if descending else F(bare).asc(**nulls))
-        elif LOOKUP_SEP in bare:
-            expressions.append(F(bare).desc() if descending else F(bare).asc())
+            expressions.append(column.desc(**nulls) if descending else column.asc(**nulls))
         else:
-            expressions.append(f"-{bare}" if descending else bare)
+            expressions.append(column.desc() if descending else column.asc())
     return expressions
 
 

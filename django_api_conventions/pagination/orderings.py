@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
@@ -25,7 +26,14 @@ def resolve_ordering(owner: str, model: type[Model], names: Sequence[str]) -> tu
 
     A foreign key orders by its column (``user`` becomes ``user_id``), never by the related
     model's own ordering; a related path (``user__created_at``) is refused.
+
+    Resolved once per class, model and names: a paginator asks on every page.
     """
+    return _resolve_ordering(owner, model, tuple(names))
+
+
+@lru_cache(maxsize=1024)
+def _resolve_ordering(owner: str, model: type[Model], names: tuple[str, ...]) -> tuple[str, ...]:
     if not names:
         raise ImproperlyConfigured(f"{owner}.ordering must name at least one field.")
     resolved = []
@@ -72,6 +80,11 @@ def output_type(model: type[Model], field: Any, transforms: Sequence[str], *, pa
 def nullable_fields(model: type[Model], ordering: Sequence[str]) -> frozenset[str]:
     """The names of ``ordering`` that may be NULL (their keyset predicate is NULL-safe): those of a
     nullable field, and the transforms of one."""
+    return _nullable_fields(model, tuple(ordering))
+
+
+@lru_cache(maxsize=1024)
+def _nullable_fields(model: type[Model], ordering: tuple[str, ...]) -> frozenset[str]:
     return frozenset(
         name.lstrip("-") for name in ordering
         if model_field(model, name.lstrip("-").split(LOOKUP_SEP)[0], path=name.lstrip("-")).null

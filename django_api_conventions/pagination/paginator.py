@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import parse_qs, quote_plus, urlencode, urlsplit, urlunsplit
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Model, QuerySet
@@ -14,7 +15,6 @@ from django.utils.translation import gettext
 from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import replace_query_param
 
 from .. import header_names
 from ..conf import api_settings
@@ -30,6 +30,8 @@ __all__ = ["CURSOR_FIELD_TYPES", "KeysetPagination", "endpoint_of", "nullable_fi
 
 #: A limit as the query string spells it; nine digits at most, so int() never reads a long string.
 _LIMIT = re.compile(r"[1-9][0-9]{0,8}")
+#: What signing.dumps writes: base64url, a '.' before compressed data, ':' between the parts.
+_SIGNED_TOKEN = re.compile(r"[A-Za-z0-9_.:-]*")
 
 
 class KeysetPagination(BasePagination):
@@ -74,6 +76,7 @@ class KeysetPagination(BasePagination):
         self.has_previous = False
         self.total: Total | None = None
         self.request: Request | None = None
+        self._link_parts: tuple[Any, ...] | None = None
 
     # --- the page ---------------------------------------------------------------------------
 
@@ -115,9 +118,10 @@ class KeysetPagination(BasePagination):
         if came_from is None and self.count is not None:
             self.total = count_rows(queryset, self.count, self.count_cap)
         backward = came_from is not None and came_from.backward
-        queryset = queryset.annotate(**annotations(ordering)).order_by(
-            *order_by_expressions(ordering, nullable, backward=backward)
-        )
+        selected = annotations(ordering)
+        if selected:  # a transform's value, read back into the cursor; else no clone for nothing
+            queryset = queryset.annotate(**selected)
+        queryset = queryset.order_by(*order_by_expressions(ordering, nullable, backward=backward))
         if came_from is not None:
             queryset = queryset.filter(keyset_predicate(
                 ordering, came_from.position, nullable, backward=backward, inclusive=came_from.inclusive,
@@ -166,9 +170,20 @@ class KeysetPagination(BasePagination):
         return self._link(self.previous_cursor)
 
     def _link(self, cursor: str | None) -> str | None:
+        """The request's URL with ``cursor`` as the cursor parameter: DRF's
+        ``replace_query_param(request.build_absolute_uri(), ...)``, its URL split and its query
+        parsed once for both links of the page rather than once a link."""
         if cursor is None or self.request is None or self.request.method != "GET":
             return None
-        return replace_query_param(self.request.build_absolute_uri(), self.cursor_query_param, cursor)
+        if self._link_parts is None or self._link_parts[0] is not self.request:
+            self._link_parts = (self.request, *_split_for_links(self.request.build_absolute_uri(),
+                                                                self.cursor_query_param))
+        _request, before, after, scheme, netloc, path, fragment = self._link_parts
+        # A cursor we sign is base64url, '.' and ':' only, of which quote_plus changes ':' alone
+        # (the long token through quote_plus cost more than the rest of the link).
+        value = cursor.replace(":", "%3A") if _SIGNED_TOKEN.fullmatch(cursor) else quote_plus(cursor)
+        pair = f"{quote_plus(self.cursor_query_param)}={value}"
+        return urlunsplit((scheme, netloc, path, "&".join([*before, pair, *after]), fragment))
 
     def unvalidated_filters(self, request: Request) -> dict[str, list[str]]:
         """What a cursor is bound to when no :class:`StrictFilterBackend` validated the filters
@@ -325,6 +340,18 @@ class KeysetPagination(BasePagination):
                 },
             },
         }
+
+
+def _split_for_links(url: str, name: str) -> tuple[list[str], list[str], str, str, str, str]:
+    """``url`` split as DRF's ``replace_query_param`` splits it: the query's other parameters,
+    encoded, sorted by name, before and after ``name``; the scheme, host, path and fragment."""
+    scheme, netloc, path, query, fragment = urlsplit(url)
+    parameters = parse_qs(query, keep_blank_values=True)
+    parameters.pop(name, None)
+    encoded = {key: urlencode([(key, values)], doseq=True) for key, values in parameters.items()}
+    before = [encoded[key] for key in sorted(encoded) if key < name]
+    after = [encoded[key] for key in sorted(encoded) if key > name]
+    return before, after, scheme, netloc, path, fragment
 
 
 def endpoint_of(request: Request) -> str:

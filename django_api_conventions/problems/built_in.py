@@ -120,7 +120,9 @@ BUILT_IN: list[ProblemType] = [
         fix=_("Send credentials in the Authorization header, in the scheme the WWW-Authenticate header names. If "
               "you did, they are wrong or expired: check them, do not retry unchanged."),
         headers=(ProblemField(
-            header_names.WWW_AUTHENTICATE, _("The authentication scheme the service expects (RFC 9110)."), 'Basic realm="api"'
+            header_names.WWW_AUTHENTICATE,
+            _("The authentication scheme the service expects (RFC 9110)."),
+            'Basic realm="api"',
         ),),
         example_detail=_("Authentication credentials were not provided."),
     ),

@@ -14,9 +14,9 @@ from django.core.signals import got_request_exception
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.request import split_domain_port
-from django.utils.deprecation import MiddlewareMixin
 from django.utils.translation import gettext
 
+from ..hook_middleware import HookMiddleware
 from ..request_attributes import EXCEPTION, get_state, set_state
 from .api_paths import html_error_page, is_api_path
 from .details import ProblemException, is_problem_response, render_problem
@@ -29,7 +29,7 @@ from .types import problem_types
 _BODY_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "content-disposition"})
 
 
-class ProblemDetailsMiddleware(MiddlewareMixin):
+class ProblemDetailsMiddleware(HookMiddleware):
     """Problem details for everything that does not pass through DRF's exception handler.
 
     - rejects, before any other code reads them, a disallowed ``Host`` (also when an

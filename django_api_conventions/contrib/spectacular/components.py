@@ -7,6 +7,7 @@ from typing import Any
 from ... import header_names
 from ...conf import api_settings
 from ...idempotency.keys import MAX_KEY_LENGTH
+from .enums import extensible
 
 #: RFC 6901: ``""`` (the whole body) or ``/``-separated tokens with ``~0`` and ``~1`` escapes.
 JSON_POINTER_PATTERN = r"^(/([^~/]|~[01])*)*$"
@@ -63,11 +64,11 @@ def replay_headers() -> dict[str, Any]:
         header_names.IDEMPOTENT_REPLAYED: {
             "description": f"With an {api_settings.IDEMPOTENCY_HEADER}: `true` when this is the stored response "
                            "of an earlier request with the same key, `false` on its first execution.",
-            "schema": {"type": "string", "enum": ["true", "false"]},
+            "schema": extensible({"type": "string", "enum": ["true", "false"]}),
         },
         header_names.CACHE_LOOKUP: {
             "description": "The same, for caches and proxies: `HIT` for a replay, `MISS` for a first execution.",
-            "schema": {"type": "string", "enum": ["HIT", "MISS"]},
+            "schema": extensible({"type": "string", "enum": ["HIT", "MISS"]}),
         },
         header_names.IDEMPOTENCY_RETENTION: {
             "description": f"With an {api_settings.IDEMPOTENCY_HEADER}, on an answer stored under it: how many "

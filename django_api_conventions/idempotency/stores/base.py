@@ -114,6 +114,11 @@ class IdempotencyStore(ABC):
     def inspect(self, scope: str, key: str) -> RecordSummary | None:
         """The record of one key, for operators."""
 
+    def ping(self) -> None:
+        """One cheap round trip to the store, for health checks: raises one of
+        :attr:`unavailable_errors` when the store cannot be reached."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be pinged")
+
     @abstractmethod
     def purge(self, *, batch_size: int, dry_run: bool) -> int:
         """Delete expired records in batches; the number deleted (or that would be)."""

@@ -32,6 +32,11 @@ class DatabaseStore(IdempotencyStore):
     def __init__(self, alias: str | None = None) -> None:
         self.database_alias = alias or api_settings.IDEMPOTENCY_DATABASE
 
+    def ping(self) -> None:
+        """``SELECT 1`` on the store's alias (opening its connection when needed)."""
+        with connections[self.database_alias].cursor() as cursor:
+            cursor.execute("SELECT 1")
+
     @property
     def records(self):  # type: ignore[no-untyped-def]
         # Always this alias: a read replica must never answer "no such key".

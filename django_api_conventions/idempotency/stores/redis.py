@@ -165,6 +165,10 @@ class RedisStore(IdempotencyStore):
     def client(self) -> Any:
         return redis_client_from_url(self.url) if self.url else redis_client_for_cache(self.alias or "default")
 
+    def ping(self) -> None:
+        """PING through the store's own client (its connection pool and timeouts)."""
+        self.client.ping()
+
     @staticmethod
     def record_key(scope: str, key: str) -> str:
         # Hashed: bounded length, and neither scope nor key can forge another record's name.

@@ -1,0 +1,50 @@
+"""``Column``, the cheaper ``F()`` of the keyset's own fields, writes the SQL ``F()`` writes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from django.db.models import F
+from django.db.models.functions import Lower
+
+from django_api_conventions.pagination.keyset import Column, RowValueComparison, keyset_predicate
+from testproject.billing.models import Invoice, Order
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize("name", ["created_at", "pk", "id", "user_id", "user", "created_at__year"])
+def test_a_column_orders_as_f_does(name: str) -> None:
+    assert str(Order.objects.order_by(Column(name).desc()).query) == str(Order.objects.order_by(F(name).desc()).query)
+
+
+def test_an_annotation_of_the_same_name_resolves_as_f_does() -> None:
+    query = Order.objects.annotate(lowered=Lower("status")).query
+    assert Column("lowered").resolve_expression(query) == F("lowered").resolve_expression(query)
+
+
+def test_a_field_of_a_joined_query_still_names_the_own_table() -> None:
+    # A filter across a relation joins billing_customer; the keyset's columns stay billing_order's.
+    orders = Order.objects.filter(user__email__startswith="a")
+    sql = str(orders.filter(keyset_predicate(("-created_at", "-pk"), (datetime(2026, 1, 1, tzinfo=UTC), "o"))).query)
+    assert '("billing_order"."created_at", "billing_order"."id") <' in sql
+    assert '"billing_order"."created_at" <=' in sql
+
+
+def test_the_leading_bound_and_the_row_value_comparison_have_their_parameters_in_order() -> None:
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+    condition = RowValueComparison(["created_at", "pk"], ">", [moment, "inv_1"], leading_bound=True)
+    sql, params = Invoice.objects.filter(condition).query.sql_with_params()
+    columns = '"billing_invoice"."created_at", "billing_invoice"."id"'
+    assert f'"billing_invoice"."created_at" >= %s AND ({columns}) > (%s, %s)' in sql
+    assert len(params) == 3 and params[2] == "inv_1" and params[0] == params[1]
+
+
+def test_equal_conditions_are_equal_and_hash_alike() -> None:
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+    one = RowValueComparison(["created_at", "pk"], "<", [moment, "o"], leading_bound=True)
+    same = RowValueComparison(["created_at", "pk"], "<", [moment, "o"], leading_bound=True)
+    other = RowValueComparison(["created_at", "pk"], "<", [moment, "p"], leading_bound=True)
+    assert one == same and hash(one) == hash(same) and one != other
+    assert Column("pk") == Column("pk") and Column("pk") != Column("id") and hash(Column("pk")) == hash(Column("pk"))
