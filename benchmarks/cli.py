@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from . import report, services
+from . import replica_wait, report, services
 from .http_load import LoadSpec, run_client, run_duplicates
 from .stats import summary
 
@@ -83,7 +83,7 @@ PLANS = {
 }
 
 
-PARTS = ("idempotency", "pagination", "purge")
+PARTS = ("idempotency", "pagination", "purge", "replica_wait")
 
 
 @dataclass
@@ -106,7 +106,8 @@ def parse_args(argv: list[str] | None = None) -> Options:
     size.add_argument("--quick", action="store_true", help="every scenario at reduced size (100,000 rows), < 3 min")
     size.add_argument("--smoke", action="store_true", help="tiny sizes, SQLite only, no server (seconds)")
     parser.add_argument("--only", choices=PARTS, action="append",
-                        help="run only this part (repeatable); purge: retention at scale, docs/benchmarks.md")
+                        help="run only this part (repeatable); purge: retention at scale; replica_wait: the cost of "
+                        "IDEMPOTENCY_REDIS_WAIT_REPLICAS = 1 (docs/benchmarks.md)")
     parser.add_argument("--workers", type=int, help="gunicorn workers (default 2)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the pagination datasets even if present")
     parser.add_argument("--profile", action="store_true",
@@ -150,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
         results["pagination"] = run_pagination(plan, options, base_postgres if have_postgres else None)
     if "purge" in options.only:
         results["purge"] = run_purge(plan, base_postgres if have_postgres else None)
+    if "replica_wait" in options.only:
+        say("keyed POST on a Redis master with a replica (started here), without and with WAIT 1")
+        results["replica_wait"] = replica_wait.run(plan, base_postgres if have_postgres else None, results["skipped"])
     results["seconds"] = round(time.monotonic() - started, 1)
     table = report.render(results)
     results["targets"] = report.targets(results)

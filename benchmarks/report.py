@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from . import replica_wait
 from .stats import ratio
 
 # Issue 17, per store: a POST with a fresh key at most 1.10 times the plain POST's p50 (over
@@ -132,6 +133,7 @@ def render(results: dict[str, Any]) -> str:
             f"Full walk on {vendor}, {ties['rows']:,} rows in groups of {ties['group']:,} equal created_at, 100 a page "
             "(keyset_back, keyset_sorted: counted on the walk back from the last page)",
             ["paginator", "pages", "rows", "duplicates", "skips", "loops", "back = forward", "seconds"], rows))
+    parts.extend(replica_wait.tables(results))
     parts.extend(_purge_tables(results.get("purge", {})))
     found = targets(results)
     if found:

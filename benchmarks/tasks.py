@@ -24,6 +24,7 @@ from urllib.parse import urlencode, urlsplit
 import django
 
 from .purge import purge
+from .replica_wait import replica_wait_task
 
 BENCH_USER = "usr_bench"
 SQLITE_LOAD_BATCH = 50_000
@@ -438,6 +439,7 @@ TASKS: dict[str, Callable[..., Any]] = {
     "inprocess_idempotency": inprocess_idempotency,
     "pagination": pagination,
     "purge": purge,
+    "replica_wait": replica_wait_task,
 }
 
 if __name__ == "__main__":

@@ -169,18 +169,50 @@ class SentinelSetup(Topology):
     def replicas_online(self, port: int) -> int:
         return replicas_online(port)
 
-    def fail_over(self, seconds: float = 30) -> tuple[int, int]:
+    def switches(self) -> int:
+        """The failovers the sentinels made so far: the ones asked for, and any of a master
+        that did not answer them for DOWN_AFTER_MS (under load)."""
+        log = (self.sentinels[0].directory / "log").read_text()
+        return sum(1 for line in log.splitlines() if "+switch-master" in line)
+
+    def fail_over(self, seconds: float = 60, *, lag: float = 0.0) -> tuple[int, int]:
         """SIGKILL the master; wait for the sentinels to promote a replica; start the old master
-        again as a replica of the new one. Returns (old port, new port)."""
+        again as a replica of the new one. Returns (old port, new port).
+
+        ``lag`` > 0: the replicas stop receiving the master's writes ``lag`` seconds before it
+        dies (a test-only fault: their links are cut and they cannot reconnect, their
+        ``masterauth`` being wrong until the master is dead), so the writes that the master
+        acknowledged in between are lost with it, as when replicas lag behind over a network.
+        """
         old = self.master()
+        replicas = [server for server in self.data if server is not old]
+        if lag > 0:
+            for replica in replicas:
+                cli(replica.port, "config", "set", "masterauth", "lagging-on-purpose")
+            cli(old.port, "client", "kill", "type", "replica")
+            time.sleep(lag)
         old.kill()
+        if lag > 0:
+            for replica in replicas:
+                cli(replica.port, "config", "set", "masterauth", "")
         wait_until("a replica promoted by the sentinels", lambda: self.master_port() != old.port, seconds)
         new_port = self.master_port()
         wait_until("the new master answering as master",
                    lambda: "role:master" in cli(new_port, "info", "replication"), seconds)
         old.start("--replicaof", "127.0.0.1", str(new_port))
-        wait_until("every replica in sync with the new master",
-                   lambda: self.replicas_online(new_port) == len(self.data) - 1, seconds)
+
+        def settled() -> bool:
+            # The sentinels' master of now: on a busy machine a master slow to answer may be
+            # failed over again meanwhile (see switches()).
+            port = self.master_port()
+            return "role:master" in cli(port, "info", "replication") and \
+                self.replicas_online(port) == len(self.data) - 1
+
+        try:
+            wait_until("the master of the sentinels with every replica in sync", settled, seconds)
+        except TimeoutError as exc:
+            states = {server.port: cli(server.port, "info", "replication") for server in self.data}
+            raise TimeoutError(f"{exc}; the servers' replication: {states}") from None
         return old.port, new_port
 
 

@@ -1,12 +1,14 @@
 """The benchmark command keeps working (its timings are not tested here: docs/benchmarks.md).
 
 ``--smoke`` runs every in-process scenario on SQLite at tiny sizes, without gunicorn: the purge
-at scale too (2,000 records instead of 5 million).
+at scale too (2,000 records instead of 5 million), and the replica wait's cost on a Redis
+master and replica that it starts from redis-server (where redis-server is installed).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -61,7 +63,17 @@ def test_the_smoke_run_measures_every_in_process_scenario(
         assert run["deleted"] == 1_000 and run["expired_left"] == 0 and run["baseline"]["n"] > 0
     assert {target["target"] for target in results["targets"]} >= {
         "sqlite: purge records/s under 40 keyed requests/s"}
-    assert "Targets" in capsys.readouterr().out
+    # A Redis master and its replica started from redis-server: keyed POSTs without and with WAIT 1.
+    if shutil.which("redis-server") and shutil.which("redis-cli"):
+        waited = results["replica_wait"]["sqlite"]
+        assert {name: scenario["n"] for name, scenario in waited["scenarios"].items()} == {
+            "plain": 5, "fresh_key": 5, "fresh_key_wait_1": 5}
+        assert waited["statuses"]["fresh_key_wait_1"] == {"201": 5}
+        assert waited["wait_ms"]["n"] == 5
+    else:
+        assert results["replica_wait"] == {}
+    out = capsys.readouterr().out
+    assert "Targets" in out and (not results["replica_wait"] or "WAIT_REPLICAS = 1" in out)
 
 
 def test_the_keyed_post_under_asgi_is_tabled_beside_wsgi() -> None:
