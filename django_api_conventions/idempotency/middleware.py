@@ -38,10 +38,8 @@ class IdempotencyMiddleware(HookMiddleware):
     ) -> HttpResponseBase | None:
         if not _protects(request, view_func):
             return None
-        call = async_to_sync(view_func) if iscoroutinefunction(view_func) else view_func
-        options = IdempotencyOptions(required=api_settings.IDEMPOTENCY_REQUIRED)
         try:
-            return run_idempotently(request, options, lambda: call(request, *view_args, **view_kwargs))
+            return run_idempotently(request, _options(), _view_call(request, view_func, view_args, view_kwargs))
         except ProblemException as problem:
             return render_problem(request, problem)
 
@@ -54,13 +52,24 @@ class IdempotencyMiddleware(HookMiddleware):
     ) -> HttpResponseBase | None:
         if not _protects(request, view_func):
             return None
-        # Run in the thread of the request's transaction; an async view comes back to the loop.
-        call = async_to_sync(view_func) if iscoroutinefunction(view_func) else view_func
-        options = IdempotencyOptions(required=api_settings.IDEMPOTENCY_REQUIRED)
+        view = _view_call(request, view_func, view_args, view_kwargs)
         try:
-            return await run_idempotently_async(request, options, lambda: call(request, *view_args, **view_kwargs))
+            return await run_idempotently_async(request, _options(), view)
         except ProblemException as problem:
             return render_problem(request, problem)
+
+
+def _options() -> IdempotencyOptions:
+    return IdempotencyOptions(required=api_settings.IDEMPOTENCY_REQUIRED)
+
+
+def _view_call(
+    request: HttpRequest, view_func: Callable[..., Any], view_args: tuple[Any, ...], view_kwargs: dict[str, Any]
+) -> Callable[[], HttpResponseBase]:
+    """The view, called synchronously: in the thread of the request's transaction, which the
+    async path runs it in too (an async view is brought back to the loop)."""
+    call = async_to_sync(view_func) if iscoroutinefunction(view_func) else view_func
+    return lambda: call(request, *view_args, **view_kwargs)
 
 
 def _protects(request: HttpRequest, view_func: Callable[..., Any]) -> bool:
