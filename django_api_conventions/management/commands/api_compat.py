@@ -8,15 +8,24 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ...contrib.spectacular.baselines import (
-    SchemaUnavailable,
-    baseline_dir,
-    baseline_path,
-    build_schema,
-    dump_schema,
-    versions_to_check,
-)
-from ...contrib.spectacular.compat import Finding, compare_openapi
+try:
+    from ...contrib.spectacular.baselines import (
+        SchemaUnavailable,
+        baseline_dir,
+        baseline_path,
+        build_schema,
+        dump_schema,
+        versions_to_check,
+    )
+    from ...contrib.spectacular.compat import Finding, compare_openapi
+except ImportError as error:
+    # contrib.spectacular registers its drf-spectacular extensions when imported: without that
+    # optional package the command still loads (manage.py help lists it) and says what to install.
+    if (error.name or "").partition(".")[0] != "drf_spectacular":
+        raise
+    MISSING_OPENAPI: ImportError | None = error
+else:
+    MISSING_OPENAPI = None
 
 
 class Command(BaseCommand):
@@ -42,6 +51,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, directory: str | None, update: bool, api_versions: list[str] | None,
                urlconf: str | None, strict: bool, **options: Any) -> None:
+        if MISSING_OPENAPI is not None:
+            raise CommandError(
+                "drf-spectacular is not installed: pip install 'django-api-conventions[openapi]'") from MISSING_OPENAPI
         versions = self._versions(api_versions)
         failures: list[str] = []
         for version in versions:
