@@ -10,7 +10,6 @@ client against the same master. Skipped, and said so, where ``redis-server`` is 
 from __future__ import annotations
 
 import json
-import random
 import shutil
 import socket
 import statistics
@@ -18,14 +17,13 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from . import services
-from .stats import ratio, summary
+from .stats import alternate, ratio, summary, warm_up
 
 #: The scenarios, the first the baseline of the ratios: no key, a key without the wait, with it.
 SCENARIOS = ("plain", "fresh_key", "fresh_key_wait_1")
@@ -148,22 +146,8 @@ def replica_wait_task(rounds: int, requests_per_round: int) -> dict[str, Any]:
         "fresh_key": lambda: post(f"fresh-{run}-{next(counter)}", 0),
         "fresh_key_wait_1": lambda: post(f"wait-{run}-{next(counter)}", 1),
     }
-    for action in scenarios.values():  # warm-up: imports, connections, caches
-        for _ in range(20):
-            action()
-    samples: dict[str, list[float]] = {name: [] for name in scenarios}
-    cpu: dict[str, list[float]] = {name: [] for name in scenarios}
-    statuses: dict[str, Counter[int]] = {name: Counter() for name in scenarios}
-    turn = list(scenarios)
-    shuffler = random.Random(7)
-    for _request in range(rounds * requests_per_round):
-        shuffler.shuffle(turn)  # request by request, so a busy machine slows every scenario alike
-        for name in turn:
-            started, cpu_started = time.perf_counter(), time.process_time()
-            status = scenarios[name]()
-            samples[name].append((time.perf_counter() - started) * 1000)
-            cpu[name].append((time.process_time() - cpu_started) * 1000)
-            statuses[name][status] += 1
+    warm_up(scenarios)
+    measured = alternate(scenarios, rounds * requests_per_round)
     # The replica's acknowledgement alone: a write, then WAIT 1, in one round trip (as the store sends them).
     connection = get_redis_connection("default")
     wait_ms: list[float] = []
@@ -176,8 +160,7 @@ def replica_wait_task(rounds: int, requests_per_round: int) -> dict[str, Any]:
         wait_ms.append((time.perf_counter() - started) * 1000)
         assert int(acknowledged) == 1, "the replica did not acknowledge"
     connection.delete(f"bench-replica-wait:{run}")
-    return {"samples_ms": samples, "cpu_ms": cpu, "wait_ms": wait_ms,
-            "statuses": {name: dict(count) for name, count in statuses.items()}}
+    return {**measured, "wait_ms": wait_ms}
 
 
 # --- the table -----------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ import sys
 import time
 import uuid
 from base64 import b64encode
-from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -25,6 +24,7 @@ import django
 
 from .purge import purge
 from .replica_wait import replica_wait_task
+from .stats import alternate, warm_up
 
 BENCH_USER = "usr_bench"
 SQLITE_LOAD_BATCH = 50_000
@@ -107,25 +107,11 @@ def inprocess_idempotency(rounds: int, requests_per_round: int, profile: str | N
         "fresh_key": lambda: post(f"fresh-{run}-{next(counter)}"),
         "replay": lambda: post(replay_key),
     }
-    for action in scenarios.values():  # warm-up: imports, connections, caches
-        for _ in range(20):
-            action()
-    samples: dict[str, list[float]] = {name: [] for name in scenarios}
-    cpu: dict[str, list[float]] = {name: [] for name in scenarios}  # this process's CPU: no waiting counted
-    statuses: dict[str, Counter[int]] = {name: Counter() for name in scenarios}
+    warm_up(scenarios)
     profiler = _start_profiler(profile)
-    turn = list(scenarios)
-    shuffler = random.Random(7)
-    for _request in range(rounds * requests_per_round):
-        shuffler.shuffle(turn)  # request by request, so a busy machine slows every scenario alike
-        for name in turn:
-            started, cpu_started = time.perf_counter(), time.process_time()
-            status = scenarios[name]()
-            samples[name].append((time.perf_counter() - started) * 1000)
-            cpu[name].append((time.process_time() - cpu_started) * 1000)
-            statuses[name][status] += 1
+    measured = alternate(scenarios, rounds * requests_per_round)
     _stop_profiler(profiler, profile)
-    return {"samples_ms": samples, "cpu_ms": cpu, "statuses": {name: dict(count) for name, count in statuses.items()}}
+    return measured
 
 
 def _start_profiler(path: str | None) -> Any:
