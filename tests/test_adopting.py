@@ -33,17 +33,14 @@ GENRES = ["novel", "poetry", "essay"]
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
-    directory = tmp_path_factory.mktemp("adopting")
-    env = {key: value for key, value in os.environ.items() if key not in ("DJANGO_SETTINGS_MODULE", "PYTHONPATH")}
-    env.pop("COVERAGE_PROCESS_START", None)
-    project = Project(directory, env)
+    project = Project.outside_the_suite(tmp_path_factory.mktemp("adopting"))
     # The project as it was: startproject and startapp wrote the files the page does not replace.
     project.run([sys.executable, "-m", "django", "startproject", "library", "."])
     project.run([sys.executable, "-m", "django", "startapp", "books"])
     try:
         for step in tutorial_steps(PAGE.read_text()):
             if step.path is not None:
-                target = directory / step.path
+                target = project.directory / step.path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(step.content)
                 continue

@@ -185,6 +185,13 @@ class Project:
     server: subprocess.Popen[bytes] | None = None
     answers: list[tuple[str, Answer]] = field(default_factory=list)  # the page's requests, in order
 
+    @classmethod
+    def outside_the_suite(cls, directory: Path) -> Project:
+        """A project in ``directory`` run with this environment less the suite's own settings,
+        import path and coverage hook, as a user's shell would run it."""
+        hidden = ("DJANGO_SETTINGS_MODULE", "PYTHONPATH", "COVERAGE_PROCESS_START")
+        return cls(directory, {key: value for key, value in os.environ.items() if key not in hidden})
+
     def manage(self, *arguments: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         return self.run([sys.executable, "manage.py", *arguments], check=check)
 
@@ -262,10 +269,7 @@ def run_command(project: Project, command: Command) -> None:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
     """The tutorial followed from its first step to its last."""
-    directory = tmp_path_factory.mktemp("tutorial")
-    env = {key: value for key, value in os.environ.items() if key not in ("DJANGO_SETTINGS_MODULE", "PYTHONPATH")}
-    env.pop("COVERAGE_PROCESS_START", None)
-    project = Project(directory, env)
+    project = Project.outside_the_suite(tmp_path_factory.mktemp("tutorial"))
     try:
         for step in tutorial_steps(TUTORIAL.read_text()):
             if step.path is not None:
@@ -273,7 +277,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
                 if step.path == "shop/urls.py" and not _has_spectacular_urls():
                     # Until the package serves /openapi.json, build the rest of the tutorial without it.
                     content = "\n".join(line for line in content.splitlines() if SPECTACULAR_URLS not in line) + "\n"
-                target = directory / step.path
+                target = project.directory / step.path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(content)
                 continue
