@@ -126,6 +126,12 @@ class KeyedRequest:
     #: The response last made into a :class:`StoredResponse`, and what it made: a store outside
     #: the transaction stores the same answer twice (committing, then resolved), built once.
     _stored_from: tuple[HttpResponseBase, StoredResponse] | None = field(default=None, repr=False)
+    #: What logs and signals name this key by, :func:`key_hash` (a SHA-256, worked out once).
+    hashed_key: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.hashed_key:
+            self.hashed_key = key_hash(self.scope, self.key)
 
     def lease_half_used(self) -> bool:
         """Whether less than half of ``lease_seconds`` is surely left of the lease."""
@@ -164,7 +170,7 @@ class KeyedRequest:
 
     def signal_context(self) -> dict[str, Any]:
         """The keyword arguments of the :mod:`.signals` sent about this key."""
-        return {"request": self.request, "scope": self.scope, "key_hash": key_hash(self.scope, self.key)}
+        return {"request": self.request, "scope": self.scope, "key_hash": self.hashed_key}
 
     def stored(self, response: HttpResponseBase) -> StoredResponse:
         if self._stored_from is not None and self._stored_from[0] is response:
@@ -185,7 +191,7 @@ class KeyedRequest:
                 "Idempotent response of %s bytes not stored (IDEMPOTENCY_MAX_STORED_BODY_BYTES = %s): "
                 "a retry gets idempotency-response-too-large",
                 stored.headers[OMITTED_BODY_HEADER], api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES,
-                extra={"key_hash": key_hash(self.scope, self.key)},
+                extra={"key_hash": self.hashed_key},
             )
         with store_errors(self.store, self.signal_context()):
             return self.store.complete(self.scope, self.key, self.owner, stored, retention)
@@ -411,7 +417,8 @@ class _KeyedCall:
 
         keyed = KeyedRequest(store, self.scope, self.key, claim.owner, self.lease_seconds,
                              lease_deadline=self.claimed_at + self.lease_seconds,
-                             request=http_request, state_marks=marks(http_request))
+                             request=http_request, state_marks=marks(http_request),
+                             hashed_key=self.log_context["key_hash"])
         set_state(http_request, IDEMPOTENCY, keyed)
         response = _execute(keyed, self.options, run_view, self.retention)
         response[header_names.CACHE_LOOKUP] = "MISS"
@@ -464,8 +471,7 @@ def _execute(
         keyed.completed = keyed.complete(response, retention)
         if not keyed.completed:
             logger.error(
-                "Idempotency lease lost before the response could be stored", extra={"key_hash": key_hash(
-                    keyed.scope, keyed.key)}
+                "Idempotency lease lost before the response could be stored", extra={"key_hash": keyed.hashed_key}
             )
     elif not keep:
         _abandon(store.fail if response.status_code >= 500 else store.release, keyed)
@@ -476,7 +482,7 @@ def _abandon(action: Callable[[str, str, str], bool], keyed: KeyedRequest) -> No
     try:
         action(keyed.scope, keyed.key, keyed.owner)
     except Exception:  # the view's own failure matters more; the lease expires on its own
-        logger.exception("Could not mark the idempotency key", extra={"key_hash": key_hash(keyed.scope, keyed.key)})
+        logger.exception("Could not mark the idempotency key", extra={"key_hash": keyed.hashed_key})
 
 
 def _keepable(response: HttpResponseBase) -> bool:

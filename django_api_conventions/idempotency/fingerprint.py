@@ -29,7 +29,9 @@ def request_fingerprint(request: HttpRequest) -> str:
     digest = hashlib.sha256()
     match = getattr(request, "resolver_match", None)
     route = match.route if match is not None else ""
-    query = urlencode(sorted(parse_qsl(request.META.get("QUERY_STRING", ""), keep_blank_values=True)))
+    raw_query = request.META.get("QUERY_STRING", "")
+    # Most keyed requests have no query string: nothing to parse and sort.
+    query = urlencode(sorted(parse_qsl(raw_query, keep_blank_values=True))) if raw_query else ""
     for part in (request.method or "", route, request.path, query):
         digest.update(part.encode())
         digest.update(_SEPARATOR)
