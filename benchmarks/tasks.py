@@ -22,6 +22,7 @@ from urllib.parse import urlencode, urlsplit
 
 import django
 
+from .floor_budget import floor_round_trips
 from .purge import purge
 from .replica_wait import replica_wait_task
 from .stats import alternate, warm_up
@@ -474,6 +475,7 @@ TASKS: dict[str, Callable[..., Any]] = {
     "inprocess_idempotency": inprocess_idempotency,
     "prepare_floor_replay": prepare_floor_replay,
     "floor_answers": floor_answers,
+    "floor_round_trips": floor_round_trips,
     "pagination": pagination,
     "purge": purge,
     "replica_wait": replica_wait_task,

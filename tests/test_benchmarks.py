@@ -8,6 +8,7 @@ master and replica that it starts from redis-server (where redis-server is insta
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -112,6 +113,34 @@ def test_the_floors_answer_as_the_protocol_does(tmp_path: Path, monkeypatch: pyt
     assert services.run_task("floor_answers", {"key": "floor-replay-test"}, env) == {
         "fresh": 201, "replay": 201, "same_bytes": True, "replayed_header": "HIT", "held": 409, "other_body": 422,
         "unknown_key": 404}
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("store", ["database", "redis"])
+def test_the_floors_send_the_round_trip_budget_or_less(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counted on the wire (tests/wire.py) in a task of the benchmark's settings, on a PostgreSQL
+    database of its own: a floor that sent more than the package's budget would be no floor."""
+    base, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
+    url = services.postgres_url(base, "floor_budget")
+    if url is None or not services.postgres_reachable(url):
+        pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...)")
+    if store == "redis" and not services.redis_reachable(redis_url):
+        pytest.skip("needs Redis (REDIS_URL)")
+    monkeypatch.setattr(services, "WORK_DIR", tmp_path)
+    services.create_database(url, recreate=True)
+    env = services.task_environment(DATABASE_URL=url, IDEMPOTENCY_STORE=store,
+                                    REDIS_URL=redis_url if store == "redis" else None)
+    answer = services.run_task("floor_round_trips", {}, env)
+    counted, budget = answer["counted"], answer["budget"]
+    assert {name: one["status"] for name, one in counted.items()} == dict.fromkeys(counted, 201)
+    for floor, scenario in (("floor_fresh", "fresh_key"), ("floor_replay", "replay")):
+        sent = counted[floor]
+        assert sent["statements"] <= budget[scenario]["statements"], sent["sent"]
+        assert (sent["redis"] or 0) <= budget[scenario]["redis"], sent["sent"]
+        # The package's own scenario is on its budget (tests/test_round_trip_budget.py holds it there).
+        assert counted[scenario]["statements"] == budget[scenario]["statements"], counted[scenario]["sent"]
 
 
 def test_targets_carry_the_floor_and_say_when_it_misses_them_too() -> None:
