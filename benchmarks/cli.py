@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import replica_wait, report, services
-from .http_load import LoadSpec, run_client, run_duplicates
+from .http_load import LoadSpec, floor_replay_key, run_client, run_duplicates
 from .stats import summary
 
 
@@ -214,9 +214,15 @@ def run_idempotency(
             "statuses": raw["statuses"], "profile": profile,
         }
         if plan.http and store != "sqlite":
+            floor = services.run_task("prepare_floor_replay", {"key": floor_replay_key(run_id)}, env)
+            assert floor["status"] == 201, floor
             out["http"][store] = run_http(plan, env, run_id, burst_users)
             out["http"][store]["servers"] = run_asgi_beside_wsgi(plan, env, run_id)
     return out
+
+
+#: The three scenarios and the two floors (benchmarks/floor_views.py), request by request.
+IDEMPOTENCY_MODES = ("plain", "fresh_key", "replay", "floor_fresh", "floor_replay")
 
 
 def run_http(plan: Plan, env: dict[str, str], run_id: str, burst_users: list[str]) -> dict[str, Any]:
@@ -232,15 +238,15 @@ def run_http(plan: Plan, env: dict[str, str], run_id: str, burst_users: list[str
 
         # The replay key is resolved once; then warm every worker and connection up.
         load(("replay",), 1, 0.2)
-        load(("plain", "fresh_key", "replay"), plan.clients, 1.0)
-        modes = ("plain", "fresh_key", "replay")
+        load(IDEMPOTENCY_MODES, plan.clients, 1.0)
+        modes = IDEMPOTENCY_MODES
         single: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
         for _round in range(plan.http_rounds):
             for mode, measured in load(modes, 1, plan.http_seconds).items():
                 single[mode].append(measured)
         result["one_client"] = {mode: combine(runs) for mode, runs in single.items()}
         say(f"throughput, {plan.clients} clients")
-        pair = ["plain", "fresh_key"]
+        pair = ["plain", "fresh_key", "floor_fresh"]  # the floor's rounds alternate with the other two
         loaded: dict[str, list[dict[str, Any]]] = {mode: [] for mode in pair}
         for round_number in range(plan.throughput_rounds):
             for mode in pair if round_number % 2 == 0 else reversed(pair):
@@ -259,10 +265,11 @@ def run_http(plan: Plan, env: dict[str, str], run_id: str, burst_users: list[str
 
 
 #: Under both servers: an order (the sync view) without a key, with a fresh one, replayed, and a
-#: payment with a fresh key through the sync view; under uvicorn also through the async (adrf) one.
+#: payment with a fresh key through the sync view; under uvicorn also through the async (adrf) one;
+#: and the floors of the fresh key and the replay (benchmarks/floor_views.py).
 SERVER_MODES = {
-    "wsgi": ("plain", "fresh_key", "replay", "payment"),
-    "asgi": ("plain", "fresh_key", "replay", "payment", "async_payment"),
+    "wsgi": ("plain", "fresh_key", "replay", "payment", "floor_fresh", "floor_replay"),
+    "asgi": ("plain", "fresh_key", "replay", "payment", "async_payment", "floor_fresh", "floor_replay"),
 }
 
 

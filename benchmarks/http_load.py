@@ -25,6 +25,16 @@ PAYMENT_PATHS = {
     "payment": f"/v2/invoices/{BENCH_INVOICE}/payments",
     "async_payment": f"/v2/invoices/{BENCH_INVOICE}/async-payments",
 }
+#: The floors (benchmarks/floor_views.py, the protocol's minimum written by hand): mode -> path;
+#: ``floor_fresh`` with a fresh key, ``floor_replay`` with the key prepared for it.
+FLOOR_PATHS = {
+    "floor_fresh": "/v2/bench-floor/orders",
+    "floor_replay": "/v2/bench-floor/replay",
+}
+
+
+def floor_replay_key(run_id: str) -> str:
+    return f"floor-replay-{run_id}"
 
 
 @dataclass(frozen=True)
@@ -34,7 +44,7 @@ class LoadSpec:
 
     A mode is ``plain`` (no key), ``fresh_key`` (a key never sent before) or ``replay`` (the
     key of an earlier, resolved request), all three an order; or a payment with a fresh key,
-    ``payment`` or ``async_payment`` (:data:`PAYMENT_PATHS`).
+    ``payment`` or ``async_payment`` (:data:`PAYMENT_PATHS`); or a floor (:data:`FLOOR_PATHS`).
     """
 
     port: int
@@ -83,6 +93,8 @@ def run_client(spec: LoadSpec) -> dict[str, Any]:
                 key = None
             elif mode == "replay":
                 key = f"replay-{spec.run_id}"
+            elif mode == "floor_replay":
+                key = floor_replay_key(spec.run_id)
             else:
                 key = f"fresh-{nonce}-{number}"
             number += 1
@@ -91,7 +103,7 @@ def run_client(spec: LoadSpec) -> dict[str, Any]:
             if spec.reconnect:
                 connection.close()  # http.client connects again on the next request
             if path is None:
-                status, lookup = post_once(connection, body, _headers(client, key))
+                status, lookup = post_once(connection, body, _headers(client, key), FLOOR_PATHS.get(mode, "/v2/orders"))
             else:
                 status, lookup = post_once(connection, payment, _headers(client, f"pay-{nonce}-{number}"), path)
             latencies[mode].append((time.perf_counter() - started) * 1000)

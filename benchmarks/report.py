@@ -137,8 +137,9 @@ def render(results: dict[str, Any]) -> str:
     parts.extend(_purge_tables(results.get("purge", {})))
     found = targets(results)
     if found:
-        rows = [[t["target"], t["value"], t["limit"], "yes" if t["met"] else "NO"] for t in found]
-        parts.append(_table("Targets", ["target", "measured", "limit", "met"], rows))
+        rows = [[t["target"], t["value"], t.get("floor", "-"), t["limit"], verdict(t)] for t in found]
+        parts.append(_table("Targets (floor: the protocol's minimum written by hand, measured in the same rounds)",
+                            ["target", "measured", "floor", "limit", "met"], rows))
     return "\n".join(parts)
 
 
@@ -154,16 +155,18 @@ def _server_tables(http: dict[str, Any]) -> list[str]:
             for mode, scenario in servers[server].items():
                 # The async view's baseline is the sync view of the same payment under WSGI.
                 baseline = wsgi.get("payment" if mode == "async_payment" else mode)
+                plain = servers[server]["plain"]["p50_ms"]
                 rows.append([store, label, mode, _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]),
                              _x(ratio(scenario["p50_ms"], baseline["p50_ms"])) if baseline else "-",
-                             f"{scenario['n']}", _statuses(scenario)])
+                             _x(ratio(scenario["p50_ms"], plain)), f"{scenario['n']}", _statuses(scenario)])
     if not rows:
         return []
     workers = next(iter(http.values()))["workers"]
     return [_table(
         f"Keyed POST under WSGI beside ASGI ({workers} workers each, 1 client, alternating rounds; payment and "
         "async_payment: POST .../payments and .../async-payments with a fresh key)",
-        ["store", "server", "scenario", "p50 ms", "p99 ms", "p50 vs WSGI", "requests", "answers"], rows)]
+        ["store", "server", "scenario", "p50 ms", "p99 ms", "p50 vs WSGI", "p50 vs plain (same server)", "requests",
+         "answers"], rows)]
 
 
 def _purge_tables(purge: dict[str, Any]) -> list[str]:
@@ -188,6 +191,19 @@ def _purge_tables(purge: dict[str, Any]) -> list[str]:
             ["purge", "load", "deleted", "seconds", "records/s", "VACUUM s", "claim p50 / p99 ms alone",
              "during purge", "p99 ratio", "claims/s alone / during", "expired left"], rows))
     return tables
+def verdict(target: dict[str, Any]) -> str:
+    """Met or not; for a target with a floor, also whether the floor itself meets it: a target
+    the protocol's own minimum misses cannot be met on this machine by any code."""
+    if "floor_met" not in target:
+        return "yes" if target["met"] else "NO"
+    if target["met"]:
+        return "yes" if target["floor_met"] else "yes (the floor misses it: noise)"
+    if target["floor_met"]:
+        return "NO (the floor meets it: our code)"
+    # One run's floor a hair past the limit is noise, not proof: docs/benchmarks.md reads several.
+    return "NO, the floor misses it too (this run)"
+
+
 def _yes_no(value: bool | None) -> str:
     return "-" if value is None else "yes" if value else "NO"
 
@@ -208,29 +224,49 @@ def _statuses(scenario: dict[str, Any]) -> str:
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
 
-    def add(name: str, value: float, limit: str, met: bool) -> None:
-        found.append({"target": name, "value": f"{value:.2f}" if isinstance(value, float) else str(value),
-                      "limit": limit, "met": bool(met)})
+    def add(name: str, value: float, limit: str, met: bool, floor: float | None = None,
+            floor_met: bool | None = None) -> None:
+        target = {"target": name, "value": f"{value:.2f}" if isinstance(value, float) else str(value),
+                  "limit": limit, "met": bool(met)}
+        if floor is not None:
+            # The same ratio for the protocol's minimum written by hand (benchmarks/floor_views.py),
+            # measured in the same rounds: whether the target can be met at all on this machine.
+            target.update({"floor": f"{floor:.2f}", "floor_met": bool(floor_met)})
+        found.append(target)
 
-    for store, data in results.get("idempotency", {}).get("http", {}).items():
+    def at_most(name: str, value: float, floor: float | None, limit: float) -> None:
+        add(name, value, f"<= {limit}", value <= limit, floor, None if floor is None else floor <= limit)
+
+    def floor_of(scenarios: dict[str, Any], mode: str, key: str, baseline: float) -> float | None:
+        return ratio(scenarios[mode][key], baseline) if mode in scenarios else None
+
+    idempotency = results.get("idempotency", {})
+    for store, data in idempotency.get("http", {}).items():
         one = data["one_client"]
         plain = one["plain"]["p50_ms"]
-        fresh = ratio(one["fresh_key"]["p50_ms"], plain)
-        add(f"{store}: fresh key p50 / plain", fresh, f"<= {FRESH_KEY_TARGETS[store]}",
-            fresh <= FRESH_KEY_TARGETS[store])
-        replay = ratio(one["replay"]["p50_ms"], plain)
-        add(f"{store}: replay p50 / plain", replay, f"<= {REPLAY_TARGETS[store]}", replay <= REPLAY_TARGETS[store])
+        at_most(f"{store}: fresh key p50 / plain", ratio(one["fresh_key"]["p50_ms"], plain),
+                floor_of(one, "floor_fresh", "p50_ms", plain), FRESH_KEY_TARGETS[store])
+        at_most(f"{store}: replay p50 / plain", ratio(one["replay"]["p50_ms"], plain),
+                floor_of(one, "floor_replay", "p50_ms", plain), REPLAY_TARGETS[store])
         many = data["many_clients"]
         throughput = ratio(many["fresh_key"]["rps_median"], many["plain"]["rps_median"])
+        floor = floor_of(many, "floor_fresh", "rps_median", many["plain"]["rps_median"])
         add(f"{store}: throughput {data['clients']} clients / plain", throughput, f">= {THROUGHPUT_TARGET}",
-            throughput >= THROUGHPUT_TARGET)
+            throughput >= THROUGHPUT_TARGET, floor, None if floor is None else floor >= THROUGHPUT_TARGET)
         burst = data["duplicates"]
         add(f"{store}: keys run exactly once", f"{burst['keys_run_once']}/{burst['keys']}", "all",
             burst["keys_run_once"] == burst["keys"])
-    for store, data in results.get("idempotency", {}).get("inprocess", {}).items():
-        cpu = ratio(data["cpu"]["fresh_key"], data["cpu"]["plain"])
-        add(f"{store}: fresh key CPU / plain (in-process)", cpu, f"<= {FRESH_KEY_CPU_TARGET}",
-            cpu <= FRESH_KEY_CPU_TARGET)
+        asgi = data.get("servers", {}).get("asgi")
+        if asgi:  # the same targets under uvicorn, each against the plain POST under uvicorn
+            plain = asgi["plain"]["p50_ms"]
+            at_most(f"{store}: uvicorn (ASGI) fresh key p50 / plain", ratio(asgi["fresh_key"]["p50_ms"], plain),
+                    floor_of(asgi, "floor_fresh", "p50_ms", plain), FRESH_KEY_TARGETS[store])
+            at_most(f"{store}: uvicorn (ASGI) replay p50 / plain", ratio(asgi["replay"]["p50_ms"], plain),
+                    floor_of(asgi, "floor_replay", "p50_ms", plain), REPLAY_TARGETS[store])
+    for store, data in idempotency.get("inprocess", {}).items():
+        cpu = data["cpu"]
+        at_most(f"{store}: fresh key CPU / plain (in-process)", ratio(cpu["fresh_key"], cpu["plain"]),
+                ratio(cpu["floor_fresh"], cpu["plain"]) if "floor_fresh" in cpu else None, FRESH_KEY_CPU_TARGET)
     for vendor, data in results.get("pagination", {}).items():
         for name in KEYSET_SCENARIOS:
             if name not in data["pages"]:

@@ -138,8 +138,10 @@ def uvicorn(workers: int, env: dict[str, str]) -> Iterator[int]:
 @contextmanager
 def _serving(name: str, command: list[str], port: int, env: dict[str, str]) -> Iterator[None]:
     log = (WORK_DIR / f"{name}.log").open("ab")  # the 409s of the duplicate bursts are logged there
+    # benchmarks.settings: the example service's settings with the benchmark's URLconf (the service's
+    # URLs, the pagination lists and the idempotency floors, benchmarks/floor_views.py), as in the tasks.
     process = subprocess.Popen(
-        command, cwd=REPOSITORY, env={**env, "DJANGO_SETTINGS_MODULE": "testproject.settings"}, stderr=log, stdout=log
+        command, cwd=REPOSITORY, env={**env, "DJANGO_SETTINGS_MODULE": "benchmarks.settings"}, stderr=log, stdout=log
     )
     try:
         deadline = time.monotonic() + 60

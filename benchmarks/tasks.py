@@ -22,6 +22,7 @@ from urllib.parse import urlencode, urlsplit
 
 import django
 
+from .floor_budget import floor_round_trips
 from .purge import purge
 from .replica_wait import replica_wait_task
 from .stats import alternate, warm_up
@@ -106,12 +107,61 @@ def inprocess_idempotency(rounds: int, requests_per_round: int, profile: str | N
         "plain": lambda: post(None),
         "fresh_key": lambda: post(f"fresh-{run}-{next(counter)}"),
         "replay": lambda: post(replay_key),
+        # The protocol's minimum written by hand, beside them (benchmarks/floor_views.py).
+        **floor_scenarios(client, body, run, counter),
     }
     warm_up(scenarios)
     profiler = _start_profiler(profile)
     measured = alternate(scenarios, rounds * requests_per_round)
     _stop_profiler(profiler, profile)
     return measured
+
+
+def floor_scenarios(client: Any, body: str, run: str, counter: Any) -> dict[str, Callable[[], int]]:
+    """``floor_fresh`` and ``floor_replay`` through the test client, the replay's key resolved first."""
+    from . import floor_views
+
+    def post(path: str, key: str) -> int:
+        return client.post(path, data=body, content_type="application/json", HTTP_X_CLIENT_ID="bench-inprocess",
+                           HTTP_IDEMPOTENCY_KEY=key).status_code
+
+    replay_key = f"floor-replay-{run}"
+    assert floor_views.prepare_replay(replay_key, body) == 201
+    return {
+        "floor_fresh": lambda: post(floor_views.FRESH_PATH, f"floor-{run}-{next(counter)}"),
+        "floor_replay": lambda: post(floor_views.REPLAY_PATH, replay_key),
+    }
+
+
+def prepare_floor_replay(key: str) -> dict[str, Any]:
+    """The record ``floor_replay`` reads over HTTP, resolved through ``floor_fresh``."""
+    from . import floor_views
+
+    return {"status": floor_views.prepare_replay(key, json.dumps({"user_id": BENCH_USER}))}
+
+
+def floor_answers(key: str) -> dict[str, Any]:
+    """What the floors answer (tests/test_benchmarks.py): ``key`` was resolved by ``floor_fresh``."""
+    from django.test import Client
+
+    from . import floor_views
+
+    client = Client()
+    body = json.dumps({"user_id": BENCH_USER})
+
+    def post(path: str, key: str, data: str = body) -> Any:
+        return client.post(path, data=data, content_type="application/json", HTTP_IDEMPOTENCY_KEY=key)
+
+    fresh = post(floor_views.FRESH_PATH, f"floor-answers-{uuid.uuid4().hex}")
+    replay = post(floor_views.REPLAY_PATH, key)
+    other = json.dumps({"user_id": "usr_other"})
+    return {
+        "fresh": fresh.status_code, "replay": replay.status_code,
+        "same_bytes": replay.content == post(floor_views.REPLAY_PATH, key).content and b'"id":"ord_' in replay.content,
+        "replayed_header": replay.get("X-Cache-Lookup"), "held": post(floor_views.FRESH_PATH, key).status_code,
+        "other_body": post(floor_views.REPLAY_PATH, key, other).status_code,
+        "unknown_key": post(floor_views.REPLAY_PATH, f"never-{uuid.uuid4().hex}").status_code,
+    }
 
 
 def _start_profiler(path: str | None) -> Any:
@@ -423,6 +473,9 @@ TASKS: dict[str, Callable[..., Any]] = {
     "count_orders": count_orders,
     "prepare_payments": prepare_payments,
     "inprocess_idempotency": inprocess_idempotency,
+    "prepare_floor_replay": prepare_floor_replay,
+    "floor_answers": floor_answers,
+    "floor_round_trips": floor_round_trips,
     "pagination": pagination,
     "purge": purge,
     "replica_wait": replica_wait_task,

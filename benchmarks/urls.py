@@ -1,12 +1,16 @@
-"""The example service's URLs plus one list per paginator over the same queryset."""
+"""The example service's URLs plus one list per paginator over the same queryset, and the
+idempotency floors (``benchmarks/floor_views.py``) under ``/v2/``."""
 
 from django.urls import path
 
+from django_api_conventions.versioning import versioned_urls
 from testproject.urls import urlpatterns as service_urlpatterns
 
+from . import floor_views
 from .pagination_views import PAGINATED_VIEWS
 
 urlpatterns = [
     *[path(f"bench/{name}", view.as_view(), name=f"bench-{name}") for name, view in PAGINATED_VIEWS.items()],
+    *versioned_urls(floor_views.urlpatterns),
     *service_urlpatterns,
 ]

@@ -8,6 +8,7 @@ master and replica that it starts from redis-server (where redis-server is insta
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -35,10 +36,15 @@ def test_the_smoke_run_measures_every_in_process_scenario(
     assert cli.main(["--smoke", "--json", str(output)]) == 0
     results = json.loads(output.read_text())
     scenarios = results["idempotency"]["inprocess"]["sqlite"]["scenarios"]
-    assert set(scenarios) == {"plain", "fresh_key", "replay"}
+    # The three scenarios and, beside them, the floors (benchmarks/floor_views.py): the fresh
+    # key's minimum creates the order (201), the replay's answers the stored 201.
+    assert set(scenarios) == {"plain", "fresh_key", "replay", "floor_fresh", "floor_replay"}
     assert all(scenario["n"] == 5 for scenario in scenarios.values())
     statuses = results["idempotency"]["inprocess"]["sqlite"]["statuses"]
-    assert statuses == {"plain": {"201": 5}, "fresh_key": {"201": 5}, "replay": {"201": 5}}
+    assert statuses == {"plain": {"201": 5}, "fresh_key": {"201": 5}, "replay": {"201": 5},
+                        "floor_fresh": {"201": 5}, "floor_replay": {"201": 5}}
+    cpu_target = next(t for t in results["targets"] if t["target"] == "sqlite: fresh key CPU / plain (in-process)")
+    assert float(cpu_target["floor"]) > 0 and isinstance(cpu_target["floor_met"], bool)
     sqlite = results["pagination"]["sqlite"]
     assert set(sqlite["pages"]) == {"keyset", "keyset_back", "keyset_sorted", "cursor", "limitoffset"}
     for name in ("keyset", "keyset_back", "keyset_sorted"):
@@ -73,6 +79,7 @@ def test_the_smoke_run_measures_every_in_process_scenario(
     else:
         assert results["replica_wait"] == {}
     out = capsys.readouterr().out
+    assert "floor_fresh" in out and "floor_replay" in out
     assert "Targets" in out and (not results["replica_wait"] or "WAIT_REPLICAS = 1" in out)
 
 
@@ -93,3 +100,69 @@ def test_the_keyed_post_under_asgi_is_tabled_beside_wsgi() -> None:
     assert [(row[1], row[3], row[6]) for row in rows if row[3] in ("fresh_key", "async_payment")] == [
         ("gunicorn", "fresh_key", "1.00x"), ("uvicorn", "fresh_key", "1.50x"), ("uvicorn", "async_payment", "1.50x")]
     assert report._server_tables({"postgresql": {"workers": 2}}) == []
+
+
+def test_the_floors_answer_as_the_protocol_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The floors' views on SQLite, in a task as the benchmark runs them: a fresh key creates the
+    order and stores its answer, the replay answers those very bytes, a key already held is 409
+    and another body under a resolved key 422."""
+    monkeypatch.setattr(services, "WORK_DIR", tmp_path)
+    env = services.task_environment(DATABASE_URL=services.sqlite_url("floors.sqlite3"), IDEMPOTENCY_STORE="database")
+    services.run_task("prepare_idempotency", {"duplicate_users": []}, env)
+    assert services.run_task("prepare_floor_replay", {"key": "floor-replay-test"}, env) == {"status": 201}
+    assert services.run_task("floor_answers", {"key": "floor-replay-test"}, env) == {
+        "fresh": 201, "replay": 201, "same_bytes": True, "replayed_header": "HIT", "held": 409, "other_body": 422,
+        "unknown_key": 404}
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("store", ["database", "redis"])
+def test_the_floors_send_the_round_trip_budget_or_less(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counted on the wire (tests/wire.py) in a task of the benchmark's settings, on a PostgreSQL
+    database of its own: a floor that sent more than the package's budget would be no floor."""
+    base, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
+    url = services.postgres_url(base, "floor_budget")
+    if url is None or not services.postgres_reachable(url):
+        pytest.skip("needs PostgreSQL (DATABASE_URL=postgres://...)")
+    if store == "redis" and not services.redis_reachable(redis_url):
+        pytest.skip("needs Redis (REDIS_URL)")
+    monkeypatch.setattr(services, "WORK_DIR", tmp_path)
+    services.create_database(url, recreate=True)
+    env = services.task_environment(DATABASE_URL=url, IDEMPOTENCY_STORE=store,
+                                    REDIS_URL=redis_url if store == "redis" else None)
+    answer = services.run_task("floor_round_trips", {}, env)
+    counted, budget = answer["counted"], answer["budget"]
+    assert {name: one["status"] for name, one in counted.items()} == dict.fromkeys(counted, 201)
+    for floor, scenario in (("floor_fresh", "fresh_key"), ("floor_replay", "replay")):
+        sent = counted[floor]
+        assert sent["statements"] <= budget[scenario]["statements"], sent["sent"]
+        assert (sent["redis"] or 0) <= budget[scenario]["redis"], sent["sent"]
+        # The package's own scenario is on its budget (tests/test_round_trip_budget.py holds it there).
+        assert counted[scenario]["statements"] == budget[scenario]["statements"], counted[scenario]["sent"]
+
+
+def test_targets_carry_the_floor_and_say_when_it_misses_them_too() -> None:
+    from benchmarks import report
+
+    def scenario(p50: float, rps: float = 100.0) -> dict[str, object]:
+        return {"p50_ms": p50, "p99_ms": p50 * 2, "n": 10, "rps_median": rps, "statuses": {"201": 10}}
+
+    one = {"plain": scenario(10.0), "fresh_key": scenario(12.0), "replay": scenario(7.0),
+           "floor_fresh": scenario(10.5), "floor_replay": scenario(6.0)}
+    results = {"idempotency": {"http": {"postgresql": {
+        "one_client": one, "clients": 8,
+        "many_clients": {"plain": scenario(1, 100.0), "fresh_key": scenario(1, 90.0), "floor_fresh": scenario(1, 97.0)},
+        "duplicates": {"keys": 2, "keys_run_once": 2},
+        "servers": {"asgi": one},
+    }}, "inprocess": {"postgresql": {"cpu": {"plain": 1.0, "fresh_key": 1.3, "floor_fresh": 1.05}}}}}
+    found = {t["target"]: (t["value"], t.get("floor"), report.verdict(t)) for t in report.targets(results)}
+    assert found["postgresql: fresh key p50 / plain"] == ("1.20", "1.05", "NO (the floor meets it: our code)")
+    assert found["postgresql: replay p50 / plain"] == ("0.70", "0.60", "NO, the floor misses it too (this run)")
+    assert found["postgresql: throughput 8 clients / plain"] == ("0.90", "0.97", "NO (the floor meets it: our code)")
+    assert found["postgresql: uvicorn (ASGI) replay p50 / plain"][1:] == (
+        "0.60", "NO, the floor misses it too (this run)")
+    assert found["postgresql: fresh key CPU / plain (in-process)"] == (
+        "1.30", "1.05", "NO (the floor meets it: our code)")
+    assert found["postgresql: keys run exactly once"] == ("2/2", None, "yes")
