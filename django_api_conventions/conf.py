@@ -144,19 +144,21 @@ class APIConventionsSettings:
         return value if isinstance(value, dict) else {}
 
     def __getattr__(self, name: str) -> Any:
+        # Called only for a setting not read yet since the last reload: the value is then kept as
+        # an instance attribute, which Python finds without calling this again (as DRF's
+        # api_settings does). The package reads its settings dozens of times a request.
         if name.startswith("_") or name not in DEFAULTS:
             raise AttributeError(f"Invalid {SETTINGS_NAME} setting: {name!r}")
-        try:
-            return self._cache[name]
-        except KeyError:
-            pass
         value = self.user_settings.get(name, DEFAULTS[name])
         if name in IMPORT_STRINGS and isinstance(value, str):
             value = import_string(value)
         self._cache[name] = value
+        setattr(self, name, value)
         return value
 
     def reload(self) -> None:
+        for name in list(self._cache):
+            self.__dict__.pop(name, None)
         self._cache.clear()
 
 
