@@ -30,7 +30,7 @@ __all__ = ["CURSOR_FIELD_TYPES", "KeysetPagination", "endpoint_of", "nullable_fi
 
 #: A limit as the query string spells it; nine digits at most, so int() never reads a long string.
 _LIMIT = re.compile(r"[1-9][0-9]{0,8}")
-#: What signing.dumps writes: base64url, a '.' before compressed data, ':' between the parts.
+#: What a cursor we sign is made of: base64url and '.' (format 2); also ':' (format 1, signing.dumps').
 _SIGNED_TOKEN = re.compile(r"[A-Za-z0-9_.:-]*")
 
 
