@@ -197,7 +197,7 @@ def _decode(token: str, *, ordering: tuple[str, ...], endpoint: str, filters: st
         raise _foreign(raw_body, hints)
     try:
         # Only a payload this service signed gets here: still, whatever its shape, a 400, never a 500.
-        payload = json.loads(_unb64(body))
+        payload = json.loads(_unb64(body).decode())
         if not isinstance(payload, list) or not payload or payload[0] != CURSOR_VERSION:
             raise invalid_cursor(
                 gettext("The cursor comes from another version of this service; start from the first page.")
