@@ -3,11 +3,12 @@ writes what ``filter(keyset_predicate(...))`` writes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
 from django.db import NotSupportedError
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.db.models.functions import Lower
 
 from django_api_conventions.pagination.keyset import Column, RowValueComparison, filter_after, keyset_predicate
@@ -52,27 +53,33 @@ def test_equal_conditions_are_equal_and_hash_alike() -> None:
     assert Column("pk") == Column("pk") and Column("pk") != Column("id") and hash(Column("pk")) == hash(Column("pk"))
 
 
-def _sql(queryset: object) -> tuple[str, tuple[object, ...]]:
-    return queryset.query.sql_with_params()  # type: ignore[attr-defined]
+def _sql(queryset: QuerySet[Order]) -> tuple[str, tuple[object, ...]]:
+    return queryset.query.sql_with_params()  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("backward", [False, True])
 @pytest.mark.parametrize("inclusive", [False, True])
-@pytest.mark.parametrize("base", [
-    lambda: Order.objects.all(),
-    lambda: Order.objects.filter(status="pending"),
-    lambda: Order.objects.filter(user__email__startswith="a"),  # a join
-    lambda: Order.objects.annotate(lowered=Lower("status")),
-])
-def test_filter_after_writes_what_filter_writes(base: object, backward: bool, inclusive: bool) -> None:
+@pytest.mark.parametrize(
+    "base",
+    [
+        lambda: Order.objects.all(),
+        lambda: Order.objects.filter(status="pending"),
+        lambda: Order.objects.filter(user__email__startswith="a"),  # a join
+        lambda: Order.objects.annotate(lowered=Lower("status")),
+    ],
+)
+def test_filter_after_writes_what_filter_writes(
+    base: Callable[[], QuerySet[Order]], backward: bool, inclusive: bool
+) -> None:
     """The condition bound into a resolved comparison built once is the very SQL and parameters
     ``filter(keyset_predicate(...))`` writes, page after page (the template is not altered)."""
     ordering = ("-created_at", "-pk")
     for position in [(datetime(2026, 1, 1, tzinfo=UTC), "o1"), (datetime(2026, 2, 1, tzinfo=UTC), "o2")]:
-        expected = base().order_by("-created_at", "-pk").filter(  # type: ignore[operator]
-            keyset_predicate(ordering, position, backward=backward, inclusive=inclusive))
-        fast = filter_after(base().order_by("-created_at", "-pk"), ordering, position,  # type: ignore[operator]
-                            backward=backward, inclusive=inclusive)
+        condition = keyset_predicate(ordering, position, backward=backward, inclusive=inclusive)
+        expected = base().order_by("-created_at", "-pk").filter(condition)
+        fast = filter_after(
+            base().order_by("-created_at", "-pk"), ordering, position, backward=backward, inclusive=inclusive
+        )
         assert _sql(fast) == _sql(expected)
         assert list(fast) == list(expected)
 
