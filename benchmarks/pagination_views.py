@@ -2,14 +2,15 @@
 
 Everything but the paginator is the same: queryset, serializer, no throttling, no filters. DRF's
 paginators get the configuration their documentation shows (``ordering = "-created_at"``).
+:class:`SearchableOrders` adds one filter, for the search beside its list (the same rows).
 """
 
 from __future__ import annotations
 
-from rest_framework import generics
+from rest_framework import generics, mixins, viewsets
 from rest_framework.pagination import CursorPagination, LimitOffsetPagination
 
-from django_api_conventions.pagination import KeysetPagination
+from django_api_conventions.pagination import Filter, FilterSet, KeysetPagination, SearchMixin, StrictFilterBackend
 from testproject.billing.models import Order
 from testproject.billing.serializers import OrderSerializer
 from testproject.billing.views import NewestFirst
@@ -82,9 +83,34 @@ class EstimatedOrders(_OrderList):
     pagination_class = EstimatedTotal
 
 
+class OrderStatus(FilterSet):
+    status = Filter("status", choices=Order.Status.values)
+
+
+class SearchableOrders(SearchMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+    """The keyset list with one filter: ``GET ?status=pending`` (the list, through
+    ``StrictFilterBackend``) and ``POST .../search`` with ``{"any": [{"status": "pending"}]}``
+    (the search, through ``SearchMixin``): the same rows, paginator, serializer and SQL."""
+
+    queryset = Order.objects.all()
+    serializer_class = OrderSerializer
+    pagination_class = NewestFirst
+    filter_backends = [StrictFilterBackend]
+    filterset_class = OrderStatus
+    throttle_classes: list = []
+    versioning_class = None
+    authentication_classes: list = []
+
+
 #: URL name suffix -> view; ``keyset`` is the package's, ``cursor`` and ``limitoffset`` the
 #: baselines; the others are the package's with a declared sort or a total.
 PAGINATED_VIEWS = {
     "keyset": KeysetOrders, "cursor": CursorOrders, "limitoffset": LimitOffsetOrders,
     "keyset_sorted": SortedOrders, "keyset_capped": CappedOrders, "keyset_estimate": EstimatedOrders,
+}
+
+#: URL name suffix -> (path, view) of the filtered list and of its search.
+SEARCH_VIEWS = {
+    "keyset_filtered": ("bench/keyset_filtered", SearchableOrders.as_view({"get": "list"})),
+    "search": ("bench/keyset_filtered/search", SearchableOrders.as_view({"post": "search"})),
 }

@@ -23,7 +23,12 @@ DRF_CURSOR_TARGET = 1.05
 #: write 86.4 million records a day, and purging keeps up only as fast as they arrive.
 PURGE_RATE_TARGET = 1_000
 #: The package's page scenarios, each held to the same targets: flat with depth, one query a page.
-KEYSET_SCENARIOS = ("keyset", "keyset_back", "keyset_sorted")
+#: The search (``POST .../search``) too: its cursor pages as flat as the list's.
+KEYSET_SCENARIOS = ("keyset", "keyset_back", "keyset_sorted", "search")
+# Issue 17, "search pages likewise against the list": a search page at most 1.05 times the page
+# of its list (the same filter in the query string) at the same depth, first page included, as
+# a cursor page is held to DRF's page; and, above, at most 1.10 times the search's first page.
+SEARCH_LIST_TARGET = 1.05
 
 
 def _ms(value: float) -> str:
@@ -291,6 +296,14 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                     versus = max(ratio(own[depth]["p50_ms"], cpu["cursor"][depth]["p50_ms"]) for depth in depths[1:])
                     add(f"{vendor}: keyset / DRF cursor at the same depth (worst, CPU)", versus,
                         f"<= {DRF_CURSOR_TARGET}", versus <= DRF_CURSOR_TARGET)
+            if name == "search" and "keyset_filtered" in data["pages"]:
+                for label, series in (("", data["pages"]), (", CPU", cpu)):
+                    if name not in series:
+                        continue
+                    listed = series["keyset_filtered"]
+                    versus = max(ratio(series[name][depth]["p50_ms"], listed[depth]["p50_ms"]) for depth in depths)
+                    add(f"{vendor}: search / its list at the same depth (worst{label})", versus,
+                        f"<= {SEARCH_LIST_TARGET}", versus <= SEARCH_LIST_TARGET)
             queries = set(data["queries"][name].values())
             add(f"{vendor}: {name} queries per page", max(queries), "1", queries == {1})
         for name in KEYSET_SCENARIOS:

@@ -262,49 +262,78 @@ def build_orders(rows: int, *, tie_group: int | None, rebuild: bool) -> bool:
 
 
 #: Pages timed at each depth: the package's keyset forward, the same page reached backwards (a
-#: previous cursor), the keyset with a declared sort (oldest first), and DRF's two paginators.
-PAGINATORS = ("keyset", "keyset_back", "keyset_sorted", "cursor", "limitoffset")
+#: previous cursor), the keyset with a declared sort (oldest first), and DRF's two paginators;
+#: then the keyset list with a filter (``?status=pending``, every row) and its search (``POST
+#: .../search`` with ``{"any": [{"status": "pending"}]}``), the same rows.
+PAGINATORS = ("keyset", "keyset_back", "keyset_sorted", "cursor", "limitoffset", "keyset_filtered", "search")
+#: The filter of ``keyset_filtered`` and ``search``, and the search's body.
+SEARCH_FILTER = {"status": "pending"}
 #: Full walks over tie groups: the two baselines, the keyset forward, then back from its last
-#: page, and a declared sort forward then back.
-WALKS = ("keyset", "keyset_back", "keyset_sorted", "cursor", "limitoffset")
+#: page, a declared sort forward then back, and the search forward.
+WALKS = ("keyset", "keyset_back", "keyset_sorted", "cursor", "limitoffset", "search")
 PAGE_SIZE = 20
 
 
 def page_url(name: str, depth: int) -> str:
     """The URL of the page that starts after ``depth`` rows, as a client would hold it: for
-    ``keyset_back``, the previous cursor of the page after it."""
+    ``keyset_back``, the previous cursor of the page after it. (Not the search's: a POST.)"""
+    method, url, body = page_request(name, depth)
+    assert method == "GET" and body is None, name
+    return url
+
+
+def page_request(name: str, depth: int) -> tuple[str, str, str | None]:
+    """The method, URL and JSON body of the page that starts after ``depth`` rows, as a client
+    would send it: for ``keyset_back``, the previous cursor of the page after it; for the
+    search, a POST whose body holds the filter, the cursor and no limit (the list's default)."""
     from django.urls import resolve
 
     from testproject.billing.models import Order
 
     view = "keyset" if name == "keyset_back" else name
-    path = f"/bench/{view}"
-    sort = {"sort": "created_at"} if name == "keyset_sorted" else {}
+    path = "/bench/keyset_filtered/search" if name == "search" else f"/bench/{view}"
+    queries = {"keyset_sorted": {"sort": "created_at"}, "keyset_filtered": SEARCH_FILTER}
+    query = dict(queries.get(name, {}))
+
+    def request(extra: dict[str, str]) -> tuple[str, str, str | None]:
+        if name == "search":
+            return "POST", path, json.dumps({"any": [SEARCH_FILTER], **extra})
+        parameters = {**query, **extra}
+        return "GET", f"{path}?{urlencode(parameters)}" if parameters else path, None
+
     if name == "keyset_back":
         # The page before the row at depth + PAGE_SIZE: rows depth .. depth + PAGE_SIZE - 1.
         position, direction = depth + PAGE_SIZE, "previous"
     elif depth == 0:
-        return f"{path}?{urlencode(sort)}" if sort else path
+        return request({})
     else:
         position, direction = depth - 1, "next"
     if name == "limitoffset":
-        return f"{path}?{urlencode({'offset': depth})}"
+        return request({"offset": str(depth)})
+    sort = query.get("sort")
     ordering_fields = ("created_at", "id") if sort else ("-created_at", "-id")
     created_at, order_id = Order.objects.order_by(*ordering_fields).values_list("created_at", "id")[position]
     if name == "cursor":
         # DRF's own cursor spelling: the last row's position, offset 0 (timestamps are unique here).
-        token = b64encode(urlencode({"p": str(created_at)}).encode("ascii")).decode("ascii")
-        return f"{path}?{urlencode({'cursor': token})}"
+        return request({"cursor": b64encode(urlencode({"p": str(created_at)}).encode("ascii")).decode("ascii")})
     from django_api_conventions.pagination.cursors import Cursor, encode_cursor, filters_signature
 
-    from .pagination_views import PAGINATED_VIEWS
+    from .pagination_views import PAGINATED_VIEWS, NewestFirst
 
-    paginator = PAGINATED_VIEWS[view].pagination_class()
-    chosen = sort.get("sort")
-    ordering = paginator.get_ordering(Order, chosen)
+    paginator = PAGINATED_VIEWS[view].pagination_class() if view in PAGINATED_VIEWS else NewestFirst()
+    ordering = paginator.get_ordering(Order, sort)
     endpoint = f"{resolve(path).view_name}:{path}"
-    token = encode_cursor(Cursor((created_at, order_id), ordering, endpoint, filters_signature({}), direction, chosen))
-    return f"{path}?{urlencode({**sort, 'cursor': token})}"
+    # What the cursor is bound to: the filters StrictFilterBackend validated, or the search's.
+    filters = {"any": [SEARCH_FILTER]} if name == "search" else SEARCH_FILTER if name == "keyset_filtered" else {}
+    cursor = Cursor((created_at, order_id), ordering, endpoint, filters_signature(filters), direction, sort)
+    return request({"cursor": encode_cursor(cursor)})
+
+
+def send(client: Any, request: tuple[str, str, str | None]) -> Any:
+    method, url, body = request
+    if method == "POST":
+        return client.post(url, data=body, content_type="application/json")
+    return client.get(url)
 
 
 def time_pages(depths: list[int], rounds: int) -> dict[str, Any]:
@@ -315,15 +344,15 @@ def time_pages(depths: list[int], rounds: int) -> dict[str, Any]:
     from testproject.billing.models import Order
 
     client = Client()
-    urls = {(name, depth): page_url(name, depth) for name in PAGINATORS for depth in depths}
+    urls = {(name, depth): page_request(name, depth) for name in PAGINATORS for depth in depths}
     queries: dict[str, dict[int, int]] = {name: {} for name in PAGINATORS}
     deepest_sql = ""
     for (name, depth), url in urls.items():
         with CaptureQueriesContext(connection) as captured:
-            response = client.get(url)
+            response = send(client, url)
         assert response.status_code == 200, (url, response.status_code, response.content[:300])
         body = response.json()
-        page = body["data"] if name.startswith("keyset") else body["results"]
+        page = body["data"] if "data" in body else body["results"]
         assert len(page) == PAGE_SIZE, (url, len(page))
         # The page's own queries: not BEGIN/COMMIT of ATOMIC_REQUESTS, not the maintenance switch.
         own = [query["sql"] for query in captured.captured_queries if Order._meta.db_table in query["sql"]]
@@ -339,7 +368,7 @@ def time_pages(depths: list[int], rounds: int) -> dict[str, Any]:
         random.Random(round_number).shuffle(keys)
         for name, depth in keys:
             started, cpu_started = time.perf_counter(), time.thread_time()
-            client.get(urls[name, depth])
+            send(client, urls[name, depth])
             samples[name][depth].append((time.perf_counter() - started) * 1000)
             cpu[name][depth].append((time.thread_time() - cpu_started) * 1000)
     return {"samples_ms": samples, "cpu_ms": cpu, "queries": queries, "deepest_keyset_sql": deepest_sql,
@@ -347,8 +376,12 @@ def time_pages(depths: list[int], rounds: int) -> dict[str, Any]:
 
 
 #: The pages profiled with --profile: the list's first page, its page at the deepest depth, and
-#: DRF's CursorPagination page at that depth.
-PROFILED_PAGES = (("keyset", "first"), ("keyset", "deepest"), ("cursor", "deepest"))
+#: DRF's CursorPagination page at that depth; the declared sort's and the search's first and
+#: deepest pages.
+PROFILED_PAGES = (
+    ("keyset", "first"), ("keyset", "deepest"), ("cursor", "deepest"), ("keyset_sorted", "first"),
+    ("keyset_sorted", "deepest"), ("search", "first"), ("search", "deepest"),
+)
 
 
 def profile_pages(depths: list[int], rounds: int, prefix: str) -> None:
@@ -358,13 +391,13 @@ def profile_pages(depths: list[int], rounds: int, prefix: str) -> None:
 
     client = Client()
     for name, page in PROFILED_PAGES:
-        url = page_url(name, depths[0] if page == "first" else max(depths))
+        request = page_request(name, depths[0] if page == "first" else max(depths))
         for _ in range(20):  # warm
-            client.get(url)
+            send(client, request)
         path = f"{prefix}-{name}-{page}.txt"
         profiler = _start_profiler(path)
         for _ in range(rounds * 20):
-            client.get(url)
+            send(client, request)
         _stop_profiler(profiler, path)
 
 
@@ -424,17 +457,24 @@ def walk_all_pages(name: str, rows: int) -> dict[str, Any]:
     client = Client()
     view = "keyset" if name == "keyset_back" else name
     sort = {"sort": "created_at"} if name == "keyset_sorted" else {}
-    url: str | None = f"/bench/{view}?{urlencode({**sort, 'limit': 100})}"
+    # The search is a POST with the cursor in its body: there, url stands for the cursor ("" first).
+    url: str | None = "" if name == "search" else f"/bench/{view}?{urlencode({**sort, 'limit': 100})}"
     forward: list[list[str]] = []
     visited: set[str] = set()
     loops = False
     started = time.perf_counter()
     body: dict[str, Any] = {}
-    while url:
+    while url is not None and (url or not visited):
         if url in visited or sum(map(len, forward)) > 2 * rows:
             loops = True  # the paginator sent us back to a page it already served: it never ends
             break
         visited.add(url)
+        if name == "search":
+            search = {"any": [SEARCH_FILTER], "limit": 100, **({"cursor": url} if url else {})}
+            body = send(client, ("POST", "/bench/keyset_filtered/search", json.dumps(search))).json()
+            forward.append([row["id"] for row in body["data"]])
+            url = body["pagination"]["next_cursor"]
+            continue
         body = client.get(url).json()
         if view.startswith("keyset"):
             forward.append([row["id"] for row in body["data"]])

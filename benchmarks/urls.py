@@ -7,10 +7,11 @@ from django_api_conventions.versioning import versioned_urls
 from testproject.urls import urlpatterns as service_urlpatterns
 
 from . import floor_views
-from .pagination_views import PAGINATED_VIEWS
+from .pagination_views import PAGINATED_VIEWS, SEARCH_VIEWS
 
 urlpatterns = [
     *[path(f"bench/{name}", view.as_view(), name=f"bench-{name}") for name, view in PAGINATED_VIEWS.items()],
+    *[path(route, view, name=f"bench-{name}") for name, (route, view) in SEARCH_VIEWS.items()],
     *versioned_urls(floor_views.urlpatterns),
     *service_urlpatterns,
 ]

@@ -46,8 +46,9 @@ def test_the_smoke_run_measures_every_in_process_scenario(
     cpu_target = next(t for t in results["targets"] if t["target"] == "sqlite: fresh key CPU / plain (in-process)")
     assert float(cpu_target["floor"]) > 0 and isinstance(cpu_target["floor_met"], bool)
     sqlite = results["pagination"]["sqlite"]
-    assert set(sqlite["pages"]) == {"keyset", "keyset_back", "keyset_sorted", "cursor", "limitoffset"}
-    for name in ("keyset", "keyset_back", "keyset_sorted"):
+    assert set(sqlite["pages"]) == {"keyset", "keyset_back", "keyset_sorted", "cursor", "limitoffset",
+                                    "keyset_filtered", "search"}
+    for name in ("keyset", "keyset_back", "keyset_sorted", "search"):
         assert sqlite["queries"][name] == {str(depth): 1 for depth in cli.PLANS["smoke"].depths}
         walk = sqlite["ties"]["walks"][name]
         assert walk["duplicates"] == walk["skips"] == 0 and walk["rows_returned"] == cli.PLANS["smoke"].tie_rows
@@ -59,7 +60,9 @@ def test_the_smoke_run_measures_every_in_process_scenario(
                                                  "total_is_estimate": False}
     assert {target["target"] for target in results["targets"]} >= {
         "sqlite: keyset queries per page", "sqlite: keyset_back queries per page",
-        "sqlite: keyset_sorted duplicates + skips on ties", "sqlite: keyset_back walk back serves the pages forward"}
+        "sqlite: keyset_sorted duplicates + skips on ties", "sqlite: keyset_back walk back serves the pages forward",
+        "sqlite: search any depth / depth 0 (worst, CPU)", "sqlite: search / its list at the same depth (worst, CPU)",
+        "sqlite: search duplicates + skips on ties"}
     purge = results["purge"]["sqlite"]
     assert purge["rows"] == 2_000 and purge["expired"] == 1_000
     # The purge as it was and as it is, under the same paced load, then as it is under an unpaced one.

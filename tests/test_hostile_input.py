@@ -11,6 +11,9 @@ cover the byte-level variants; here each kind of attack is sent once, end to end
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import logging
 from collections.abc import Iterator
@@ -18,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from django.core import signing
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -302,12 +304,14 @@ def test_stolen_cursors_are_rejected_and_logged(
     live_server: Any, invoice: Invoice, problem_log: pytest.LogCaptureFixture
 ) -> None:
     cursor = _cursor(live_server, "/v2/invoices?limit=1")
-    payload = signing.loads(cursor, salt=api_settings.CURSOR_SALT)
+    body = cursor.split(".")[0]
+    # The same payload, its MAC made with another secret.
+    resigned = body + "." + base64.urlsafe_b64encode(
+        hmac.new(b"not-the-secret", body.encode(), hashlib.sha256).digest()).rstrip(b"=").decode()
     not_issued = "The cursor was not issued by this service or was altered."
     cases = [
         ("truncated", f"/v2/invoices?limit=1&cursor={cursor[:-7]}", not_issued),
-        ("re-signed-with-another-secret", "/v2/invoices?limit=1&cursor="
-         + signing.dumps(payload, key="not-the-secret", salt=api_settings.CURSOR_SALT, compress=True), not_issued),
+        ("re-signed-with-another-secret", f"/v2/invoices?limit=1&cursor={resigned}", not_issued),
         ("another-endpoint", f"/v2/orders?limit=1&cursor={cursor}", "The cursor was issued for another list."),
         ("another-version", f"/v1/invoices?limit=1&cursor={cursor}", "The cursor was issued for another list."),
         ("other-filters", f"/v2/invoices?limit=1&status=open&cursor={cursor}",

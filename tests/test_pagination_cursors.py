@@ -145,16 +145,66 @@ def test_a_signed_cursor_with_a_strange_direction_is_malformed_not_a_500(members
 
 
 @pytest.mark.parametrize("position", [(datetime(2026, 1, 1, 0, 0, 10, 123456, tzinfo=UTC), "ord_1"), (1, 2)])
-def test_a_cursor_is_what_django_signing_reads(position: tuple[object, ...]) -> None:
-    """Cursors are signed once per signer and compressed with a small zlib window (cheaper), in
-    the format of ``signing.dumps``: Django's own ``signing.loads`` reads them."""
+def test_a_cursor_is_its_payload_and_one_mac_in_base64url(position: tuple[object, ...]) -> None:
+    """Format 2: ``<payload>.<mac>``, base64url without padding (no ``:``, nothing a link escapes);
+    the list, sort, ordering and filters are in the MAC, not spelled out in the payload."""
+    import base64
+    import json
+    import re
+
+    token = make(position)
+    body, mac = token.split(".")
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", body) and re.fullmatch(r"[A-Za-z0-9_-]{43}", mac)
+    payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    assert payload[:2] == [2, "n"] and len(payload) == 3 + len(position)
+    assert "invoice-list" not in json.dumps(payload) and "created_at" not in json.dumps(payload)
+
+
+def test_a_cursor_of_format_1_as_the_release_before_issued_it_still_reads() -> None:
+    """What ``signing.dumps(..., compress=True)`` made, direction, sort and inclusiveness included."""
     from django.core import signing
 
     from django_api_conventions.conf import api_settings
 
-    token = make(position)
-    payload = signing.loads(token, salt=api_settings.CURSOR_SALT)
-    assert payload["e"] == "invoice-list:/v2/invoices" and len(payload["p"]) == 2
+    payload = {"v": 1, "p": [["t", "2026-01-01T00:00:10.123456+00:00"], ["s", "inv_1"]], "o": list(ORDERING),
+               "e": "invoice-list:/v2/invoices", "f": "f" * 16, "d": "p", "s": "-created_at", "i": True}
+    token = signing.dumps(payload, salt=api_settings.CURSOR_SALT, compress=True)
+    decoded = decode(token, sort="-created_at")
+    assert decoded == Cursor((datetime(2026, 1, 1, 0, 0, 10, 123456, tzinfo=UTC), "inv_1"), ORDERING,
+                             "invoice-list:/v2/invoices", "f" * 16, "previous", "-created_at", True)
+    with pytest.raises(ProblemException, match="other filters"):
+        decode(token, sort="-created_at", filters="0" * 16)
+
+
+@pytest.mark.parametrize("part", ["body", "mac"])
+def test_a_cursor_whose_hints_are_another_lists_is_still_refused(part: str) -> None:
+    """The hints in the payload only word the refusal: a token given another list's hints, or
+    another list's cursor given ours, fails the MAC all the same."""
+    import base64
+    import json
+
+    ours, theirs = make((1, "inv_1")), encode_cursor(Cursor((1, "inv_1"), ORDERING, "order-list:/v2/orders", "f" * 16))
+
+    def hints_of(token: str) -> str:
+        body = token.split(".")[0]
+        return str(json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))[2])
+
+    body, mac = ours.split(".")
+    payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    payload[2] = hints_of(theirs) if part == "body" else payload[2]
+    swapped = base64.urlsafe_b64encode(json.dumps(payload, separators=(",", ":")).encode()).rstrip(b"=").decode()
+    token = f"{swapped}.{mac}" if part == "body" else f"{theirs.split('.')[0]}.{mac}"
+    with pytest.raises(ProblemException) as raised:
+        decode(token)
+    assert raised.value.status_code == 400 and raised.value.problem_type.slug == "invalid-cursor"
+
+
+def test_a_deeply_nested_payload_is_refused_not_a_500() -> None:
+    import base64
+
+    body = base64.urlsafe_b64encode(b"[" * 2900).rstrip(b"=").decode()
+    with pytest.raises(ProblemException, match="not issued by this service"):
+        decode(f"{body}.{'A' * 43}")
 
 
 def test_a_rotated_secret_key_keeps_cursors_of_the_old_one_through_its_fallbacks(settings: object) -> None:

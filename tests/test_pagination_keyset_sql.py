@@ -1,14 +1,17 @@
-"""``Column``, the cheaper ``F()`` of the keyset's own fields, writes the SQL ``F()`` writes."""
+"""``Column``, the cheaper ``F()`` of the keyset's own fields, writes the SQL ``F()`` writes; ``filter_after``
+writes what ``filter(keyset_predicate(...))`` writes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
-from django.db.models import F
+from django.db import NotSupportedError
+from django.db.models import F, QuerySet
 from django.db.models.functions import Lower
 
-from django_api_conventions.pagination.keyset import Column, RowValueComparison, keyset_predicate
+from django_api_conventions.pagination.keyset import Column, RowValueComparison, filter_after, keyset_predicate
 from testproject.billing.models import Invoice, Order
 
 pytestmark = pytest.mark.django_db
@@ -48,3 +51,48 @@ def test_equal_conditions_are_equal_and_hash_alike() -> None:
     other = RowValueComparison(["created_at", "pk"], "<", [moment, "p"], leading_bound=True)
     assert one == same and hash(one) == hash(same) and one != other
     assert Column("pk") == Column("pk") and Column("pk") != Column("id") and hash(Column("pk")) == hash(Column("pk"))
+
+
+def _sql(queryset: QuerySet[Order]) -> tuple[str, tuple[object, ...]]:
+    return queryset.query.sql_with_params()  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("backward", [False, True])
+@pytest.mark.parametrize("inclusive", [False, True])
+@pytest.mark.parametrize(
+    "base",
+    [
+        lambda: Order.objects.all(),
+        lambda: Order.objects.filter(status="pending"),
+        lambda: Order.objects.filter(user__email__startswith="a"),  # a join
+        lambda: Order.objects.annotate(lowered=Lower("status")),
+    ],
+)
+def test_filter_after_writes_what_filter_writes(
+    base: Callable[[], QuerySet[Order]], backward: bool, inclusive: bool
+) -> None:
+    """The condition bound into a resolved comparison built once is the very SQL and parameters
+    ``filter(keyset_predicate(...))`` writes, page after page (the template is not altered)."""
+    ordering = ("-created_at", "-pk")
+    for position in [(datetime(2026, 1, 1, tzinfo=UTC), "o1"), (datetime(2026, 2, 1, tzinfo=UTC), "o2")]:
+        condition = keyset_predicate(ordering, position, backward=backward, inclusive=inclusive)
+        expected = base().order_by("-created_at", "-pk").filter(condition)
+        fast = filter_after(
+            base().order_by("-created_at", "-pk"), ordering, position, backward=backward, inclusive=inclusive
+        )
+        assert _sql(fast) == _sql(expected)
+        assert list(fast) == list(expected)
+
+
+def test_filter_after_goes_through_filter_for_what_it_does_not_build() -> None:
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+    # A nullable field and mixed directions: the OR-expansion, through filter().
+    nullable = filter_after(Invoice.objects.order_by("-created_at", "pk"), ("-created_at", "pk"), (moment, "i"))
+    assert " OR " in str(nullable.query)
+    # A transform: the annotation F() resolves.
+    yearly = Order.objects.annotate(keyset_created_at_year=F("created_at__year")).order_by("-pk")
+    assert "row_value" not in str(filter_after(yearly, ("-created_at__year", "-pk"), (2026, "o")).query)
+    # A combined query: refused as filter() refuses it.
+    union = Order.objects.filter(status="a").union(Order.objects.filter(status="b")).order_by("-created_at")
+    with pytest.raises(NotSupportedError):
+        filter_after(union, ("-created_at", "-pk"), (moment, "o"))

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db.models import Expression, F, Field, Func, Model, Q
 from django.db.models.constants import LOOKUP_SEP
 from django.db.models.lookups import Lookup
+from django.db.models.sql.where import AND
 from django.utils.hashable import make_hashable
 
 
@@ -34,18 +35,41 @@ class Column(Expression):
         self, query: Any = None, allow_joins: bool = True, reuse: Any = None, summarize: bool = False,
         for_save: bool = False,
     ) -> Any:
-        field = None
-        if LOOKUP_SEP not in self.name and self.name not in query.annotations:
-            opts = query.get_meta()
-            try:
-                field = opts.pk if self.name == "pk" else opts.get_field(self.name)
-            except FieldDoesNotExist:
-                field = None
-            if field is not None and (field.model is not opts.model or not field.concrete or field.many_to_many):
-                field = None
+        field = own_field(query, self.name)
         if field is None:
             return F(self.name).resolve_expression(query, allow_joins, reuse, summarize, for_save)
         return field.get_col(query.get_initial_alias())
+
+
+def own_field(query: Any, name: str) -> Any:
+    """The concrete field ``name`` (``pk`` too) of the query's model in its own table, or None: a
+    transform, a related path, an annotation, a many-to-many or an inherited field."""
+    if LOOKUP_SEP in name or name in query.annotations:
+        return None
+    return _own_model_field(query.model, name)
+
+
+def _own_model_field(model: type[Model], name: str) -> Any:
+    opts = model._meta
+    try:
+        field = opts.pk if name == "pk" else opts.get_field(name)
+    except FieldDoesNotExist:
+        return None
+    if field.model is not opts.model or not field.concrete or field.many_to_many:
+        return None
+    return field
+
+
+def _shallow_copy(expression: Any) -> Any:
+    """``copy.copy(expression)``, what ``Expression.copy()`` does, without the ``copyreg``
+    round trip (``__reduce_ex__``, ``__getstate__``): the same class, a copy of its ``__dict__``
+    but the ``convert_value`` Django's ``__getstate__`` leaves out. Resolving the keyset
+    condition copies it twice on every page, and that round trip was the largest cost left."""
+    clone = object.__new__(type(expression))
+    state = expression.__dict__.copy()
+    state.pop("convert_value", None)
+    clone.__dict__.update(state)
+    return clone
 
 
 class _Columns(Func):
@@ -54,6 +78,12 @@ class _Columns(Func):
 
     template = "(%(expressions)s)"
     output_field = Field()  # columns of several types: no single output type to infer
+
+    def copy(self) -> Any:
+        clone = _shallow_copy(self)
+        clone.source_expressions = self.source_expressions[:]  # as Func.copy()
+        clone.extra = self.extra.copy()
+        return clone
 
 
 class RowValueComparison(Lookup):
@@ -90,6 +120,16 @@ class RowValueComparison(Lookup):
         # As Column's: what the constructor was given, without binding its signature (inspect)
         # on every page.
         return (type(self), self.names, self.operator, make_hashable(self.rhs), self.leading_bound)
+
+    def copy(self) -> Any:
+        return _shallow_copy(self)
+
+    def with_values(self, values: Sequence[Any]) -> RowValueComparison:
+        """This comparison (resolved or not) against other ``values``: what changes from page to page."""
+        clone = _shallow_copy(self)
+        clone.__dict__.pop("identity", None)
+        clone.rhs = list(values)
+        return clone  # type: ignore[no-any-return]
 
     def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
         columns: list[str] = []
@@ -150,6 +190,61 @@ def keyset_predicate(
     if inclusive:
         expansion |= _equal(names, position)
     return expansion
+
+
+def filter_after(
+    queryset: Any,
+    ordering: Sequence[str],
+    position: Sequence[Any],
+    nullable: Collection[str] = (),
+    *,
+    backward: bool = False,
+    inclusive: bool = False,
+) -> Any:
+    """``queryset.filter(keyset_predicate(ordering, position, ...))``, in place on a queryset the
+    caller has just cloned (``order_by()``): no second clone.
+
+    When the condition is one :class:`RowValueComparison` of the model's own columns, it is
+    built and resolved once per model, table alias, columns and operator, and each page only
+    binds its values into a copy, ANDed into the ``WHERE`` as ``filter()`` would put it
+    (``Query.build_filter`` resolves a conditional expression and adds it alone): no ``Q``, no
+    join promoter, no field lookup per page. Anything else (a nullable field, mixed directions,
+    a transform, an annotation, a combined or sliced query) goes through ``filter()``, which
+    also refuses what it refuses.
+    """
+    shape = _row_value_shape(tuple(ordering), frozenset(nullable), backward, inclusive)
+    query = queryset.query
+    if shape is not None and not query.combinator and not query.is_sliced \
+            and not query.annotations.keys() & set(shape[0]):
+        template = _resolved_comparison(query.model, query.get_initial_alias(), *shape)
+        if template is not None:
+            query.where.add(template.with_values(position), AND)
+            return queryset
+    return queryset.filter(keyset_predicate(ordering, position, nullable, backward=backward, inclusive=inclusive))
+
+
+@lru_cache(maxsize=1024)
+def _row_value_shape(
+    ordering: tuple[str, ...], nullable: frozenset[str], backward: bool, inclusive: bool
+) -> tuple[tuple[str, ...], str] | None:
+    """The columns and operator of :func:`keyset_predicate`'s row-value comparison, or None
+    when it would be the OR-expansion."""
+    condition = keyset_predicate(ordering, [None] * len(ordering), nullable, backward=backward, inclusive=inclusive)
+    if isinstance(condition, RowValueComparison):
+        return condition.names, condition.operator
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _resolved_comparison(model: type[Model], alias: str, names: tuple[str, ...], operator: str) -> Any:
+    """The row-value comparison of ``names`` resolved against ``alias`` (the query's own table),
+    its values still to bind; None when a name is not a column of the model's own table."""
+    fields = [_own_model_field(model, name) for name in names]
+    if any(field is None for field in fields):
+        return None
+    template = RowValueComparison(names, operator, [None] * len(names), leading_bound=True)
+    template.lhs = _Columns(*(field.get_col(alias) for field in fields))
+    return template
 
 
 def _equal(names: Sequence[str], values: Sequence[Any]) -> Q:

@@ -23,14 +23,14 @@ from ..request_attributes import ACTIVE_FILTERS, get_state
 from .counts import COUNT_MODES, Total, count_rows
 from .cursors import NEXT, PREVIOUS, Cursor, decode_cursor, encode_cursor, filters_signature
 from .drf import format_override
-from .keyset import annotations, keyset_predicate, order_by_expressions, position_of
+from .keyset import annotations, filter_after, order_by_expressions, position_of
 from .orderings import CURSOR_FIELD_TYPES, nullable_fields, resolve_ordering
 
 __all__ = ["CURSOR_FIELD_TYPES", "KeysetPagination", "endpoint_of", "nullable_fields"]
 
 #: A limit as the query string spells it; nine digits at most, so int() never reads a long string.
 _LIMIT = re.compile(r"[1-9][0-9]{0,8}")
-#: What signing.dumps writes: base64url, a '.' before compressed data, ':' between the parts.
+#: What a cursor we sign is made of: base64url and '.' (format 2); also ':' (format 1, signing.dumps').
 _SIGNED_TOKEN = re.compile(r"[A-Za-z0-9_.:-]*")
 
 
@@ -122,10 +122,10 @@ class KeysetPagination(BasePagination):
         if selected:  # a transform's value, read back into the cursor; else no clone for nothing
             queryset = queryset.annotate(**selected)
         queryset = queryset.order_by(*order_by_expressions(ordering, nullable, backward=backward))
-        if came_from is not None:
-            queryset = queryset.filter(keyset_predicate(
-                ordering, came_from.position, nullable, backward=backward, inclusive=came_from.inclusive,
-            ))
+        if came_from is not None:  # order_by() cloned the queryset: the condition goes into that clone
+            queryset = filter_after(
+                queryset, ordering, came_from.position, nullable, backward=backward, inclusive=came_from.inclusive,
+            )
         rows = list(queryset[: self.limit + 1])
         page, more = rows[: self.limit], len(rows) > self.limit
         if backward:
@@ -178,12 +178,11 @@ class KeysetPagination(BasePagination):
         if self._link_parts is None or self._link_parts[0] is not self.request:
             self._link_parts = (self.request, *_split_for_links(self.request.build_absolute_uri(),
                                                                 self.cursor_query_param))
-        _request, before, after, scheme, netloc, path, fragment = self._link_parts
+        _request, before, after, head, tail = self._link_parts
         # A cursor we sign is base64url, '.' and ':' only, of which quote_plus changes ':' alone
         # (the long token through quote_plus cost more than the rest of the link).
         value = cursor.replace(":", "%3A") if _SIGNED_TOKEN.fullmatch(cursor) else quote_plus(cursor)
-        pair = f"{quote_plus(self.cursor_query_param)}={value}"
-        return urlunsplit((scheme, netloc, path, "&".join([*before, pair, *after]), fragment))
+        return head + "&".join([*before, f"{quote_plus(self.cursor_query_param)}={value}", *after]) + tail
 
     def unvalidated_filters(self, request: Request) -> dict[str, list[str]]:
         """What a cursor is bound to when no :class:`StrictFilterBackend` validated the filters
@@ -342,16 +341,19 @@ class KeysetPagination(BasePagination):
         }
 
 
-def _split_for_links(url: str, name: str) -> tuple[list[str], list[str], str, str, str, str]:
+def _split_for_links(url: str, name: str) -> tuple[list[str], list[str], str, str]:
     """``url`` split as DRF's ``replace_query_param`` splits it: the query's other parameters,
-    encoded, sorted by name, before and after ``name``; the scheme, host, path and fragment."""
+    encoded, sorted by name, before and after ``name``; and what ``urlunsplit`` writes before and
+    after the query (it only joins the parts: a link is then two concatenations)."""
     scheme, netloc, path, query, fragment = urlsplit(url)
     parameters = parse_qs(query, keep_blank_values=True)
     parameters.pop(name, None)
     encoded = {key: urlencode([(key, values)], doseq=True) for key, values in parameters.items()}
     before = [encoded[key] for key in sorted(encoded) if key < name]
     after = [encoded[key] for key in sorted(encoded) if key > name]
-    return before, after, scheme, netloc, path, fragment
+    head, marker, tail = urlunsplit((scheme, netloc, path, "\x00", fragment)).rpartition("\x00")
+    assert marker, url  # urlunsplit writes a non-empty query after a "?"
+    return before, after, head, tail
 
 
 def endpoint_of(request: Request) -> str:
