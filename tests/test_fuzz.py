@@ -5,6 +5,7 @@ fingerprint and the problem renderer. Example counts are bounded for CI (150 eac
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import random
@@ -20,7 +21,15 @@ from hypothesis import strategies as st
 
 from django_api_conventions.conf import api_settings
 from django_api_conventions.idempotency.fingerprint import canonical_number, request_fingerprint
-from django_api_conventions.pagination.cursors import Cursor, decode_cursor, encode_cursor
+from django_api_conventions.pagination.cursors import (
+    Cursor,
+    _b64,
+    _binding,
+    _mac,
+    cursor_macs,
+    decode_cursor,
+    encode_cursor,
+)
 from django_api_conventions.problems import RESERVED_MEMBERS, ProblemException, render_problem
 
 pytestmark = pytest.mark.hostile
@@ -81,6 +90,47 @@ def test_any_bytes_as_a_cursor(token: str) -> None:
 def test_any_payload_signed_with_the_secret_is_an_invalid_cursor_problem_or_a_cursor(payload: Any) -> None:
     # Only the service can sign; still, no payload it could have signed in another version crashes.
     assert_invalid_cursor(signing.dumps(payload, salt=api_settings.CURSOR_SALT, compress=True))
+
+
+def signed_format_2(payload_json: str) -> str:
+    """A token of format 2 with the right MAC for the list ``decode`` reads, whatever its payload:
+    what only the service itself could make (it holds the key)."""
+    context, _hints = _binding(ENDPOINT, None, ORDERING, FILTERS)
+    body = base64.urlsafe_b64encode(payload_json.encode()).rstrip(b"=")
+    return f"{body.decode()}.{_b64(_mac(cursor_macs()[0], body, context))}"
+
+
+typed_items = st.lists(json_scalars, max_size=3) | json_values
+format_2_payloads = json_values | st.builds(
+    lambda direction, hints, position: [2, direction, hints, *position],
+    st.sampled_from(["n", "p", "ni", "pi"]) | any_text, any_text, st.lists(typed_items, max_size=3),
+)
+
+
+@fuzz
+@given(format_2_payloads)
+def test_any_payload_of_format_2_signed_with_the_secret_is_an_invalid_cursor_problem_or_a_cursor(
+    payload: Any,
+) -> None:
+    assert_invalid_cursor(signed_format_2(json.dumps(payload)))
+
+
+@pytest.mark.parametrize("position", [
+    '["u",1]', '["u",[1]]', '["i"," 1_0 "]', '["i","\u0663"]', '["m","sNaN"]', '["m"," 1 "]', '["m",[1,[2],3]]',
+    '["b",{}]', '["s",[1]]', '"nx"', '"sy"', '["i",1.5]', '["n",1]', '[]', '[' * 5000 + ']' * 5000,
+])
+def test_a_signed_position_not_as_this_service_writes_it_is_malformed(position: str) -> None:
+    token = signed_format_2(f'[2,"n","",{position},["s","o"]]')
+    with pytest.raises(ProblemException) as refused:
+        decode(token)
+    assert refused.value.status_code == 400 and refused.value.detail == "The cursor is malformed."
+
+
+@pytest.mark.parametrize("token", [None, 5, ["a"], {}, b"abc.def", b"a:b:c"])
+def test_a_cursor_that_is_not_text_is_refused(token: Any) -> None:
+    with pytest.raises(ProblemException) as refused:
+        decode(token)
+    assert refused.value.status_code == 400 and refused.value.problem_type.slug == "invalid-cursor"
 
 
 # Fixed offsets: Django hands a cursor aware datetimes in UTC. (A zoneinfo datetime in a DST fold

@@ -96,3 +96,24 @@ def test_filter_after_goes_through_filter_for_what_it_does_not_build() -> None:
     union = Order.objects.filter(status="a").union(Order.objects.filter(status="b")).order_by("-created_at")
     with pytest.raises(NotSupportedError):
         filter_after(union, ("-created_at", "-pk"), (moment, "o"))
+
+
+class AuditedQuerySet(QuerySet):
+    """A project's QuerySet that changes how filtering works: it must see the keyset condition."""
+
+    seen: list[tuple[object, ...]] = []
+
+    def filter(self, *args: object, **kwargs: object) -> QuerySet:
+        AuditedQuerySet.seen.append(args)
+        return super().filter(*args, **kwargs)
+
+
+def test_filter_after_goes_through_a_filter_the_project_overrides() -> None:
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+    AuditedQuerySet.seen.clear()
+    audited = AuditedQuerySet(model=Order).order_by("-created_at", "-pk")
+    page = filter_after(audited, ("-created_at", "-pk"), (moment, "o"))
+    assert len(AuditedQuerySet.seen) == 1 and isinstance(AuditedQuerySet.seen[0][0], RowValueComparison)
+    plain = Order.objects.order_by("-created_at", "-pk").filter(
+        keyset_predicate(("-created_at", "-pk"), (moment, "o")))
+    assert str(page.query) == str(plain.query)

@@ -26,6 +26,7 @@ import hashlib
 import hmac
 import json
 import uuid
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -35,6 +36,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core import signing
+from django.utils.encoding import force_bytes
 from django.utils.translation import gettext
 
 from ..conf import api_settings
@@ -146,7 +148,7 @@ def cursor_macs() -> tuple[Any, ...]:
         _macs.clear()  # one at a time: a key changes seldom, in tests or on rotation
         key_salt = f"{identity[2]}.cursor-v{CURSOR_VERSION}".encode()
         macs = _macs[identity] = tuple(
-            hmac.new(hashlib.sha256(key_salt + str(secret).encode()).digest(), digestmod=hashlib.sha256)
+            hmac.new(hashlib.sha256(key_salt + force_bytes(secret)).digest(), digestmod=hashlib.sha256)
             for secret in (identity[0], *identity[1])
         )
     return macs
@@ -176,6 +178,8 @@ def decode_cursor(
     filters and declared ``sort``); else a 400 problem whose error names the query ``parameter``
     the cursor came in (a paginator's ``cursor_query_param``)."""
     try:
+        if not isinstance(token, str):  # decode_cursor is public: a view may hand it a JSON value
+            raise invalid_cursor(gettext("The cursor was not issued by this service or was altered."))
         if ":" in token:  # format 1: signing.dumps' value:timestamp:signature
             return _decode_legacy(token, ordering=ordering, endpoint=endpoint, filters=filters, sort=sort)
         return _decode(token, ordering=tuple(ordering), endpoint=endpoint, filters=filters, sort=sort)
@@ -204,7 +208,7 @@ def _decode(token: str, *, ordering: tuple[str, ...], endpoint: str, filters: st
             )
         direction, inclusive = _FROM_CODES[payload[1]]
         position = tuple(_untyped(item) for item in payload[3:])
-    except (KeyError, IndexError, TypeError, ValueError, ArithmeticError, binascii.Error) as exc:
+    except _MALFORMED as exc:
         raise invalid_cursor(gettext("The cursor is malformed.")) from exc
     if len(position) != len(ordering):
         raise invalid_cursor(gettext("The cursor is malformed."))
@@ -235,7 +239,7 @@ def _decode_legacy(token: str, *, ordering: Sequence[str], endpoint: str, filter
     (with ``d``, ``s`` and ``i`` when not at their defaults), as the releases before format 2 issued."""
     try:
         payload = cursor_signer().unsign_object(token, serializer=signing.JSONSerializer)
-    except (signing.BadSignature, ValueError, TypeError, OverflowError):
+    except (signing.BadSignature, ValueError, TypeError, OverflowError, RecursionError, zlib.error):
         raise invalid_cursor(gettext("The cursor was not issued by this service or was altered.")) from None
     if not isinstance(payload, dict) or payload.get("v") != LEGACY_CURSOR_VERSION:
         raise invalid_cursor(
@@ -257,7 +261,7 @@ def _decode_legacy(token: str, *, ordering: Sequence[str], endpoint: str, filter
         # Only a payload this service signed gets here, but perhaps one of another release:
         # whatever its shape, a 400, never a 500 (found by tests/test_fuzz.py).
         position = tuple(_untyped(item) for item in payload["p"])
-    except (KeyError, IndexError, TypeError, ValueError, ArithmeticError) as exc:
+    except _MALFORMED as exc:
         raise invalid_cursor(gettext("The cursor is malformed.")) from exc
     code, inclusive = payload.get("d", "n"), payload.get("i", False)
     direction = {"n": NEXT, "p": PREVIOUS}.get(code) if isinstance(code, str) else None
@@ -295,14 +299,38 @@ def _typed(value: Any) -> list[Any]:
     raise TypeError(f"Cannot put a {type(value).__name__} in a cursor.")
 
 
-_DECODERS: dict[str, Any] = {
-    "b": bool, "i": int, "t": datetime.fromisoformat, "d": date.fromisoformat, "m": Decimal,
-    "u": uuid.UUID, "f": float.fromhex, "s": str,
+#: What a payload this service signed may still raise when it is not of this release's shape.
+_MALFORMED = (
+    KeyError, IndexError, TypeError, ValueError, ArithmeticError, AttributeError, RecursionError, binascii.Error,
+)
+
+
+def _decimal(text: str) -> Decimal:
+    value = Decimal(text)
+    if value.is_snan():  # no column holds one, and comparing one raises
+        raise ValueError("a signaling NaN")
+    return value
+
+
+#: Each kind of typed value: the JSON type its value has, and how it is read back.
+_DECODERS: dict[str, tuple[type, Any]] = {
+    "b": (bool, bool), "i": (str, int), "t": (str, datetime.fromisoformat), "d": (str, date.fromisoformat),
+    "m": (str, _decimal), "u": (str, uuid.UUID), "f": (str, float.fromhex), "s": (str, str),
 }
 
 
-def _untyped(item: list[Any]) -> Any:
-    kind = item[0]
-    if kind == "n":
+def _untyped(item: Any) -> Any:
+    """The value of a typed item, exactly as :func:`_typed` wrote it; else ``ValueError``."""
+    if not isinstance(item, list) or not item or not isinstance(item[0], str):
+        raise ValueError(f"not a typed value: {item!r}")
+    if item == ["n"]:
         return None
-    return _DECODERS[kind](item[1])
+    json_type, decode = _DECODERS[item[0]]
+    if len(item) != 2 or type(item[1]) is not json_type:
+        raise ValueError(f"not a typed value: {item!r}")
+    value = decode(item[1])
+    # Only the spelling _typed writes is read: int() would also take " 1_0 " or Arabic-Indic
+    # digits, Decimal() white space; such a value is no cursor of ours, not one to guess at.
+    if _typed(value) != item:
+        raise ValueError(f"not a typed value as this service writes it: {item!r}")
+    return value

@@ -7,9 +7,10 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
-from django.db.models import Expression, F, Field, Func, Model, Q
+from django.db.models import Expression, F, Field, Func, Model, Q, QuerySet
 from django.db.models.constants import LOOKUP_SEP
 from django.db.models.lookups import Lookup
+from django.db.models.sql import Query
 from django.db.models.sql.where import AND
 from django.utils.hashable import make_hashable
 
@@ -214,13 +215,25 @@ def filter_after(
     """
     shape = _row_value_shape(tuple(ordering), frozenset(nullable), backward, inclusive)
     query = queryset.query
-    if shape is not None and not query.combinator and not query.is_sliced \
+    if shape is not None and _plain_filtering(queryset) and not query.combinator and not query.is_sliced \
             and not query.annotations.keys() & set(shape[0]):
         template = _resolved_comparison(query.model, query.get_initial_alias(), *shape)
         if template is not None:
             query.where.add(template.with_values(position), AND)
             return queryset
     return queryset.filter(keyset_predicate(ordering, position, nullable, backward=backward, inclusive=inclusive))
+
+
+def _plain_filtering(queryset: Any) -> bool:
+    """Whether ``filter()`` on ``queryset`` is Django's own: a QuerySet or Query class that
+    changes how filtering works must see the keyset condition go through it."""
+    queryset_class = type(queryset)
+    return (
+        queryset_class.filter is QuerySet.filter
+        and queryset_class._filter_or_exclude is QuerySet._filter_or_exclude
+        and queryset_class._filter_or_exclude_inplace is QuerySet._filter_or_exclude_inplace
+        and type(queryset.query) is Query
+    )
 
 
 @lru_cache(maxsize=1024)
