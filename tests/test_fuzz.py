@@ -270,3 +270,12 @@ def test_any_detail_and_extensions_render_as_a_valid_problem(detail: str, extens
 def test_extensions_can_never_overwrite_a_reserved_member(name: str, value: Any) -> None:
     with pytest.raises(ValueError, match="reserved members"):
         ProblemException("bad-request", "x", extensions={name: value})
+
+
+def test_format_2_binds_every_digit_of_the_filters_hash() -> None:
+    # Format 1 carried 16 hex digits of it; a collision of those must not carry a cursor across.
+    full = "0123456789abcdef" * 4
+    token = encode_cursor(Cursor((1, "o"), ORDERING, ENDPOINT, full))
+    assert decode_cursor(token, ordering=ORDERING, endpoint=ENDPOINT, filters=full).position == (1, "o")
+    with pytest.raises(ProblemException):
+        decode_cursor(token, ordering=ORDERING, endpoint=ENDPOINT, filters=full[:16] + "f" * 48)
