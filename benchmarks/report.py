@@ -143,8 +143,10 @@ def render(results: dict[str, Any]) -> str:
     found = targets(results)
     if found:
         rows = [[t["target"], t["value"], t.get("floor", "-"), t["limit"], verdict(t)] for t in found]
-        parts.append(_table("Targets (floor: the protocol's minimum written by hand, measured in the same rounds)",
-                            ["target", "measured", "floor", "limit", "met"], rows))
+        parts.append(_table(
+            "Targets (floor, measured in the same rounds: the idempotency protocol's minimum written by hand; "
+            "for pages, DRF's CursorPagination, its page at each depth over its first page)",
+            ["target", "measured", "floor", "limit", "met"], rows))
     return "\n".join(parts)
 
 
@@ -196,11 +198,25 @@ def _purge_tables(purge: dict[str, Any]) -> list[str]:
             ["purge", "load", "deleted", "seconds", "records/s", "VACUUM s", "claim p50 / p99 ms alone",
              "during purge", "p99 ratio", "claims/s alone / during", "expired left"], rows))
     return tables
+def _deepest(pages: dict[str, Any] | None, depths: list[str]) -> float | None:
+    """The worst of a paginator's pages after depth 0 over its page at depth 0 (``None`` without
+    that paginator). DRF's ``CursorPagination`` is the floor of the keyset lists' target: a page
+    reached by a cursor, one indexed query with a ``WHERE`` on the position where the first page
+    has none, as the reference paginator makes it."""
+    if not pages:
+        return None
+    return max(ratio(pages[depth]["p50_ms"], pages[depths[0]]["p50_ms"]) for depth in depths[1:])
+
+
 def verdict(target: dict[str, Any]) -> str:
     """Met or not; for a target with a floor, also whether the floor itself meets it: a target
     the protocol's own minimum misses cannot be met on this machine by any code."""
     if "floor_met" not in target:
         return "yes" if target["met"] else "NO"
+    if target["floor_kind"] == "drf":  # a reference, not a minimum: beating it is no noise
+        if target["met"] or target["floor_met"]:
+            return "yes" if target["met"] else "NO (DRF's page meets it: our code)"
+        return "NO, DRF's page misses it too (this run)"
     if target["met"]:
         return "yes" if target["floor_met"] else "yes (the floor misses it: noise)"
     if target["floor_met"]:
@@ -230,17 +246,18 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
 
     def add(name: str, value: float, limit: str, met: bool, floor: float | None = None,
-            floor_met: bool | None = None) -> None:
+            floor_met: bool | None = None, floor_kind: str = "minimum") -> None:
         target = {"target": name, "value": f"{value:.2f}" if isinstance(value, float) else str(value),
                   "limit": limit, "met": bool(met)}
         if floor is not None:
             # The same ratio for the protocol's minimum written by hand (benchmarks/floor_views.py),
-            # measured in the same rounds: whether the target can be met at all on this machine.
-            target.update({"floor": f"{floor:.2f}", "floor_met": bool(floor_met)})
+            # measured in the same rounds: whether the target can be met at all on this machine;
+            # for pages, DRF's paginator (floor_kind "drf"), the reference the issue measures by.
+            target.update({"floor": f"{floor:.2f}", "floor_met": bool(floor_met), "floor_kind": floor_kind})
         found.append(target)
 
-    def at_most(name: str, value: float, floor: float | None, limit: float) -> None:
-        add(name, value, f"<= {limit}", value <= limit, floor, None if floor is None else floor <= limit)
+    def at_most(name: str, value: float, floor: float | None, limit: float, floor_kind: str = "minimum") -> None:
+        add(name, value, f"<= {limit}", value <= limit, floor, None if floor is None else floor <= limit, floor_kind)
 
     def floor_of(scenarios: dict[str, Any], mode: str, key: str, baseline: float) -> float | None:
         return ratio(scenarios[mode][key], baseline) if mode in scenarios else None
@@ -278,9 +295,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 continue
             pages = data["pages"][name]
             depths = sorted(pages, key=int)
-            deep = max(ratio(pages[depth]["p50_ms"], pages[depths[0]]["p50_ms"]) for depth in depths[1:])
-            add(f"{vendor}: {name} any depth / depth 0 (worst)", deep, f"<= {DEEP_PAGE_TARGET}",
-                deep <= DEEP_PAGE_TARGET)
+            at_most(f"{vendor}: {name} any depth / depth 0 (worst)", _deepest(pages, depths),
+                    _deepest(data["pages"].get("cursor"), depths), DEEP_PAGE_TARGET, "drf")
             if name == "keyset" and "cursor" in data["pages"]:
                 drf = data["pages"]["cursor"]
                 versus = max(ratio(pages[depth]["p50_ms"], drf[depth]["p50_ms"]) for depth in depths[1:])
@@ -289,9 +305,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             cpu = data.get("cpu", {})
             if name in cpu:  # the same targets on this process's CPU time, which load hardly moves
                 own = cpu[name]
-                deep = max(ratio(own[depth]["p50_ms"], own[depths[0]]["p50_ms"]) for depth in depths[1:])
-                add(f"{vendor}: {name} any depth / depth 0 (worst, CPU)", deep, f"<= {DEEP_PAGE_TARGET}",
-                    deep <= DEEP_PAGE_TARGET)
+                at_most(f"{vendor}: {name} any depth / depth 0 (worst, CPU)", _deepest(own, depths),
+                        _deepest(cpu.get("cursor"), depths), DEEP_PAGE_TARGET, "drf")
                 if name == "keyset" and "cursor" in cpu:
                     versus = max(ratio(own[depth]["p50_ms"], cpu["cursor"][depth]["p50_ms"]) for depth in depths[1:])
                     add(f"{vendor}: keyset / DRF cursor at the same depth (worst, CPU)", versus,

@@ -169,3 +169,17 @@ def test_targets_carry_the_floor_and_say_when_it_misses_them_too() -> None:
     assert found["postgresql: fresh key CPU / plain (in-process)"] == (
         "1.30", "1.05", "NO (the floor meets it: our code)")
     assert found["postgresql: keys run exactly once"] == ("2/2", None, "yes")
+
+
+def test_a_page_target_says_whether_drfs_own_page_meets_it() -> None:
+    """DRF's CursorPagination is the pages' floor: a reference, so beating it is no noise."""
+    from benchmarks.report import verdict
+
+    def page(met: bool, floor_met: bool) -> dict[str, object]:
+        return {"met": met, "floor_met": floor_met, "floor_kind": "drf"}
+
+    assert verdict(page(True, False)) == "yes"
+    assert verdict(page(False, True)) == "NO (DRF's page meets it: our code)"
+    assert verdict(page(False, False)) == "NO, DRF's page misses it too (this run)"
+    minimum = {"met": True, "floor_met": False, "floor_kind": "minimum"}
+    assert verdict(minimum) == "yes (the floor misses it: noise)"
