@@ -17,7 +17,9 @@ raw Redis client, none of the package's idempotency code on the path:
 
 ``floor_replay`` is what a replay must do: one ``SELECT`` of the stored fingerprint, status,
 headers and body by (scope, key) on the database store, one ``GET`` on Redis, the fingerprint
-compared and the stored bytes answered (a Django ``HttpResponse``, no DRF). Its record is
+compared and the stored bytes answered (a Django ``HttpResponse``), after DRF's ``initial()``
+(authentication, permissions, throttles: whose key it is must be known first, and the service
+throttles every request, replays included, as the package's views do). Its record is
 written by a ``floor_fresh`` request at preparation (:func:`prepare_replay`), as the replay key
 of the other scenarios is resolved by a first request.
 
@@ -39,8 +41,8 @@ from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 from django.utils import timezone
-from django.views.decorators.csrf import csrf_exempt
 from rest_framework import mixins, viewsets
+from rest_framework.views import APIView
 
 from django_api_conventions.models import IdempotencyRecord
 from django_api_conventions.pagination import StrictQueryParametersMixin
@@ -175,9 +177,17 @@ class FloorOrders(
 # --- floor_replay ------------------------------------------------------------------------------
 
 
-@csrf_exempt
-@transaction.non_atomic_requests
-def floor_replay(request: HttpRequest, **kwargs: Any) -> HttpResponse:
+class FloorReplay(StrictQueryParametersMixin, APIView):
+    """A replay as a DRF service must make it: first who is calling (DRF's ``initial()``: the
+    authentication, permissions and throttles every view of the service runs, the package's
+    replay included), since a key belongs to its caller (the scope); then one read of the stored
+    answer. ``floor_fresh`` goes through the same DRF steps (the order view's classes)."""
+
+    def post(self, request: Any, **kwargs: Any) -> HttpResponse:
+        return stored_answer(request._request)
+
+
+def stored_answer(request: HttpRequest) -> HttpResponse:
     """The stored answer of the key, read in one round trip."""
     key = request.META.get(KEY_HEADER)
     if key is None:
@@ -218,5 +228,5 @@ fresh_view = transaction.non_atomic_requests(FloorOrders.as_view({"post": "creat
 #: Mounted under ``versioned_urls`` by :mod:`benchmarks.urls`.
 urlpatterns = [
     path("bench-floor/orders", fresh_view, name="bench-floor-orders"),
-    path("bench-floor/replay", floor_replay, name="bench-floor-replay"),
+    path("bench-floor/replay", transaction.non_atomic_requests(FloorReplay.as_view()), name="bench-floor-replay"),
 ]
