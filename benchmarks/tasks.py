@@ -95,11 +95,11 @@ def inprocess_idempotency(rounds: int, requests_per_round: int, profile: str | N
     run = uuid.uuid4().hex[:8]
     counter = iter(range(10**9))
 
-    def post(key: str | None) -> int:
+    def post(key: str | None, path: str = "/v2/orders") -> int:
         headers = {"HTTP_X_CLIENT_ID": "bench-inprocess"}
         if key is not None:
             headers["HTTP_IDEMPOTENCY_KEY"] = key
-        return client.post("/v2/orders", data=body, content_type="application/json", **headers).status_code
+        return client.post(path, data=body, content_type="application/json", **headers).status_code
 
     replay_key = f"replay-{run}"
     assert post(replay_key) == 201
@@ -108,7 +108,7 @@ def inprocess_idempotency(rounds: int, requests_per_round: int, profile: str | N
         "fresh_key": lambda: post(f"fresh-{run}-{next(counter)}"),
         "replay": lambda: post(replay_key),
         # The protocol's minimum written by hand, beside them (benchmarks/floor_views.py).
-        **floor_scenarios(client, body, run, counter),
+        **floor_scenarios(post, body, run, counter),
     }
     warm_up(scenarios)
     profiler = _start_profiler(profile)
@@ -117,19 +117,18 @@ def inprocess_idempotency(rounds: int, requests_per_round: int, profile: str | N
     return measured
 
 
-def floor_scenarios(client: Any, body: str, run: str, counter: Any) -> dict[str, Callable[[], int]]:
-    """``floor_fresh`` and ``floor_replay`` through the test client, the replay's key resolved first."""
+def floor_scenarios(
+    post: Callable[[str, str], int], body: str, run: str, counter: Any
+) -> dict[str, Callable[[], int]]:
+    """``floor_fresh`` and ``floor_replay``, sent by ``post(key, path)`` as the other scenarios
+    are, the replay's key resolved first."""
     from . import floor_views
-
-    def post(path: str, key: str) -> int:
-        return client.post(path, data=body, content_type="application/json", HTTP_X_CLIENT_ID="bench-inprocess",
-                           HTTP_IDEMPOTENCY_KEY=key).status_code
 
     replay_key = f"floor-replay-{run}"
     assert floor_views.prepare_replay(replay_key, body) == 201
     return {
-        "floor_fresh": lambda: post(floor_views.FRESH_PATH, f"floor-{run}-{next(counter)}"),
-        "floor_replay": lambda: post(floor_views.REPLAY_PATH, replay_key),
+        "floor_fresh": lambda: post(f"floor-{run}-{next(counter)}", floor_views.FRESH_PATH),
+        "floor_replay": lambda: post(replay_key, floor_views.REPLAY_PATH),
     }
 
 

@@ -27,12 +27,12 @@ import hmac
 import json
 import uuid
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core import signing
@@ -91,18 +91,27 @@ def filters_signature(filters: Any) -> str:
 _LEGACY_FILTERS_LENGTH = 16
 
 
+_T = TypeVar("_T")
+
+
+def _once_per_key(cache: dict[tuple[Any, ...], _T], build: Callable[[tuple[Any, ...]], _T]) -> _T:
+    """``build((SECRET_KEY, SECRET_KEY_FALLBACKS, CURSOR_SALT))``, kept in ``cache`` until one of
+    the three changes (read live on every call: ``override_settings`` applies)."""
+    identity = (settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS), api_settings.CURSOR_SALT)
+    value = cache.get(identity)
+    if value is None:
+        cache.clear()  # one at a time: a key changes seldom, in tests or on rotation
+        value = cache[identity] = build(identity)
+    return value
+
+
 _signers: dict[tuple[Any, ...], signing.TimestampSigner] = {}
 
 
 def cursor_signer() -> signing.TimestampSigner:
-    """The signer of cursors, what ``signing.dumps``/``loads`` build on every call, built once
-    per key, fallback keys and ``CURSOR_SALT`` (read live: ``override_settings`` applies)."""
-    identity = (settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS), api_settings.CURSOR_SALT)
-    signer = _signers.get(identity)
-    if signer is None:
-        _signers.clear()  # one at a time: a key changes seldom, in tests or on rotation
-        signer = _signers[identity] = signing.TimestampSigner(salt=identity[2])
-    return signer
+    """The signer of cursors of format 1, what ``signing.dumps``/``loads`` build on every call,
+    built once per key, fallback keys and ``CURSOR_SALT``."""
+    return _once_per_key(_signers, lambda identity: signing.TimestampSigner(salt=identity[2]))
 
 
 _CODES = {(NEXT, False): "n", (PREVIOUS, False): "p", (NEXT, True): "ni", (PREVIOUS, True): "pi"}
@@ -150,17 +159,17 @@ _macs: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 def cursor_macs() -> tuple[Any, ...]:
     """HMAC-SHA256 states keyed with ``SECRET_KEY`` then each of ``SECRET_KEY_FALLBACKS``, salted
     with ``CURSOR_SALT`` (Django's ``salted_hmac`` derivation), copied for each cursor rather than
-    keyed again; built once per key, fallback keys and salt (read live: ``override_settings``)."""
-    identity = (settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS), api_settings.CURSOR_SALT)
-    macs = _macs.get(identity)
-    if macs is None:
-        _macs.clear()  # one at a time: a key changes seldom, in tests or on rotation
-        key_salt = f"{identity[2]}.cursor-v{CURSOR_VERSION}".encode()
-        macs = _macs[identity] = tuple(
-            hmac.new(hashlib.sha256(key_salt + force_bytes(secret)).digest(), digestmod=hashlib.sha256)
-            for secret in (identity[0], *identity[1])
-        )
-    return macs
+    keyed again; built once per key, fallback keys and salt."""
+    return _once_per_key(_macs, _keyed_macs)
+
+
+def _keyed_macs(identity: tuple[Any, ...]) -> tuple[Any, ...]:
+    secret, fallbacks, salt = identity
+    key_salt = f"{salt}.cursor-v{CURSOR_VERSION}".encode()
+    return tuple(
+        hmac.new(hashlib.sha256(key_salt + force_bytes(key)).digest(), digestmod=hashlib.sha256)
+        for key in (secret, *fallbacks)
+    )
 
 
 def _mac(state: Any, body: bytes, context: bytes) -> bytes:
