@@ -360,9 +360,11 @@ def test_what_the_service_refuses_rather_than_guesses(call: Caller) -> None:
     assert call("GET", "/v2/users", headers={"Authorization": f"Basic {nul}"}).status in (400, 401)
     # A Host whose port is not 1..65535: 400, the port echoed nowhere.
     for port in ("0", "65536", "99999999999999999999"):
-        answer = call("GET", "/v2/invoices", headers={"Host": f"127.0.0.1:{port}"})
+        host = f"127.0.0.1:{port}"
+        answer = call("GET", "/v2/invoices", headers={"Host": host})
         assert_problem(answer, 400)
-        assert f":{port}" not in answer.body.decode() and f":{port}/" not in (answer.header("Location") or "")
+        # The whole host is searched for: a bare ":0" also occurs in a random trace id ("urn:request:0…").
+        assert host not in answer.body.decode() and host not in (answer.header("Location") or "")
     # Lenient spellings of parameters: 400 naming the parameter.
     for query, name in (("limit=%205", "limit"), ("limit=05", "limit"), ("limit=5%09", "limit"),
                         ("created_after=2020-W01", "created_after"),
