@@ -106,3 +106,72 @@ def test_only_the_owner_prepares(store: Any) -> None:
     store.claim("client:a", key, "f", 60, 3600)
     assert not store.prepare("client:a", key, "not-the-owner", RESPONSE, "1", "default", 60)
     assert store.inspect("client:a", key).state == "started"
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_a_committed_key_answers_at_once_though_its_owner_has_not_settled_it(store: Any) -> None:
+    with transaction.atomic():
+        marker = transaction_marker("default")
+        key, owner = committing_key(store, marker)
+    # Committed, the lease still running, the owner not yet past sending its answer: the retry
+    # asks the database instead of answering 409, and settles the key itself.
+    replayed = store.claim("client:a", key, "f", SHORT, 3600)
+    assert replayed.outcome is ClaimOutcome.RESOLVED and replayed.response == RESPONSE
+    assert store.inspect("client:a", key).state == "resolved"
+    assert not store.settle("client:a", key, owner, 3600), "settled once, by the retry"
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_a_rolled_back_key_stays_its_owners_until_its_lease_passes(store: Any) -> None:
+    with transaction.atomic():
+        marker = transaction_marker("default")
+        key, _owner = committing_key(store, marker)
+        transaction.set_rollback(True)
+    in_flight = store.claim("client:a", key, "f", SHORT, 3600)
+    assert in_flight.outcome is ClaimOutcome.IN_FLIGHT and 0 < in_flight.lease_remaining <= SHORT
+    assert store.inspect("client:a", key).state == "committing", "taken over once its lease passes"
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.parametrize("store_name", ["redis"], indirect=True)
+def test_the_key_is_settled_once_the_answer_is_sent(store_name: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A server closes a response after its last byte: the key is marked resolved then, off the
+    client's path; a retry between the two is answered the stored response all the same."""
+    from django.core.handlers.base import BaseHandler
+    from django.test import RequestFactory
+
+    from django_api_conventions.clients import get_client_id
+    from django_api_conventions.idempotency.stores.redis import RedisStore
+    from tests.faults import Customer
+
+    handler = BaseHandler()
+    handler.load_middleware()
+    key, tag = uuid.uuid4().hex, f"settled-{uuid.uuid4().hex}"
+
+    def keyed_post() -> Any:
+        request = RequestFactory().post("/idempotency/execution-log", {"tag": tag}, content_type="application/json",
+                                        headers={"Idempotency-Key": key, "X-Client-ID": "settle-after-send"})
+        return request, handler.get_response(request)  # as a WSGI server has it, before close()
+
+    request, first = keyed_post()
+    assert first.status_code == 201 and first["X-Cache-Lookup"] == "MISS"
+    scope, redis_store = str(get_client_id(request)), RedisStore()
+    assert redis_store.inspect(scope, key).state == "committing", "not settled before the answer is sent"
+    _request, retry = keyed_post()
+    assert (retry.status_code, retry["X-Cache-Lookup"], retry.content) == (201, "HIT", first.content)
+    assert redis_store.inspect(scope, key).state == "resolved", "the retry settled it, asking PostgreSQL"
+    with caplog.at_level("DEBUG", logger="django_api_conventions.idempotency"):
+        first.close()
+        retry.close()
+    assert [record.getMessage() for record in caplog.records if record.levelname != "INFO"] == [
+        "Idempotency key settled by a retry first"]
+    assert Customer.objects.filter(name=tag).count() == 1
+
+    key = uuid.uuid4().hex
+    _request, alone = keyed_post()
+    assert redis_store.inspect(scope, key).state == "committing"
+    alone.close()
+    assert redis_store.inspect(scope, key).state == "resolved"

@@ -194,13 +194,15 @@ def test_one_statement_more_fails_the_budget(settings: Any, monkeypatch: pytest.
 def test_one_redis_command_more_fails_the_budget(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from django_api_conventions.idempotency.stores.redis import RedisStore
 
-    complete = RedisStore.complete
+    def ping_before(final_write: Any) -> Any:
+        def ping_and_write(self: RedisStore, *args: Any, **kwargs: Any) -> bool:
+            self.client.ping()
+            return final_write(self, *args, **kwargs)  # type: ignore[no-any-return]
+        return ping_and_write
 
-    def ping_and_complete(self: RedisStore, *args: Any, **kwargs: Any) -> bool:
-        self.client.ping()
-        return complete(self, *args, **kwargs)
-
-    monkeypatch.setattr(RedisStore, "complete", ping_and_complete)
+    # The answer's final write: settle() after a prepared commit (PostgreSQL), complete() elsewhere.
+    monkeypatch.setattr(RedisStore, "complete", ping_before(RedisStore.complete))
+    monkeypatch.setattr(RedisStore, "settle", ping_before(RedisStore.settle))
     with pytest.raises(AssertionError, match=r"(?s)fresh-key POST: .*redis=6\).*\n +redis: PING\n"):
         check_budget(settings, "redis")
 

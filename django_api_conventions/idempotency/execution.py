@@ -128,6 +128,8 @@ class KeyedRequest:
     _stored_from: tuple[HttpResponseBase, StoredResponse] | None = field(default=None, repr=False)
     #: What logs and signals name this key by, :func:`key_hash` (a SHA-256, worked out once).
     hashed_key: str = field(default="")
+    #: The store holds the response as committing, with the transaction's id (:meth:`hold_over_commit`).
+    prepared: bool = field(default=False)
 
     def __post_init__(self) -> None:
         if not self.hashed_key:
@@ -167,6 +169,7 @@ class KeyedRequest:
         if not held:
             raise LeaseExpired
         self.lease_deadline = started + self.lease_seconds
+        self.prepared = marker is not None
 
     def signal_context(self) -> dict[str, Any]:
         """The keyword arguments of the :mod:`.signals` sent about this key."""
@@ -186,6 +189,11 @@ class KeyedRequest:
 
     def complete(self, response: HttpResponseBase, retention: int) -> bool:
         stored = self.stored(response)
+        self.warn_if_body_omitted(stored)
+        with store_errors(self.store, self.signal_context()):
+            return self.store.complete(self.scope, self.key, self.owner, stored, retention)
+
+    def warn_if_body_omitted(self, stored: StoredResponse) -> None:
         if OMITTED_BODY_HEADER in stored.headers:
             logger.warning(
                 "Idempotent response of %s bytes not stored (IDEMPOTENCY_MAX_STORED_BODY_BYTES = %s): "
@@ -193,8 +201,6 @@ class KeyedRequest:
                 stored.headers[OMITTED_BODY_HEADER], api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES,
                 extra={"key_hash": self.hashed_key},
             )
-        with store_errors(self.store, self.signal_context()):
-            return self.store.complete(self.scope, self.key, self.owner, stored, retention)
 
 
 def key_hash(scope: str, key: str) -> str:
@@ -466,7 +472,14 @@ def _execute(
     except BaseException:
         _abandon(store.fail, keyed)
         raise
-    if keep and not keyed.completed:
+    if keep and keyed.prepared:
+        # Committed, and the store holds the answer with the transaction's id: from now on every
+        # retry gets it (a retry that comes first asks the database). Marking it resolved can
+        # wait until the response is sent, off the client's path.
+        keyed.warn_if_body_omitted(keyed.stored(response))
+        _settle_after_the_answer(keyed, response, retention)
+        keyed.completed = True
+    elif keep and not keyed.completed:
         # The view's transaction rolled back (an error answer) or the store is not transactional.
         keyed.completed = keyed.complete(response, retention)
         if not keyed.completed:
@@ -476,6 +489,25 @@ def _execute(
     elif not keep:
         _abandon(store.fail if response.status_code >= 500 else store.release, keyed)
     return response
+
+
+def _settle_after_the_answer(keyed: KeyedRequest, response: HttpResponseBase, retention: int) -> None:
+    """Mark the prepared key resolved when the server closes ``response``, after sending it
+    (WSGI servers and Django's ASGI handler close a response once its last byte is out)."""
+
+    def settle() -> None:
+        try:
+            settled = keyed.store.settle(keyed.scope, keyed.key, keyed.owner, retention)
+        except Exception:  # the answer is sent; a retry settles the key from the database
+            logger.warning("Could not mark the committed idempotency key resolved; the next request with it "
+                           "asks the database", exc_info=True, extra={"key_hash": keyed.hashed_key})
+            return
+        if not settled:
+            logger.debug("Idempotency key settled by a retry first", extra={"key_hash": keyed.hashed_key})
+
+    # Django's own hook for work at close (it closes a FileResponse's file with it), run before
+    # request_finished; it swallows errors, hence the logging above.
+    response._resource_closers.append(settle)  # type: ignore[attr-defined]
 
 
 def _abandon(action: Callable[[str, str, str], bool], keyed: KeyedRequest) -> None:

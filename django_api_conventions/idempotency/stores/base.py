@@ -98,6 +98,12 @@ class IdempotencyStore(ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} does not prepare commits")
 
+    def settle(self, scope: str, key: str, owner: str, retention_seconds: int) -> bool:
+        """After the commit of a prepared key: mark it resolved, keeping the response
+        :meth:`prepare` stored; False when it is no longer ``owner``'s committing record (a
+        retry settled it first, having asked the database)."""
+        raise NotImplementedError(f"{type(self).__name__} does not prepare commits")
+
     @abstractmethod
     def fail(self, scope: str, key: str, owner: str) -> bool:
         """Mark the key failed: the next request with it runs the view again."""

@@ -56,7 +56,9 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 """
 
-# KEYS[1] record; ARGV fingerprint, owner, lease ms, ttl ms, owner whose commit is known rolled back
+# KEYS[1] record; ARGV fingerprint, owner, lease ms, ttl ms, owner whose commit is known rolled back.
+# A committing record is answered with its marker whether or not its lease has passed: its owner
+# marks it resolved only after sending the response, so a retry may come first and ask the database.
 _CLAIM = Script(_NOW_MS + """
 local r = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'lease_until', 'status', 'headers', 'body', 'owner',
                       'marker', 'marker_alias')
@@ -68,10 +70,11 @@ if not r[1] then
 end
 if r[2] ~= ARGV[1] then return {'mismatch'} end
 if r[1] == 'resolved' then return {'resolved', r[4], r[5], r[6], tostring(redis.call('PTTL', KEYS[1]))} end
-if (r[1] == 'started' or r[1] == 'committing') and tonumber(r[3]) > now then
-  return {'in_flight', tostring(tonumber(r[3]) - now)}
+local lease_left = tonumber(r[3]) - now
+if r[1] == 'committing' and r[7] ~= ARGV[5] then
+  return {'committing', r[7], r[8], r[9], r[4], r[5], r[6], tostring(math.max(lease_left, 0))}
 end
-if r[1] == 'committing' and r[7] ~= ARGV[5] then return {'committing', r[7], r[8], r[9], r[4], r[5], r[6]} end
+if (r[1] == 'started' or r[1] == 'committing') and lease_left > 0 then return {'in_flight', tostring(lease_left)} end
 redis.call('HSET', KEYS[1], 'state', 'started', 'owner', ARGV[2], 'lease_until', lease_until)
 redis.call('HDEL', KEYS[1], 'status', 'headers', 'body', 'marker', 'marker_alias')
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
@@ -218,16 +221,19 @@ class RedisStore(IdempotencyStore):
             if outcome == "resolved":
                 return Claim(ClaimOutcome.RESOLVED, response=_response(*reply[1:4]),
                              retention_remaining=max(0, int(reply[4])) / 1000)
-            # Committing, lease passed: the worker died around its commit. The database knows.
+            # Committing: its owner is between its commit and the answer's final write (which it
+            # makes once the response is sent), or died there. The database knows which.
             prior_owner, marker, alias = (part.decode() for part in reply[1:4])
+            lease_remaining = int(reply[7]) / 1000
             status = transaction_status(alias, marker)
             if status is TransactionStatus.COMMITTED:
                 if _SETTLE([name], [prior_owner, _ms(retention_seconds)], client=self.client):
                     return Claim(ClaimOutcome.RESOLVED, response=_response(*reply[4:7]),
                                  retention_remaining=float(retention_seconds))
                 continue
-            if status is TransactionStatus.IN_PROGRESS:
-                return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=1.0)
+            if status is TransactionStatus.IN_PROGRESS or lease_remaining > 0:
+                # Still committing, or rolled back by an owner that is about to give the key back.
+                return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=lease_remaining or 1.0)
             if status is TransactionStatus.UNKNOWN:
                 logger.error("Idempotency key committing for longer than the database remembers: taken over")
             rolled_back_owner = prior_owner
@@ -253,6 +259,9 @@ class RedisStore(IdempotencyStore):
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
         args = [owner, response.status, json.dumps(response.headers), response.body, _ms(retention_seconds)]
         return bool(_COMPLETE([self.record_key(scope, key)], args, client=self.client))
+
+    def settle(self, scope: str, key: str, owner: str, retention_seconds: int) -> bool:
+        return bool(_SETTLE([self.record_key(scope, key)], [owner, _ms(retention_seconds)], client=self.client))
 
     def fail(self, scope: str, key: str, owner: str) -> bool:
         return bool(_FAIL([self.record_key(scope, key)], [owner], client=self.client))
