@@ -22,6 +22,8 @@ from urllib.parse import parse_qsl, urlencode
 from django.http import HttpRequest
 
 _SEPARATOR = b"\x00"
+#: One decoder for every body: ``json.loads`` with hooks builds a new one per call.
+_EXACT_NUMBERS = json.JSONDecoder(parse_float=Decimal, parse_int=Decimal)
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
@@ -53,7 +55,9 @@ def _canonical_body(request: HttpRequest) -> bytes:
     body = request.body
     if content_type == "application/json" or content_type.endswith("+json"):
         try:
-            return b"json:" + canonical_json(json.loads(body, parse_float=Decimal, parse_int=Decimal)).encode()
+            # Decoded as json.loads() decodes bytes (UTF-8, -16 or -32, a BOM allowed).
+            text = body.decode(json.detect_encoding(body), "surrogatepass")
+            return b"json:" + canonical_json(_EXACT_NUMBERS.decode(text)).encode()
         except (ValueError, RecursionError, ArithmeticError):
             # Not JSON after all (or a number Decimal refuses, 1e99999999999999999999999999999):
             # the parser will reject it; fingerprint the bytes.
