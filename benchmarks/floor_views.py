@@ -12,9 +12,9 @@ raw Redis client, none of the package's idempotency code on the path:
   response's status, headers and body;
 - Redis store (``IDEMPOTENCY_STORE=redis``): ``SET NX`` (the claim), then in the view's
   transaction ``SELECT txid_current()`` (the commit marker) and a ``SET`` of the committing
-  record before ``COMMIT``, a ``SET`` of the resolved record once the response is sent (when
-  the server closes it, as the store does), on the connection pool the Redis store uses
-  (django-redis' client of the default cache).
+  record before ``COMMIT``, a ``SET`` of the resolved record once the response is sent under
+  WSGI (when the server closes it), right after ``COMMIT`` under ASGI, as the store does, on
+  the connection pool the Redis store uses (django-redis' client of the default cache).
 
 ``floor_replay`` is what a replay must do: one ``SELECT`` of the stored fingerprint, status,
 headers and body by (scope, key) on the database store, one ``GET`` on Redis, the fingerprint
@@ -38,6 +38,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.handlers.wsgi import WSGIRequest
 from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
@@ -171,8 +172,13 @@ class FloorOrders(
                 cursor.execute("SELECT txid_current()")
                 marker = cursor.fetchone()[0]
             client.set(name, f"committing\n{owner}\n{marker}\n".encode() + stored, px=retention_ms)
-        # Once the response is sent (the server closes it), as the Redis store marks its key resolved.
-        response._resource_closers.append(lambda: client.set(name, b"resolved\n" + stored, px=retention_ms))
+        resolve = lambda: client.set(name, b"resolved\n" + stored, px=retention_ms)  # noqa: E731
+        # As the Redis store marks its key resolved: under WSGI once the response is sent (the
+        # server closes it), under ASGI right after the commit.
+        if isinstance(request, WSGIRequest):
+            response._resource_closers.append(resolve)
+        else:
+            resolve()
         return response
 
 

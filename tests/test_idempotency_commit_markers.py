@@ -175,3 +175,26 @@ def test_the_key_is_settled_once_the_answer_is_sent(store_name: str, caplog: pyt
     assert redis_store.inspect(scope, key).state == "committing"
     alone.close()
     assert redis_store.inspect(scope, key).state == "resolved"
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.parametrize("store_name", ["redis"], indirect=True)
+def test_under_asgi_the_key_is_settled_before_the_answer(store_name: str) -> None:
+    """Django's ASGI handler never closes the response of a client that left mid-request: the
+    key is marked resolved right after the commit there, not left to a retry."""
+    from asgiref.sync import async_to_sync
+    from django.core.handlers.asgi import ASGIHandler
+    from django.test import AsyncRequestFactory
+
+    from django_api_conventions.clients import get_client_id
+    from django_api_conventions.idempotency.stores.redis import RedisStore
+
+    handler = ASGIHandler()
+    key = uuid.uuid4().hex
+    request = AsyncRequestFactory().post(
+        "/idempotency/execution-log", {"tag": f"asgi-{key}"}, content_type="application/json",
+        headers={"Idempotency-Key": key, "X-Client-ID": "settle-under-asgi"})
+    response = async_to_sync(handler.get_response_async)(request)  # never closed, as after a disconnect
+    assert response.status_code == 201 and response["X-Cache-Lookup"] == "MISS"
+    assert RedisStore().inspect(str(get_client_id(request)), key).state == "resolved"

@@ -28,6 +28,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.handlers.wsgi import WSGIRequest
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.translation import gettext
@@ -475,9 +476,14 @@ def _execute(
     if keep and keyed.prepared:
         # Committed, and the store holds the answer with the transaction's id: from now on every
         # retry gets it (a retry that comes first asks the database). Marking it resolved can
-        # wait until the response is sent, off the client's path.
+        # wait until the response is sent, off the client's path, where the response is sure
+        # to be closed: a WSGI server always closes it. Django's ASGI handler does not when the
+        # client leaves before the answer, which would leave the key to be settled by a retry.
         keyed.warn_if_body_omitted(keyed.stored(response))
-        _settle_after_the_answer(keyed, response, retention)
+        if isinstance(keyed.request, WSGIRequest):
+            response._resource_closers.append(lambda: _settle(keyed, retention))  # type: ignore[attr-defined]
+        else:
+            _settle(keyed, retention)
         keyed.completed = True
     elif keep and not keyed.completed:
         # The view's transaction rolled back (an error answer) or the store is not transactional.
@@ -491,23 +497,17 @@ def _execute(
     return response
 
 
-def _settle_after_the_answer(keyed: KeyedRequest, response: HttpResponseBase, retention: int) -> None:
-    """Mark the prepared key resolved when the server closes ``response``, after sending it
-    (WSGI servers and Django's ASGI handler close a response once its last byte is out)."""
-
-    def settle() -> None:
-        try:
-            settled = keyed.store.settle(keyed.scope, keyed.key, keyed.owner, retention)
-        except Exception:  # the answer is sent; a retry settles the key from the database
-            logger.warning("Could not mark the committed idempotency key resolved; the next request with it "
-                           "asks the database", exc_info=True, extra={"key_hash": keyed.hashed_key})
-            return
-        if not settled:
-            logger.debug("Idempotency key settled by a retry first", extra={"key_hash": keyed.hashed_key})
-
-    # Django's own hook for work at close (it closes a FileResponse's file with it), run before
-    # request_finished; it swallows errors, hence the logging above.
-    response._resource_closers.append(settle)  # type: ignore[attr-defined]
+def _settle(keyed: KeyedRequest, retention: int) -> None:
+    """Mark the prepared, committed key resolved. Run from the response's closers (Django's own
+    hook for work at close, which swallows errors) or right after the commit."""
+    try:
+        settled = keyed.store.settle(keyed.scope, keyed.key, keyed.owner, retention)
+    except Exception:  # the answer stands; a retry settles the key from the database
+        logger.warning("Could not mark the committed idempotency key resolved; the next request with it "
+                       "asks the database", exc_info=True, extra={"key_hash": keyed.hashed_key})
+        return
+    if not settled:
+        logger.debug("Idempotency key settled by a retry first", extra={"key_hash": keyed.hashed_key})
 
 
 def _abandon(action: Callable[[str, str, str], bool], keyed: KeyedRequest) -> None:

@@ -58,7 +58,8 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
 # KEYS[1] record; ARGV fingerprint, owner, lease ms, ttl ms, owner whose commit is known rolled back.
 # A committing record is answered with its marker whether or not its lease has passed: its owner
-# marks it resolved only after sending the response, so a retry may come first and ask the database.
+# marks it resolved after the commit (under WSGI once the response is sent), so a retry may come
+# first and ask the database.
 _CLAIM = Script(_NOW_MS + """
 local r = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'lease_until', 'status', 'headers', 'body', 'owner',
                       'marker', 'marker_alias')
@@ -221,8 +222,8 @@ class RedisStore(IdempotencyStore):
             if outcome == "resolved":
                 return Claim(ClaimOutcome.RESOLVED, response=_response(*reply[1:4]),
                              retention_remaining=max(0, int(reply[4])) / 1000)
-            # Committing: its owner is between its commit and the answer's final write (which it
-            # makes once the response is sent), or died there. The database knows which.
+            # Committing: its owner is around its commit (under WSGI it marks the key resolved
+            # once the response is sent), or died there. The database knows which.
             prior_owner, marker, alias = (part.decode() for part in reply[1:4])
             lease_remaining = int(reply[7]) / 1000
             status = transaction_status(alias, marker)
@@ -232,7 +233,7 @@ class RedisStore(IdempotencyStore):
                                  retention_remaining=float(retention_seconds))
                 continue
             if status is TransactionStatus.IN_PROGRESS or lease_remaining > 0:
-                # Still committing, or rolled back by an owner that is about to give the key back.
+                # Still committing; or rolled back, the key taken over once its lease has passed.
                 return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=lease_remaining or 1.0)
             if status is TransactionStatus.UNKNOWN:
                 logger.error("Idempotency key committing for longer than the database remembers: taken over")
