@@ -10,11 +10,14 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from django.core.cache import caches
 from django.db import connection, transaction
+from django.http import HttpResponse
+from django.test.utils import CaptureQueriesContext
 
 from django_api_conventions.idempotency.commit_markers import TransactionStatus, transaction_marker, transaction_status
 from django_api_conventions.idempotency.stores import ClaimOutcome, StoredResponse
@@ -24,6 +27,7 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 
 RESPONSE = StoredResponse(201, {"Content-Type": "application/json"}, b'{"id": 1}')
 SHORT = 0.2
+LONG = 30.0  # a lease no slow test run outlives
 
 
 @pytest.fixture
@@ -36,10 +40,10 @@ def store(settings: Any) -> Iterator[Any]:
     caches["idempotency"].clear()
 
 
-def committing_key(store: Any, marker: str) -> tuple[str, str]:
+def committing_key(store: Any, marker: str, lease: float = SHORT) -> tuple[str, str]:
     key = uuid.uuid4().hex
-    owner = store.claim("client:a", key, "f", SHORT, 3600).owner
-    assert store.prepare("client:a", key, owner, RESPONSE, marker, "default", SHORT)
+    owner = store.claim("client:a", key, "f", lease, 3600).owner
+    assert store.prepare("client:a", key, owner, RESPONSE, marker, "default", lease)
     return key, owner
 
 
@@ -113,7 +117,7 @@ def test_only_the_owner_prepares(store: Any) -> None:
 def test_a_committed_key_answers_at_once_though_its_owner_has_not_settled_it(store: Any) -> None:
     with transaction.atomic():
         marker = transaction_marker("default")
-        key, owner = committing_key(store, marker)
+        key, owner = committing_key(store, marker, lease=LONG)
     # Committed, the lease still running, the owner not yet past sending its answer: the retry
     # asks the database instead of answering 409, and settles the key itself.
     replayed = store.claim("client:a", key, "f", SHORT, 3600)
@@ -127,10 +131,10 @@ def test_a_committed_key_answers_at_once_though_its_owner_has_not_settled_it(sto
 def test_a_rolled_back_key_stays_its_owners_until_its_lease_passes(store: Any) -> None:
     with transaction.atomic():
         marker = transaction_marker("default")
-        key, _owner = committing_key(store, marker)
+        key, _owner = committing_key(store, marker, lease=LONG)
         transaction.set_rollback(True)
-    in_flight = store.claim("client:a", key, "f", SHORT, 3600)
-    assert in_flight.outcome is ClaimOutcome.IN_FLIGHT and 0 < in_flight.lease_remaining <= SHORT
+    in_flight = store.claim("client:a", key, "f", LONG, 3600)
+    assert in_flight.outcome is ClaimOutcome.IN_FLIGHT and 0 < in_flight.lease_remaining <= LONG
     assert store.inspect("client:a", key).state == "committing", "taken over once its lease passes"
 
 
@@ -160,21 +164,35 @@ def test_the_key_is_settled_once_the_answer_is_sent(store_name: str, caplog: pyt
     assert first.status_code == 201 and first["X-Cache-Lookup"] == "MISS"
     scope, redis_store = str(get_client_id(request)), RedisStore()
     assert redis_store.inspect(scope, key).state == "committing", "not settled before the answer is sent"
-    _request, retry = keyed_post()
+    with ThreadPoolExecutor(1) as other_worker:  # a retry served by another worker meanwhile
+        _request, retry = other_worker.submit(keyed_post).result()
+        other_worker.submit(retry.close).result()
     assert (retry.status_code, retry["X-Cache-Lookup"], retry.content) == (201, "HIT", first.content)
     assert redis_store.inspect(scope, key).state == "resolved", "the retry settled it, asking PostgreSQL"
     with caplog.at_level("DEBUG", logger="django_api_conventions.idempotency"):
         first.close()
-        retry.close()
     assert [record.getMessage() for record in caplog.records if record.levelname != "INFO"] == [
-        "Idempotency key settled by a retry first"]
+        "Idempotency key already settled (by a retry, asking the database) or expired"]
     assert Customer.objects.filter(name=tag).count() == 1
 
+    # Whichever response the server closes: a middleware may have answered another object.
     key = uuid.uuid4().hex
     _request, alone = keyed_post()
     assert redis_store.inspect(scope, key).state == "committing"
-    alone.close()
+    HttpResponse().close()
     assert redis_store.inspect(scope, key).state == "resolved"
+    alone.close()
+
+    # A response never closed (a test calling a view through a RequestFactory): the next keyed
+    # request of the thread settles it first.
+    key = uuid.uuid4().hex
+    _request, _never_closed = keyed_post()
+    assert redis_store.inspect(scope, key).state == "committing"
+    with CaptureQueriesContext(connection) as queries:
+        _request, replayed = keyed_post()
+    assert replayed["X-Cache-Lookup"] == "HIT" and redis_store.inspect(scope, key).state == "resolved"
+    assert not [query for query in queries.captured_queries if "txid_status" in query["sql"]], (
+        "settled by its own thread first, not found committing")
 
 
 @pytest.mark.postgres

@@ -16,9 +16,11 @@ The protocol, whichever way a view is protected (mixin, decorator, middleware):
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -29,6 +31,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIRequest
+from django.core.signals import request_finished
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.translation import gettext
@@ -291,6 +294,7 @@ def _run_keyed(
     scope_request: Any,
     key: str,
 ) -> HttpResponseBase:
+    settle_unfinished()
     call = _KeyedCall.start(store, http_request, options, scope_request, key)
     deadline = time.monotonic() + options.wait_seconds
     sleep = _WAIT_FIRST_SLEEP
@@ -431,8 +435,8 @@ class _KeyedCall:
         response[header_names.CACHE_LOOKUP] = "MISS"
         response[header_names.IDEMPOTENT_REPLAYED] = "false"
         if keyed.completed:
-            # Stored under the key: say how long a retry will find it (the record was written just
-            # now with this retention, so it is kept at least that long from here).
+            # Stored under the key: say how long a retry will find it (the record was written, or
+            # is marked resolved when the request finishes, with this retention).
             response[header_names.IDEMPOTENCY_RETENTION] = str(self.retention)
         return response
 
@@ -476,12 +480,12 @@ def _execute(
     if keep and keyed.prepared:
         # Committed, and the store holds the answer with the transaction's id: from now on every
         # retry gets it (a retry that comes first asks the database). Marking it resolved can
-        # wait until the response is sent, off the client's path, where the response is sure
-        # to be closed: a WSGI server always closes it. Django's ASGI handler does not when the
-        # client leaves before the answer, which would leave the key to be settled by a retry.
+        # wait until the response is sent, off the client's path, where the request is sure to
+        # finish: a WSGI server always closes its response. Django's ASGI handler does not when
+        # the client leaves before the answer, which would leave the key to be settled by a retry.
         keyed.warn_if_body_omitted(keyed.stored(response))
         if isinstance(keyed.request, WSGIRequest):
-            response._resource_closers.append(lambda: _settle(keyed, retention))  # type: ignore[attr-defined]
+            _settle_when_the_request_finishes(keyed, retention)
         else:
             _settle(keyed, retention)
         keyed.completed = True
@@ -498,8 +502,7 @@ def _execute(
 
 
 def _settle(keyed: KeyedRequest, retention: int) -> None:
-    """Mark the prepared, committed key resolved. Run from the response's closers (Django's own
-    hook for work at close, which swallows errors) or right after the commit."""
+    """Mark the prepared, committed key resolved: when its request finishes, or right after the commit."""
     try:
         settled = keyed.store.settle(keyed.scope, keyed.key, keyed.owner, retention)
     except Exception:  # the answer stands; a retry settles the key from the database
@@ -507,7 +510,35 @@ def _settle(keyed: KeyedRequest, retention: int) -> None:
                        "asks the database", exc_info=True, extra={"key_hash": keyed.hashed_key})
         return
     if not settled:
-        logger.debug("Idempotency key settled by a retry first", extra={"key_hash": keyed.hashed_key})
+        logger.debug("Idempotency key already settled (by a retry, asking the database) or expired",
+                     extra={"key_hash": keyed.hashed_key})
+
+
+#: The settles of this thread's WSGI request, run when it finishes. A WSGI server handles one
+#: request at a time per thread and closes its final response, whichever object that is (a
+#: middleware may have replaced the view's), and closing it sends ``request_finished``.
+_unfinished = threading.local()
+
+
+def _settle_when_the_request_finishes(keyed: KeyedRequest, retention: int) -> None:
+    pending: list[Callable[[], None]] | None = getattr(_unfinished, "settles", None)
+    if pending is None:
+        pending = _unfinished.settles = []
+    pending.append(functools.partial(_settle, keyed, retention))
+
+
+def settle_unfinished(**_: Any) -> None:
+    """Run this thread's pending settles: on ``request_finished``, and before a keyed request
+    whose thread still holds some (a response never closed: a view called by a test's
+    ``RequestFactory``, say)."""
+    pending = getattr(_unfinished, "settles", None)
+    if pending:
+        _unfinished.settles = []
+        for settle in pending:
+            settle()
+
+
+request_finished.connect(settle_unfinished, dispatch_uid="django_api_conventions.idempotency.settle_unfinished")
 
 
 def _abandon(action: Callable[[str, str, str], bool], keyed: KeyedRequest) -> None:

@@ -93,8 +93,9 @@ class IdempotencyStore(ABC):
         """Just before the commit of the transaction ``marker`` of database ``alias``: store the
         response as "committing" and extend the lease; False when ``owner`` lost the lease.
 
-        A later claim that finds the key committing after its lease asks the database what became
-        of ``marker``: committed, the response answers; rolled back, the key is taken over.
+        A later claim that finds the key committing asks the database what became of ``marker``:
+        committed, the response answers (and the claim settles the key); rolled back, the key is
+        taken over once its lease has passed.
         """
         raise NotImplementedError(f"{type(self).__name__} does not prepare commits")
 
