@@ -64,5 +64,5 @@ def test_a_rate_of_zero_asks_again_after_a_window(settings: Any) -> None:
 def test_wait_when_a_slot_is_free(settings: Any) -> None:
     rate(settings, "2/min")
     throttle = ClientRateThrottle()
-    throttle.history, throttle.now = [100.0], 110.0
+    throttle.slots, throttle.now = [[100.0, 1]], 110.0
     assert throttle.wait() == 0.0
