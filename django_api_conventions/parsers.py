@@ -60,13 +60,9 @@ class StrictJSONParser(JSONParser):
             detail = gettext("The body is not valid UTF-8: byte {index} is invalid.").format(index=exc.start)
             raise ParseError(detail) from None
         try:
-            data = json.loads(
-                text,
-                object_pairs_hook=_reject_duplicate_keys,
-                parse_constant=_reject_constant,
-                parse_float=_exact_float,
-                parse_int=_bounded_int,
-            )
+            if text.startswith("\ufeff"):  # refused as json.loads() refuses it
+                raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+            data = _STRICT_DECODER.decode(text)
         except json.JSONDecodeError as exc:
             # The json module's own words (exc.msg) stay English: no catalogue translates them.
             raise ParseError(
@@ -156,6 +152,15 @@ def _bounded_int(text: str) -> int:
                 digits=len(text.lstrip("-")), maximum=sys.get_int_max_str_digits()
             )
         ) from None
+
+
+#: One decoder for every body: ``json.loads`` with hooks builds a new one per call.
+_STRICT_DECODER = json.JSONDecoder(
+    object_pairs_hook=_reject_duplicate_keys,
+    parse_constant=_reject_constant,
+    parse_float=_exact_float,
+    parse_int=_bounded_int,
+)
 
 
 def _abridged(text: str, keep: int = 20) -> str:
