@@ -17,11 +17,9 @@ from django.test import RequestFactory
 
 from django_api_conventions.throttling import SLOTS_PER_PERIOD, ClientRateThrottle
 
+from .test_throttle_retry_after import rate
+
 START = dt.datetime(2026, 11, 26, 12, 0, tzinfo=dt.UTC)
-
-
-def rate(settings: Any, value: str) -> None:
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"client": value}}
 
 
 def ask(client_id: str, traveller: Any, at_second: float) -> ClientRateThrottle:
