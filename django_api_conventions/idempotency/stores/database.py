@@ -45,9 +45,9 @@ class DatabaseStore(IdempotencyStore):
     def claim(self, scope: str, key: str, fingerprint: str, lease_seconds: float, retention_seconds: int) -> Claim:
         owner = new_owner_token()
         connection = connections[self.database_alias]
-        # Outside any transaction, PostgreSQL claims in one statement: one round trip for a new
-        # key and for a replay, instead of BEGIN, SET, INSERT, COMMIT (and ROLLBACK, SELECT).
-        one_statement = connection.vendor == "postgresql" and connection.get_autocommit()
+        # Outside any transaction, PostgreSQL claims a new key in one statement, instead of BEGIN,
+        # SET, INSERT, COMMIT; a key already held costs one read more.
+        insert_first = connection.vendor == "postgresql" and connection.get_autocommit()
         read_first = connection.vendor == "sqlite"
         for _attempt in range(5):  # the record may vanish between our INSERT and our SELECT
             now = timezone.now()
@@ -57,7 +57,7 @@ class DatabaseStore(IdempotencyStore):
                 "lease_expires_at": now + timedelta(seconds=lease_seconds),
                 "expires_at": now + timedelta(seconds=max(retention_seconds, lease_seconds)),
             }
-            if one_statement:
+            if insert_first:
                 claimed_now, record = self._insert_or_read(scope, key, fingerprint, lease, now)
                 if claimed_now:
                     return Claim(ClaimOutcome.CLAIMED, owner=owner)
@@ -114,26 +114,31 @@ class DatabaseStore(IdempotencyStore):
     ) -> tuple[bool, IdempotencyRecord | None]:
         """PostgreSQL, in autocommit: INSERT the claim, or else read the record that holds the key.
 
-        One statement, so one implicit transaction: ``set_config(..., true)`` relaxes the
-        durability of that transaction alone (as ``SET LOCAL`` would). Answers whether this
-        statement inserted the record, and else the record that holds the key; ``(False, None)``
-        when a record committed by a concurrent claim after our snapshot is neither inserted nor
-        seen: try again.
+        The INSERT is one statement, so one implicit transaction: ``set_config(..., true)``
+        relaxes the durability of that transaction alone (as ``SET LOCAL`` would). Answers
+        whether it inserted the record, and else the record that holds the key, read by a
+        second statement (whose snapshot sees the claim the INSERT waited for); ``(False,
+        None)`` when that record is gone again: try again.
+
+        Two plain statements rather than one that inserts or reads: PostgreSQL plans a statement
+        on every execution (Django prepares none), and the combined one cost about 0.4 ms more to
+        plan and run on a new connection (docs/benchmarks.md, "Round five"), on every new key, to
+        save one round trip on a replay.
         """
         connection = connections[self.database_alias]
         params = [
             scope, key, lease["state"], fingerprint, lease["lease_owner"], lease["lease_expires_at"],
-            lease["expires_at"], now, now, scope, key,
+            lease["expires_at"], now, now,
         ]
         with connection.cursor() as cursor:
             cursor.execute(_claim_sql(connection), params)
-            row = cursor.fetchone()
-        if row is None:
+            if cursor.fetchone() is not None:
+                # A fresh key, the common case: nothing of the row is needed, no model is built.
+                return True, None
+            cursor.execute(_read_sql(connection), [scope, key])
+            values = cursor.fetchone()
+        if values is None:
             return False, None
-        *values, claimed_now = row
-        if claimed_now:
-            # A fresh key, the common case: nothing of the row is needed, no model is built.
-            return True, None
         record = IdempotencyRecord.from_db(self.database_alias, _record_attnames(), values)
         if isinstance(record.response_headers, str):  # jsonb arrives as text through Django's loader
             record.response_headers = json.loads(record.response_headers)
@@ -263,27 +268,32 @@ _statements: dict[tuple[str, ...], str] = {}
 
 
 def _claim_sql(connection: Any) -> str:
-    """The one statement of a claim on PostgreSQL (see :meth:`DatabaseStore._insert_or_read`)."""
+    """The claim's INSERT on PostgreSQL (see :meth:`DatabaseStore._insert_or_read`)."""
     cache_key = ("claim", connection.vendor)
     sql = _statements.get(cache_key)
     if sql is None:
         quote = connection.ops.quote_name
-        table = quote(IdempotencyRecord._meta.db_table)
         inserted = ", ".join(quote(name) for name in _CLAIM_COLUMNS)
-        fields = IdempotencyRecord._meta.concrete_fields
-        returned = ", ".join(quote(field.column) for field in fields)
-        # A fresh claim answers NULLs: nothing of its row is read, and loading it (five timestamps
-        # among them) cost a measurable share of the statement's CPU. The record that holds the
-        # key comes first, so that UNION takes its column types from the table.
-        nothing = ", ".join("NULL" for _field in fields)
         # Identifiers come from the model, quoted; every value is a parameter.
         sql = _statements[cache_key] = (
-            "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)), "  # noqa: S608
-            f"claimed AS (INSERT INTO {table} ({inserted}) "
-            "SELECT %s, %s, %s, %s, '{}'::jsonb, %s, %s, %s, %s, %s FROM relaxed "
-            f"ON CONFLICT ({quote('scope')}, {quote('key')}) DO NOTHING RETURNING 1) "
-            f"SELECT {returned}, FALSE FROM {table} WHERE {quote('scope')} = %s AND {quote('key')} = %s "
-            f"AND NOT EXISTS (SELECT 1 FROM claimed) UNION ALL SELECT {nothing}, TRUE FROM claimed"
+            f"INSERT INTO {quote(IdempotencyRecord._meta.db_table)} ({inserted}) "  # noqa: S608
+            "SELECT %s, %s, %s, %s, '{}'::jsonb, %s, %s, %s, %s, %s "
+            "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed "
+            f"ON CONFLICT ({quote('scope')}, {quote('key')}) DO NOTHING RETURNING 1"
+        )
+    return sql
+
+
+def _read_sql(connection: Any) -> str:
+    """Every column of the record ``(scope, key)``, in the order of :func:`_record_attnames`."""
+    cache_key = ("read", connection.vendor)
+    sql = _statements.get(cache_key)
+    if sql is None:
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(field.column) for field in IdempotencyRecord._meta.concrete_fields)
+        sql = _statements[cache_key] = (
+            f"SELECT {columns} FROM {quote(IdempotencyRecord._meta.db_table)} "  # noqa: S608
+            f"WHERE {quote('scope')} = %s AND {quote('key')} = %s"
         )
     return sql
 
