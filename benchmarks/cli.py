@@ -70,7 +70,7 @@ class Plan:
 PLANS = {
     "full": Plan("full", rows=1_000_000),
     "quick": Plan(
-        "quick", rows=100_000, page_rounds=150, tie_rows=15_000, http_rounds=3, http_seconds=3.0,
+        "quick", rows=100_000, tie_rows=15_000, http_rounds=3, http_seconds=3.0,
         throughput_rounds=4, throughput_seconds=1.0, duplicate_keys=10, inprocess_rounds=3, inprocess_requests=30,
         purge_rows=500_000, purge_expired=250_000, purge_baseline_seconds=5.0,
     ),
