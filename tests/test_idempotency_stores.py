@@ -33,6 +33,8 @@ SHORT = 0.3
 #: django-valkey's cache, when it is installed (it is not a test dependency): its client is
 #: valkey-py, whose exceptions are its own.
 VALKEY = {"BACKEND": "django_valkey.cache.ValkeyCache"}
+#: The Redis store on redis-py's own reply parser, written in Python, instead of hiredis.
+PYTHON_PARSER = "redis-python-parser"
 
 
 @pytest.fixture(params=[
@@ -40,6 +42,7 @@ VALKEY = {"BACKEND": "django_valkey.cache.ValkeyCache"}
     pytest.param(VIA_PGBOUNCER, marks=[pytest.mark.postgres, pytest.mark.pgbouncer]),
     *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS),
     pytest.param("redis-valkey", marks=pytest.mark.redis),
+    pytest.param(PYTHON_PARSER, marks=pytest.mark.redis),
     *(pytest.param(name, marks=[pytest.mark.redis, pytest.mark.redis_topologies]) for name in REDIS_TOPOLOGY_VARIANTS),
 ])
 def store(request: pytest.FixtureRequest, settings: Any) -> Iterator[IdempotencyStore]:
@@ -64,6 +67,18 @@ def store(request: pytest.FixtureRequest, settings: Any) -> Iterator[Idempotency
         return
     from django_api_conventions.idempotency.stores.redis import RedisStore
 
+    if request.param == PYTHON_PARSER:
+        import redis
+        from redis._parsers import _RESP3Parser
+
+        # The `redis` extra installs hiredis, which redis-py then uses to read every reply; without
+        # it redis-py 8 reads them with this parser of its own (RESP3, its default protocol).
+        parser_store = RedisStore(url=os.environ["REDIS_URL"])
+        parser_store.client = redis.Redis.from_url(os.environ["REDIS_URL"], parser_class=_RESP3Parser)
+        assert parser_store.client.connection_pool.connection_kwargs["parser_class"] is _RESP3Parser
+        yield parser_store
+        parser_store.client.flushdb()
+        return
     if request.param == "redis-valkey":
         pytest.importorskip("django_valkey", reason="django-valkey is not installed")
     cache = VALKEY if request.param == "redis-valkey" else REDIS_STORE_VARIANTS[request.param]

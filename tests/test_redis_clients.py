@@ -146,15 +146,6 @@ def test_djangos_cache_lends_its_first_server_where_it_writes(settings: Any) -> 
     assert (kwargs["port"], kwargs["db"]) == (1, 4)
 
 
-def test_a_caches_client_is_kept_until_caches_change(settings: Any) -> None:
-    settings.CACHES = {**settings.CACHES, "store": DJANGO_CACHE}
-    first = redis_client_for_cache("store")
-    assert redis_client_for_cache("store") is first  # found once, not on every keyed request
-    settings.CACHES = {**settings.CACHES, "store": {**DJANGO_CACHE, "LOCATION": "redis://127.0.0.1:2/5"}}
-    kwargs = redis_client_for_cache("store").connection_pool.connection_kwargs
-    assert (kwargs["port"], kwargs["db"]) == (2, 5)
-
-
 @pytest.mark.parametrize(("caches", "reason"), [
     ({}, "'store' is not an alias of CACHES"),
     ({"store": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}, "is not a Redis cache"),

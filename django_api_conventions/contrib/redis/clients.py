@@ -23,8 +23,6 @@ from typing import Any
 import redis
 from django.conf import settings
 from django.core.cache import caches
-from django.core.signals import setting_changed
-from django.dispatch import receiver
 from django.utils.module_loading import import_string
 from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
@@ -81,20 +79,7 @@ def _backend_of(backend: str, client_class: str) -> str:
 
 
 def redis_client_for_cache(alias: str) -> Any:
-    """The raw client of the cache ``alias``, connected to the server that takes writes.
-
-    Found on first use and kept for the process until ``CACHES`` changes: the store asks on
-    every keyed request, and finding it again costs about as much as a hash of the key (the
-    cache handler is per thread). The client is redis-py's, safe to share between threads, on
-    the connection pool the cache's backend made for it.
-    """
-    client = _cache_clients.get(alias)
-    if client is None:
-        client = _cache_clients[alias] = _client_of_cache(alias)
-    return client
-
-
-def _client_of_cache(alias: str) -> Any:
+    """The raw client of the cache ``alias``, connected to the server that takes writes."""
     backend = cache_backend(alias)
     if backend == DJANGO_REDIS:
         from django_redis import get_redis_connection
@@ -108,16 +93,8 @@ def _client_of_cache(alias: str) -> Any:
     return get_valkey_connection(alias, write=True)
 
 
-_cache_clients: dict[str, Any] = {}
 _url_clients: dict[str, Any] = {}
 _lock = threading.Lock()
-
-
-@receiver(setting_changed)
-def _forget_cache_clients(*, setting: str, **kwargs: Any) -> None:
-    # override_settings(CACHES=...) in tests, as Django's own cache handler does.
-    if setting == "CACHES":
-        _cache_clients.clear()
 
 
 def redis_client_from_url(url: str) -> Any:
