@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 from datetime import UTC, datetime, timedelta
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any, ClassVar
 
 from ...conf import api_settings
@@ -130,13 +130,6 @@ return 1
 """)
 
 
-# A fresh key's claim, committing record and settle name the same record: hashed once. Hashed at
-# all for a bounded length, and so that neither scope nor key can forge another record's name.
-@lru_cache(maxsize=1024)
-def _record_name(scope: str, key: str) -> str:
-    return KEY_PREFIX + hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()
-
-
 def _ms(seconds: float) -> int:
     return max(1, int(seconds * 1000))
 
@@ -182,7 +175,8 @@ class RedisStore(IdempotencyStore):
 
     @staticmethod
     def record_key(scope: str, key: str) -> str:
-        return _record_name(scope, key)
+        # Hashed: bounded length, and neither scope nor key can forge another record's name.
+        return KEY_PREFIX + hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()
 
     def _replicated(self, script: Script, name: str, args: list[Any]) -> tuple[Any, int]:
         """``script`` on ``name``, then ``WAIT`` for IDEMPOTENCY_REDIS_WAIT_REPLICAS replicas.
