@@ -67,22 +67,18 @@ def store(request: pytest.FixtureRequest, settings: Any) -> Iterator[Idempotency
         return
     from django_api_conventions.idempotency.stores.redis import RedisStore
 
+    if request.param == "redis-valkey":
+        pytest.importorskip("django_valkey", reason="django-valkey is not installed")
     if request.param == PYTHON_PARSER:
         import redis
         from redis._parsers import _RESP3Parser
 
         # The `redis` extra installs hiredis, which redis-py then uses to read every reply; without
         # it redis-py 8 reads them with this parser of its own (RESP3, its default protocol).
-        parser_store = RedisStore(url=os.environ["REDIS_URL"])
-        parser_store.client = redis.Redis.from_url(os.environ["REDIS_URL"], parser_class=_RESP3Parser)
-        assert parser_store.client.connection_pool.connection_kwargs["parser_class"] is _RESP3Parser
-        yield parser_store
-        parser_store.client.flushdb()
-        return
-    if request.param == "redis-valkey":
-        pytest.importorskip("django_valkey", reason="django-valkey is not installed")
-    cache = VALKEY if request.param == "redis-valkey" else REDIS_STORE_VARIANTS[request.param]
-    if cache is None:
+        redis_store = RedisStore(url=os.environ["REDIS_URL"])
+        redis_store.client = redis.Redis.from_url(os.environ["REDIS_URL"], parser_class=_RESP3Parser)
+        assert redis_store.client.connection_pool.connection_kwargs["parser_class"] is _RESP3Parser
+    elif (cache := VALKEY if request.param == "redis-valkey" else REDIS_STORE_VARIANTS[request.param]) is None:
         redis_store = RedisStore(url=os.environ["REDIS_URL"])
     else:
         settings.CACHES = {**settings.CACHES, REDIS_CACHE: {**cache, "LOCATION": os.environ["REDIS_URL"]}}
