@@ -3,7 +3,7 @@ import importlib.util
 from django.apps import AppConfig, apps
 from django.core.signals import request_finished
 
-from .tracing import forget_trace_id
+from .tracing import forget_trace_id, resolve_span_trace_id_lookup
 
 
 class APIConventionsConfig(AppConfig):
@@ -19,6 +19,7 @@ class APIConventionsConfig(AppConfig):
         if apps.is_installed("drf_spectacular"):
             from .contrib import spectacular  # noqa: F401 -- registers the schema extensions
         request_finished.connect(forget_trace_id, dispatch_uid="api_conventions_forget_trace_id")
+        resolve_span_trace_id_lookup()
         _keep_deprecations_on_replay()
         _accept_django_filter_filtersets()
         _record_idempotency_in_opentelemetry()

@@ -7,7 +7,6 @@ header, the caller's ``traceparent`` (both with ``TRUST_INCOMING_TRACE_ID``), a 
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 import uuid
@@ -51,28 +50,38 @@ def incoming_trace_id(request: HttpRequest) -> str | None:
     return None
 
 
+#: Where the current span's trace id is read, set once by the app's ``ready()``
+#: (:func:`resolve_span_trace_id_lookup`): ``None`` without opentelemetry-api.
+_span_trace_id_lookup: Callable[[], str | None] | None = None
+
+
 def span_trace_id() -> str | None:
     """The current OpenTelemetry span's trace id (32 lower-case hex digits), if any.
 
     ``None`` when opentelemetry-api is not installed, when no valid span is current, or when
     ``OPENTELEMETRY_TRACE_ID`` is off.
     """
-    if not api_settings.OPENTELEMETRY_TRACE_ID:
+    lookup = _span_trace_id_lookup
+    if lookup is None or not api_settings.OPENTELEMETRY_TRACE_ID:
         return None
-    lookup = _span_trace_id_lookup()
-    return None if lookup is None else lookup()
+    return lookup()
 
 
-@functools.cache
-def _span_trace_id_lookup() -> Callable[[], str | None] | None:
-    # Imported once, on first use: without opentelemetry-api every later call is a cache hit.
+def resolve_span_trace_id_lookup() -> None:
+    """Find out once, at start-up, whether opentelemetry-api is there to read spans from.
+
+    Called by the app's ``ready()``, never on a request: two request threads importing an
+    optional module at once can see it half imported, and a request must not fail on that.
+    """
+    global _span_trace_id_lookup
     try:
         from .contrib.opentelemetry.spans import current_span_trace_id
     except ImportError as exc:
-        if (exc.name or "").partition(".")[0] == "opentelemetry":
-            return None
-        raise
-    return current_span_trace_id
+        if (exc.name or "").partition(".")[0] != "opentelemetry":
+            raise
+        _span_trace_id_lookup = None
+    else:
+        _span_trace_id_lookup = current_span_trace_id
 
 
 def assign_trace_id(request: HttpRequest) -> str:

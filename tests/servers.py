@@ -79,14 +79,17 @@ class Gunicorn:
 
 
 @contextmanager
-def gunicorn(workers: int, *, preload: bool = False, **environment: str) -> Iterator[Gunicorn]:
+def gunicorn(workers: int, *, preload: bool = False, threads: int = 1, cold: bool = False,
+             **environment: str) -> Iterator[Gunicorn]:
     """``preload``: import the application once in the master, so a killed worker is replaced in
-    milliseconds (a fork) rather than seconds (an import of Django)."""
+    milliseconds (a fork) rather than seconds (an import of Django). ``threads`` > 1: gunicorn's
+    ``gthread`` workers. ``cold``: yield as soon as the port accepts connections, before any
+    request has reached a worker (the first requests queue until the workers have booted)."""
     port = free_port()
     command = [sys.executable, "-m", "gunicorn", "testproject.wsgi:application", "--workers", str(workers),
-               "--bind", f"127.0.0.1:{port}", "--timeout", "60", "--graceful-timeout", "2", "--log-level", "warning",
-               *(["--preload"] if preload else [])]
-    with _serving("gunicorn", command, port, environment) as (url, process):
+               "--threads", str(threads), "--bind", f"127.0.0.1:{port}", "--timeout", "60",
+               "--graceful-timeout", "2", "--log-level", "warning", *(["--preload"] if preload else [])]
+    with _serving("gunicorn", command, port, environment, cold=cold) as (url, process):
         yield Gunicorn(url, process)
 
 
@@ -107,7 +110,7 @@ def uvicorn(workers: int = 1, **environment: str) -> Iterator[Uvicorn]:
 
 
 @contextmanager
-def _serving(name: str, command: list[str], port: int, environment: dict[str, str]
+def _serving(name: str, command: list[str], port: int, environment: dict[str, str], *, cold: bool = False,
              ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     env = {
         **os.environ,
@@ -123,7 +126,10 @@ def _serving(name: str, command: list[str], port: int, environment: dict[str, st
         deadline = time.monotonic() + 30
         while True:
             try:
-                urllib.request.urlopen(f"{url}/problems/", timeout=2).read()  # noqa: S310 -- loopback only
+                if cold:
+                    socket.create_connection(("127.0.0.1", port), timeout=2).close()
+                else:
+                    urllib.request.urlopen(f"{url}/problems/", timeout=2).read()  # noqa: S310 -- loopback only
                 break
             except OSError:
                 assert process.poll() is None, f"{name} exited at start-up"

@@ -121,32 +121,34 @@ def test_outside_a_request_the_log_filter_takes_the_current_span_s() -> None:
     assert record.trace_id == "-"  # type: ignore[attr-defined]
 
 
-def test_without_opentelemetry_the_lookup_is_imported_once_and_answers_none(
+def test_without_opentelemetry_the_lookup_is_resolved_at_start_up_and_answers_none(
     client: APIClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ours = f"{tracing.__package__}.contrib.opentelemetry"
     for name in [name for name in sys.modules if name.startswith(("opentelemetry", ours))]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "opentelemetry", None)  # import opentelemetry: ModuleNotFoundError
-    tracing._span_trace_id_lookup.cache_clear()
-    try:
-        response = client.get("/v2/nowhere", headers={"X-Request-ID": "caller-chosen"})
-        for _ in range(3):
-            assert tracing.span_trace_id() is None
-        assert tracing._span_trace_id_lookup.cache_info().misses == 1
-    finally:
-        tracing._span_trace_id_lookup.cache_clear()
+    monkeypatch.setattr(tracing, "_span_trace_id_lookup", tracing._span_trace_id_lookup)
+    tracing.resolve_span_trace_id_lookup()
+    assert tracing._span_trace_id_lookup is None
+    imported = set(sys.modules)
+    response = client.get("/v2/nowhere", headers={"X-Request-ID": "caller-chosen"})
+    assert tracing.span_trace_id() is None
     assert response["X-Request-ID"] == "caller-chosen"
+    assert not [name for name in set(sys.modules) - imported if name.startswith(ours)], "imported on a request"
 
 
 def test_an_import_error_of_our_own_is_not_taken_for_a_missing_opentelemetry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, f"{tracing.__package__}.contrib.opentelemetry.spans", None)
-    tracing._span_trace_id_lookup.cache_clear()
-    try:
-        with pytest.raises(ImportError):
-            tracing.span_trace_id()
-    finally:
-        tracing._span_trace_id_lookup.cache_clear()
+    monkeypatch.setattr(tracing, "_span_trace_id_lookup", tracing._span_trace_id_lookup)
+    with pytest.raises(ImportError):
+        tracing.resolve_span_trace_id_lookup()
+
+
+def test_the_app_resolves_the_lookup_when_opentelemetry_is_installed() -> None:
+    from django_api_conventions.contrib.opentelemetry.spans import current_span_trace_id
+
+    assert tracing._span_trace_id_lookup is current_span_trace_id
 
 
 # --- the idempotency outcomes ----------------------------------------------------------------
