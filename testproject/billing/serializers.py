@@ -5,6 +5,7 @@ from typing import Any
 
 from django.db.models import Value
 from django.db.models.functions import Lower
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from django_api_conventions.fields import StrictIntegerField
@@ -20,7 +21,9 @@ MAX_AMOUNT = 2**63 - 1
 
 def validate_currency(value: str) -> str:
     if not _CURRENCY.fullmatch(value):
-        raise serializers.ValidationError("Use a lower-case ISO 4217 code such as 'eur'.", code="invalid_currency")
+        raise serializers.ValidationError(
+            gettext("Use a lower-case ISO 4217 code such as 'eur'."), code="invalid_currency"
+        )
     return value
 
 
@@ -44,7 +47,7 @@ class UserSerializer(serializers.ModelSerializer):
         # idea of case decides, not Python's. A racer that passes this check meets the
         # constraint, which the package answers 409.
         if Customer.objects.alias(email_lower=Lower("email")).filter(email_lower=Lower(Value(value))).exists():
-            raise serializers.ValidationError("A user with this email already exists.", code="unique")
+            raise serializers.ValidationError(gettext("A user with this email already exists."), code="unique")
         return value
 
 
@@ -80,11 +83,13 @@ class PaymentSerializer(serializers.ModelSerializer):
         invoice: Invoice = self.context["invoice"]
         if attrs["currency"] != invoice.currency:
             raise serializers.ValidationError(
-                {"currency": f"The invoice is billed in {invoice.currency!r}."}, code="currency_mismatch"
+                {"currency": gettext("The invoice is billed in {currency!r}.").format(currency=invoice.currency)},
+                code="currency_mismatch",
             )
         if invoice.status not in (Invoice.Status.OPEN, Invoice.Status.DRAFT):
             raise serializers.ValidationError(
-                f"The invoice is {invoice.status}; it takes no payment.", code="not_payable"
+                gettext("The invoice is {status}; it takes no payment.").format(status=invoice.status),
+                code="not_payable",
             )
         return attrs
 
