@@ -5,13 +5,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.utils.translation import gettext
+
 from .conf import api_settings
 from .http_request import http_request_of
+from .problems.details import ProblemException
 
 ANONYMOUS_CLIENT_ID = "anonymous"
+CLIENT_ID_MAX_LENGTH = 128
 
 # A client-declared id is echoed into cache keys and logs: keep it to a safe token.
-_CLIENT_HEADER_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@\-]{0,127}")
+_CLIENT_HEADER_VALUE = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._:@\-]{{0,{CLIENT_ID_MAX_LENGTH - 1}}}")
 
 
 def default_client_id_resolver(request: Any) -> str:
@@ -20,10 +24,13 @@ def default_client_id_resolver(request: Any) -> str:
     - an authenticated user: ``user:<pk>``;
     - an OAuth client with no user (django-oauth-toolkit's ``request.auth.application``):
       ``oauth-client:<client_id>``;
-    - an API key object with no user (anything in ``request.auth`` with a ``pk`` or ``id``):
-      ``api-key:<pk>``;
-    - the client id header, when it is a safe token: ``client:<value>``. Anyone can send any
-      header value: treat such a client id as a label, never as proof of identity.
+    - any other credential object with no user (anything in ``request.auth`` with a ``pk`` or
+      ``id``, an API key say): ``credential:<kind>:<pk>``, where the kind is the model's label
+      (``app_label.modelname``) or else the class's dotted path, so that two kinds of credential
+      with the same primary key never share a client id;
+    - the client id header: ``client:<value>``. Anyone can send any header value: treat such a
+      client id as a label, never as proof of identity. A value that is not a safe token is a
+      400 problem naming the header, never a fallback to the shared ``anonymous`` id.
     """
     http_request = http_request_of(request)
     user = getattr(http_request, "user", None)
@@ -35,11 +42,40 @@ def default_client_id_resolver(request: Any) -> str:
         return f"oauth-client:{application.client_id}"
     key_id = getattr(auth, "pk", None) or getattr(auth, "id", None)
     if key_id is not None:
-        return f"api-key:{key_id}"
-    declared = http_request.headers.get(api_settings.CLIENT_ID_HEADER, "").strip()
-    if _CLIENT_HEADER_VALUE.fullmatch(declared):
-        return f"client:{declared}"
-    return ANONYMOUS_CLIENT_ID
+        return f"credential:{credential_kind(auth)}:{key_id}"
+    header = api_settings.CLIENT_ID_HEADER
+    if header not in http_request.headers:
+        return ANONYMOUS_CLIENT_ID
+    declared = http_request.headers[header].strip()
+    if not _CLIENT_HEADER_VALUE.fullmatch(declared):
+        raise invalid_client_id_problem(header, declared)
+    return f"client:{declared}"
+
+
+def credential_kind(auth: Any) -> str:
+    """``app_label.modelname`` of a model instance, else the dotted path of the object's class."""
+    meta = getattr(auth, "_meta", None)
+    label = getattr(meta, "label_lower", None)
+    if isinstance(label, str):
+        return label
+    kind = type(auth)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def invalid_client_id_problem(header: str, value: str) -> ProblemException:
+    """The 400 problem for a client id header the service cannot use."""
+    # Whole sentences for translators, one per reason.
+    if not value:
+        detail = gettext("The {header} header is invalid: it is empty.")
+    elif len(value) > CLIENT_ID_MAX_LENGTH:
+        detail = gettext("The {header} header is invalid: it is longer than {maximum} characters.")
+    else:
+        detail = gettext(
+            "The {header} header is invalid: use letters, digits, '.', '_', ':', '@' and '-' only, "
+            "starting with a letter or a digit."
+        )
+    detail = detail.format(header=header, maximum=CLIENT_ID_MAX_LENGTH)
+    return ProblemException("bad-request", detail, errors=[{"header": header, "detail": detail, "code": "invalid"}])
 
 
 def get_client_id(request: Any) -> str:

@@ -4,12 +4,13 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.auth.models import AnonymousUser, Group, Permission, User
 from django.core.exceptions import ImproperlyConfigured
 from django.test import RequestFactory, override_settings
 from rest_framework.request import Request
 
 from django_api_conventions.clients import ANONYMOUS_CLIENT_ID, get_client_id
+from django_api_conventions.problems.details import ProblemException
 from django_api_conventions.throttling import ClientRateThrottle
 
 factory = RequestFactory()
@@ -32,17 +33,42 @@ def test_oauth_client_without_user() -> None:
     assert get_client_id(request_with(auth=token)) == "oauth-client:cli-1"
 
 
-def test_api_key_without_user() -> None:
-    assert get_client_id(request_with(auth=SimpleNamespace(pk="key-9"))) == "api-key:key-9"
+def test_a_credential_without_user_is_named_with_its_kind() -> None:
+    assert get_client_id(request_with(auth=SimpleNamespace(pk="key-9"))) == "credential:types.SimpleNamespace:key-9"
+
+
+def test_two_kinds_of_credential_with_the_same_primary_key_never_share_a_client_id() -> None:
+    device, team_token = Group(pk=1, name="device"), Permission(pk=1, codename="team-token")
+    device_id, token_id = (get_client_id(request_with(auth=auth)) for auth in (device, team_token))
+    assert (device_id, token_id) == ("credential:auth.group:1", "credential:auth.permission:1")
 
 
 def test_declared_client_id() -> None:
     assert get_client_id(request_with({"X-Client-ID": "acme-billing"})) == "client:acme-billing"
 
 
-@pytest.mark.parametrize("value", ["", "has space", "x" * 200, "bad\u00e9"])
-def test_unsafe_declared_ids_are_anonymous(value: str) -> None:
-    assert get_client_id(request_with({"X-Client-ID": value})) == ANONYMOUS_CLIENT_ID
+def test_no_identity_at_all_is_the_shared_anonymous_client() -> None:
+    assert get_client_id(request_with()) == ANONYMOUS_CLIENT_ID
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    ("", "it is empty"),
+    ("x" * 129, "longer than 128 characters"),
+    ("has space", "use letters, digits"),
+    ("Zo\u00eb-x", "use letters, digits"),
+    ("-leading-dash", "starting with a letter or a digit"),
+])
+def test_an_unusable_declared_id_is_a_400_naming_the_header(value: str, reason: str) -> None:
+    with pytest.raises(ProblemException) as raised:
+        get_client_id(request_with({"X-Client-ID": value}))
+    problem = raised.value
+    assert problem.status_code == 400
+    assert reason in str(problem.detail)
+    assert [error["header"] for error in problem.errors] == ["X-Client-ID"]
+
+
+def test_the_longest_usable_declared_id() -> None:
+    assert get_client_id(request_with({"X-Client-ID": "x" * 128})) == "client:" + "x" * 128
 
 
 def test_drf_requests_are_resolved_through_their_http_request() -> None:

@@ -69,6 +69,53 @@ def test_an_unauthenticated_client_id_is_a_label_not_a_secret(invoice: Invoice) 
     assert replay["X-Cache-Lookup"] == "HIT" and replay.content == first.content
 
 
+@pytest.mark.parametrize("unusable", ["Zo\u00eb-x", "Zo\u00e9-x", "", "x" * 129, "two words"])
+def test_an_unusable_client_id_is_refused_never_taken_for_the_shared_scope(invoice: Invoice, unusable: str) -> None:
+    key = uuid.uuid4().hex
+    anonymous = pay(APIClient(), invoice, key)
+    refused = pay(APIClient(headers={"X-Client-ID": unusable}), invoice, key)
+    assert anonymous.status_code == 201
+    assert refused.status_code == 400, refused.content
+    assert refused["Content-Type"] == "application/problem+json"
+    assert [error["header"] for error in refused.json()["errors"]] == ["X-Client-ID"]
+    assert "X-Cache-Lookup" not in refused
+    assert Payment.objects.filter(invoice=invoice).count() == 1
+
+
+class CredentialAuthentication:
+    """Authenticates by a credential object with no user, as an API key or a device token does."""
+
+    def authenticate(self, request: Any) -> tuple[Any, Any]:
+        from django.contrib.auth.models import AnonymousUser
+
+        return AnonymousUser(), request.META["test.credential"]
+
+
+class CredentialView(IdempotencyMixin, APIView):
+    authentication_classes = [CredentialAuthentication]
+    runs = 0
+
+    def post(self, request: Any) -> Response:
+        CredentialView.runs += 1
+        return Response({"run": CredentialView.runs}, status=201)
+
+
+def test_two_kinds_of_credential_with_one_primary_key_have_their_own_keys() -> None:
+    from django.contrib.auth.models import Group, Permission
+
+    def post_as(credential: Any) -> Any:
+        request = APIRequestFactory().post("/things", b'{"a": 1}', content_type="application/json")
+        request.META["HTTP_IDEMPOTENCY_KEY"] = "shared-key"
+        request.META["test.credential"] = credential
+        return CredentialView.as_view()(request)
+
+    CredentialView.runs = 0
+    team_token, device = Permission(pk=1), Group(pk=1)
+    first, second = post_as(team_token), post_as(device)
+    assert (json.loads(first.rendered_content), json.loads(second.rendered_content)) == ({"run": 1}, {"run": 2})
+    assert second["X-Cache-Lookup"] == "MISS"
+
+
 class HeadersView(IdempotencyMixin, APIView):
     runs = 0
 

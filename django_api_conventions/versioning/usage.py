@@ -9,6 +9,7 @@ from django.dispatch import Signal
 
 from ..clients import get_client_id
 from ..http_request import http_request_of
+from ..problems.details import ProblemException
 from ..request_attributes import DEPRECATIONS, get_state, state_list
 from .lifecycle import Deprecation
 
@@ -33,7 +34,10 @@ def noted_deprecations(request: Any) -> list[Deprecation]:
 def report_use(request: Any, signal: Signal, deprecation: Deprecation, *, retired: bool = False, **extra: Any) -> None:
     """Send ``signal`` and log one line with the client id: who still calls ``deprecation``."""
     http_request = http_request_of(request)
-    client_id = get_client_id(request)
+    try:
+        client_id = get_client_id(request)
+    except ProblemException:  # an unusable client id header: its own 400 answers it where it counts
+        client_id = "-"
     sunset = deprecation.sunset.isoformat() if deprecation.sunset else None
     logger.log(
         logging.WARNING if retired else logging.INFO,
