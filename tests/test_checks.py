@@ -38,7 +38,8 @@ def test_every_setting_has_a_declared_type() -> None:
 def test_every_message_formats() -> None:
     names = ("type", "key", "suggestion", "expected", "value", "error", "middleware", "other", "handler", "view",
              "backend", "model", "ordering", "fields", "subject", "sunset", "deprecation", "count", "name", "current",
-             "days", "minimum", "earliest", "route", "segment", "depth", "pattern", "sort", "index")
+             "days", "minimum", "earliest", "route", "segment", "depth", "pattern", "sort", "index", "header",
+             "client_header")
     values = dict.fromkeys(names, "x")
     for check_id in MESSAGES:
         assert checks.message(check_id, **values).id == f"django_api_conventions.{check_id}"
@@ -213,3 +214,33 @@ def test_a_declared_sort_without_an_index_is_an_error(monkeypatch: pytest.Monkey
 
 def test_the_example_service_has_its_indexes() -> None:
     assert checks.check_paginated_orderings() == []
+
+
+@pytest.mark.parametrize(("permissions", "warned"), [
+    ([], True),
+    (["rest_framework.permissions.AllowAny"], True),
+    (["rest_framework.permissions.IsAuthenticated"], False),
+    (["rest_framework.permissions.IsAuthenticatedOrReadOnly"], False),  # keyed methods are not read-only
+])
+def test_keyed_views_open_to_callers_without_credentials_are_named(
+    settings: Any, permissions: list[str], warned: bool
+) -> None:
+    from django.utils.module_loading import import_string
+
+    from testproject.billing.views import OrderViewSet
+
+    classes = [import_string(path) for path in permissions]
+    original = OrderViewSet.permission_classes
+    OrderViewSet.permission_classes = classes
+    try:
+        found = [m for m in checks.check_unidentified_callers() if "orders" in str(m.obj)]
+    finally:
+        OrderViewSet.permission_classes = original
+    # The collection takes POST; the detail route only reads, and takes no key.
+    assert [m.obj for m in found] == (["/{version}/orders"] if warned else [])
+    assert all(m.id == "django_api_conventions.W013" and "'anonymous'" in m.msg for m in found)
+
+
+def test_a_project_that_tells_callers_apart_is_not_warned(settings: Any) -> None:
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "CLIENT_ID_RESOLVER": "tests.test_clients.tenant_resolver"}
+    assert checks.check_unidentified_callers() == []

@@ -14,7 +14,7 @@ from typing import Any
 from django.apps import apps
 from django.core import checks
 
-from ..idempotency.checks import check_idempotency_store
+from ..idempotency.checks import check_idempotency_store, check_unidentified_callers
 from ..pagination.checks import check_filter_backends, check_paginated_orderings
 from ..problems.checks import check_api_paths, check_error_views
 from ..versioning.checks import check_deprecation_dates, check_versions
@@ -39,6 +39,7 @@ __all__ = [
     "check_openapi_schema",
     "check_paginated_orderings",
     "check_settings",
+    "check_unidentified_callers",
     "check_url_conventions",
     "check_versions",
     "message",
@@ -80,3 +81,4 @@ def register_all() -> None:
     checks.register(check_versions, checks.Tags.compatibility)
     checks.register(check_deprecation_dates, checks.Tags.urls)
     checks.register(check_url_conventions, checks.Tags.urls)
+    checks.register(check_unidentified_callers, checks.Tags.security)

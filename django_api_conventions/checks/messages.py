@@ -167,6 +167,13 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
                "application/problem+json to browsers."),
              _("Name the API's paths, e.g. API_CONVENTIONS['API_PATHS'] = [r'{pattern}'] (every path but the "
                "admin's); set it to [r'^/'] to keep the whole site API.")),
+    "W013": (checks.Warning,
+             _("{route} takes an {header} from callers without credentials: all of them that send no "
+               "{client_header} share one scope, 'anonymous', and one can be answered another's stored "
+               "response."),
+             _("Require authentication on the view (permission_classes), give API_CONVENTIONS a "
+               "CLIENT_ID_RESOLVER that tells such callers apart, or, if every such caller sends "
+               "{client_header}, add 'django_api_conventions.W013' to SILENCED_SYSTEM_CHECKS.")),
     "W020": (checks.Warning,
              _("API_CONVENTIONS['VERSIONS'] is set but VersionLifecycleMiddleware is not in MIDDLEWARE: "
                "deprecations are not announced and sunsets pass unnoticed."),

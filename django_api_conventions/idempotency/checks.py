@@ -1,4 +1,4 @@
-"""Checks of the idempotency store: it loads, its Redis can be reached that way, keys outlive their lease."""
+"""Checks of idempotency: the store loads and reaches its Redis, keys outlive their lease, scopes are not shared."""
 
 from __future__ import annotations
 
@@ -9,8 +9,14 @@ from django.core.exceptions import ImproperlyConfigured
 
 from ..checks.messages import message
 from ..checks.settings import settings_are_valid
+from ..clients import default_client_id_resolver, get_client_id
 from ..conf import api_settings
+from ..url_conventions import iter_routes
+from .mixins import IdempotencyMixin
 from .stores import load_store_class
+
+#: Permission classes that let a caller without credentials in (for every method).
+_OPEN_PERMISSIONS = ("rest_framework.permissions.AllowAny",)
 
 
 def check_idempotency_store(**kwargs: Any) -> list[checks.CheckMessage]:
@@ -49,3 +55,46 @@ def _check_redis_client() -> list[checks.CheckMessage]:
     except ValueError as exc:
         return [message("E011", value=api_settings.IDEMPOTENCY_CACHE, error=exc)]
     return []
+
+
+def check_unidentified_callers(**kwargs: Any) -> list[checks.CheckMessage]:
+    """Views that take idempotency keys from callers who may have no identity at all.
+
+    With the default resolvers, such callers that send no client id header share the scope
+    ``anonymous``. Only permission classes known to let anyone in count: a project's own
+    class may well demand credentials.
+    """
+    if not settings_are_valid():
+        return []
+    if (api_settings.IDEMPOTENCY_SCOPE_RESOLVER is not get_client_id
+            or api_settings.CLIENT_ID_RESOLVER is not default_client_id_resolver):
+        return []  # the project tells its callers apart its own way
+    warnings = []
+    seen: set[str] = set()
+    for route in iter_routes():
+        view_class = getattr(route.callback, "cls", None)
+        if route.display in seen or not (isinstance(view_class, type) and issubclass(view_class, IdempotencyMixin)):
+            continue
+        if _takes_keys(route.callback, view_class) and _lets_anyone_in(view_class):
+            seen.add(route.display)
+            warnings.append(message("W013", obj=route.display, route=route.display,
+                                    header=api_settings.IDEMPOTENCY_HEADER,
+                                    client_header=api_settings.CLIENT_ID_HEADER))
+    return warnings
+
+
+def _takes_keys(callback: Any, view_class: type) -> bool:
+    actions = getattr(callback, "actions", None)  # a viewset's route: its methods and their actions
+    if actions is not None:
+        methods = {method.upper() for method in actions}
+    else:
+        methods = {method.upper() for method in view_class.http_method_names if hasattr(view_class, method)}
+    return bool(methods & set(getattr(view_class, "idempotency_methods", ())))
+
+
+def _lets_anyone_in(view_class: type) -> bool:
+    permissions = getattr(view_class, "permission_classes", ())
+    return all(
+        isinstance(permission, type) and f"{permission.__module__}.{permission.__qualname__}" in _OPEN_PERMISSIONS
+        for permission in permissions
+    )
