@@ -204,3 +204,14 @@ def test_an_example_of_a_status_without_a_reason_phrase() -> None:
     register_problem_type("client-closed-request", "Client closed the request", 499, "The client went away.")
     page = Client().get("/problems/client-closed-request").content.decode()
     assert "HTTP/1.1 499\n" in page and _example_body(page)["detail"] == "Client closed the request"
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+@pytest.mark.parametrize("path", ["/problems", "/problems/", "/problems/not-found", "/problems/not-found/",
+                                  "/problems/style.css"])
+def test_the_pages_are_read_only_resources(method: str, path: str) -> None:
+    # A browser-like client: Django's CSRF check is on, and must not answer first.
+    response = Client(enforce_csrf_checks=True).generic(method, path, b"{}", content_type="application/json")
+    assert response.status_code == 405, response.content[:200]
+    assert response["Content-Type"] == "application/problem+json"
+    assert response["Allow"] == "GET, HEAD"
