@@ -17,6 +17,7 @@ from django.http.request import split_domain_port
 from django.utils.translation import gettext
 
 from ..hook_middleware import HookMiddleware
+from ..i18n import honour_refused_languages
 from ..request_attributes import EXCEPTION, get_state, set_state
 from .api_paths import html_error_page, is_api_path
 from .details import ProblemException, is_problem_response, render_problem
@@ -50,6 +51,8 @@ class ProblemDetailsMiddleware(HookMiddleware):
     """
 
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        # Before any problem is written: in a language the client accepts.
+        honour_refused_languages(request)
         try:
             _check_request_target_host(checked_host(request), request)
             _check_content_length(request)

@@ -27,6 +27,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils import timezone
 
 from ..hook_middleware import HookMiddleware
+from ..i18n import honour_refused_languages
 from ..problems.details import render_problem
 from ..request_attributes import DEPRECATED_USES, VERSION, pop_state, set_state, state_list
 from ..url_conventions import display_route
@@ -47,6 +48,8 @@ class VersionLifecycleMiddleware(HookMiddleware):
     """
 
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        # This middleware runs before ProblemDetailsMiddleware, and its 404 and 410 are problems too.
+        honour_refused_languages(request)
         checked = _check_version(request)
         if not isinstance(checked, APIVersion):
             return checked
@@ -54,6 +57,7 @@ class VersionLifecycleMiddleware(HookMiddleware):
         return render_problem(request, version_retired_problem(checked))
 
     async def aprocess_request(self, request: HttpRequest) -> HttpResponse | None:
+        honour_refused_languages(request)
         checked = _check_version(request)
         if not isinstance(checked, APIVersion):
             return checked
