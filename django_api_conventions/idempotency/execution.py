@@ -38,6 +38,7 @@ from django.utils.translation import gettext
 
 from .. import header_names
 from ..conf import api_settings
+from ..i18n import response_language
 from ..problems.details import ProblemException, retry_after_header
 from ..request_attributes import IDEMPOTENCY, set_state
 from ..tracing import assign_trace_id
@@ -567,6 +568,11 @@ def _replayed_header_names(setting: tuple[str, ...]) -> frozenset[str]:
 def _stored(response: HttpResponseBase) -> StoredResponse:
     allowed = _replayed_header_names(tuple(api_settings.IDEMPOTENCY_REPLAYED_HEADERS))
     headers = {name: value for name, value in response.items() if name.lower() in allowed}
+    # Whatever the setting: the body is replayed as it is, so the language it is written in
+    # goes with it, not the language a retry asks for.
+    language = response_language(response)
+    if language and "content-language" not in {name.lower() for name in headers}:
+        headers["Content-Language"] = language
     body = bytes(response.content)
     limit = api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES
     if limit is not None and len(body) > limit:
