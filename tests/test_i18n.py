@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.core import checks as django_checks
-from django.test import Client
+from django.test import AsyncClient, Client
 from django.utils import translation
 
 import django_api_conventions
@@ -251,3 +252,160 @@ def test_locale_middleware_after_the_packages_middleware_is_a_warning(settings: 
     assert "TraceIdMiddleware" in warnings[0].msg
     settings.MIDDLEWARE = others  # no LocaleMiddleware: nothing to say
     assert [m.id for m in check_middleware()] == []
+
+
+# The example's own messages: translated like the package's.
+
+EXAMPLE_GERMAN = Path(__file__).resolve().parent.parent / "testproject" / "billing" / "locale" / "de" / "LC_MESSAGES"
+
+
+def _invoice(**fields: Any) -> Invoice:
+    customer = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name="Payer")
+    return Invoice.objects.create(user=customer, amount_due=10_000, currency="eur", **fields)
+
+
+def _error_details(response: Any) -> dict[str, str]:
+    return {item["pointer"]: item["detail"] for item in response.json()["errors"]}
+
+
+def test_the_examples_uniqueness_message_is_german() -> None:
+    Customer.objects.create(email="taken@example.com", name="First")
+    english, german = both("POST", "/v2/users", {"email": "TAKEN@example.com", "name": "Second"})
+    assert_same_contract(english, german, 422)
+    assert _error_details(english) == {"/email": "A user with this email already exists."}
+    assert _error_details(german) == {"/email": "Ein Benutzer mit dieser E-Mail-Adresse existiert bereits."}
+
+
+def test_the_examples_currency_messages_are_german() -> None:
+    customer = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name="Payer")
+    body = {"user_id": customer.pk, "amount_due": 100, "currency": "EUR"}
+    english, german = both("POST", "/v2/invoices", body)
+    assert_same_contract(english, german, 422)
+    assert _error_details(english) == {"/currency": "Use a lower-case ISO 4217 code such as 'eur'."}
+    assert _error_details(german) == {
+        "/currency": "Geben Sie einen ISO-4217-Code in Kleinbuchstaben an, etwa 'eur'."}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_examples_payment_messages_are_german() -> None:
+    path = f"/v2/invoices/{_invoice().pk}/payments"
+    english, german = (
+        call("POST", path, language, {"amount": 100, "currency": "usd"}, **{"Idempotency-Key": uuid.uuid4().hex})
+        for language in (None, "de"))
+    assert_same_contract(english, german, 422)
+    assert _error_details(english) == {"/currency": "The invoice is billed in 'eur'."}
+    assert _error_details(german) == {"/currency": "Die Rechnung wird in 'eur' abgerechnet."}
+
+    path = f"/v2/invoices/{_invoice(status=Invoice.Status.PAID).pk}/payments"
+    english, german = (
+        call("POST", path, language, {"amount": 100, "currency": "eur"}, **{"Idempotency-Key": uuid.uuid4().hex})
+        for language in (None, "de"))
+    assert_same_contract(english, german, 422)
+    assert _error_details(english) == {"": "The invoice is paid; it takes no payment."}
+    assert _error_details(german) == {"": "Die Rechnung hat den Status 'paid' und nimmt keine Zahlung an."}
+
+
+def test_the_examples_catalogue_is_complete_and_compiled() -> None:
+    po = EXAMPLE_GERMAN / "django.po"
+    entries = read_po(po)
+    assert [msgid for msgid, msgstr, _ in entries if not msgstr] == []
+    assert [msgid for msgid, _, fuzzy in entries if fuzzy] == []
+    with po.with_suffix(".mo").open("rb") as mo:
+        compiled = GNUTranslations(mo)._catalog  # type: ignore[attr-defined]
+    assert {key: value for key, value in compiled.items() if key} == {
+        msgid: msgstr for msgid, msgstr, _ in entries if msgid
+    }, f"{po.with_suffix('.mo')} is stale: run `django-admin compilemessages` in testproject/billing/"
+
+
+# A language the client refuses (q=0) is never chosen.
+
+@pytest.mark.parametrize(("accept", "expected"), [
+    ("de;q=0", "en"),
+    ("de;q=0, en;q=0.5", "en"),
+    ("DE;Q=0", "en"),
+    ("de;q=0.000", "en"),
+    ("de;q=0, *", "en"),
+    ("en;q=0, de;q=0.3", "de"),
+    ("en;q=0", "de"),  # English refused, German not: German rather than what was refused
+    ("de;q=0, en;q=0", "en"),  # nothing acceptable: the default
+    ("de;q=0.1", "de"),
+    ("de-ch;q=0, de", "de"),  # only Swiss German is refused
+])
+def test_a_refused_language_is_never_chosen(accept: str, expected: str) -> None:
+    response = call("GET", "/v2/users?colour=red", accept)
+    assert response.status_code == 400
+    assert response["Content-Language"] == expected
+    assert response.json()["title"] == {"en": "Invalid query parameters", "de": "Ungültige Query-Parameter"}[expected]
+
+
+def test_a_refused_language_is_not_chosen_for_the_validation_messages() -> None:
+    response = call("POST", "/v2/users", "de;q=0", {"email": "not an email", "name": ""})
+    assert response.status_code == 422 and response["Content-Language"] == "en"
+    assert "This field may not be blank." in _error_details(response).values()
+
+
+def test_a_refused_language_is_not_chosen_before_any_view() -> None:
+    # The 410 of a retired version is answered by the package's middleware, before any view.
+    response = call("GET", "/v0/users", "de;q=0")
+    assert response.status_code == 410 and response["Content-Language"] == "en"
+    assert response.json()["title"] == "API version retired"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("path", ["/v0/users", "/v2/users?colour=red", "/v2/no-such-thing"])
+def test_a_refused_language_is_not_chosen_under_asgi(path: str) -> None:
+    response = async_to_sync(AsyncClient().get)(path, headers={"Accept-Language": "de;q=0, fr"})
+    assert response.status_code in (400, 404, 410) and response["Content-Language"] == "en"
+    english = call("GET", path, None).json()["title"]
+    assert response.json()["title"] == english
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_async_view_replays_the_stored_language() -> None:
+    path, key = f"/v2/invoices/{_invoice().pk}/async-payments", uuid.uuid4().hex
+    body, headers = json.dumps({"amount": 100, "currency": "usd"}), {"Idempotency-Key": key, "X-Client-ID": "i18n"}
+    post = async_to_sync(AsyncClient().post)
+    first = post(path, body, content_type="application/json", headers={**headers, "Accept-Language": "de"})
+    assert first.status_code == 422 and first["Content-Language"] == "de"
+    retry = post(path, body, content_type="application/json", headers={**headers, "Accept-Language": "en"})
+    assert retry["Idempotent-Replayed"] == "true" and retry.content == first.content
+    assert retry["Content-Language"] == "de"
+
+
+def test_a_refused_language_cookie_is_not_chosen(settings: Any) -> None:
+    client = Client(headers={"X-Client-ID": "i18n", "Accept-Language": "de;q=0"})
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "de"
+    response = client.get("/v2/users?colour=red")
+    assert response["Content-Language"] == "en" and response.json()["title"] == "Invalid query parameters"
+
+
+def test_the_cookie_still_wins_over_the_header() -> None:
+    client = Client(headers={"X-Client-ID": "i18n", "Accept-Language": "en"})
+    client.cookies["django_language"] = "de"
+    assert client.get("/v2/users?colour=red")["Content-Language"] == "de"
+
+
+# A replay is the stored answer: its body in the language it was written in, and says so.
+
+@pytest.mark.django_db(transaction=True)
+def test_a_replay_keeps_the_stored_language() -> None:
+    path, key = f"/v2/invoices/{_invoice().pk}/payments", uuid.uuid4().hex
+    body = {"amount": 100, "currency": "usd"}
+    first = call("POST", path, "de", body, **{"Idempotency-Key": key})
+    assert first.status_code == 422 and first["Content-Language"] == "de"
+    for language in ("en", None, "de;q=0"):
+        retry = call("POST", path, language, body, **{"Idempotency-Key": key})
+        assert retry["Idempotent-Replayed"] == "true"
+        assert retry.content == first.content
+        assert retry["Content-Language"] == "de", language
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_replay_of_a_success_keeps_the_stored_language() -> None:
+    path, key = f"/v2/invoices/{_invoice().pk}/payments", uuid.uuid4().hex
+    body = {"amount": 100, "currency": "eur"}
+    first = call("POST", path, "de", body, **{"Idempotency-Key": key})
+    assert first.status_code == 201 and first["Content-Language"] == "de"
+    retry = call("POST", path, "en", body, **{"Idempotency-Key": key})
+    assert retry["Idempotent-Replayed"] == "true" and retry.content == first.content
+    assert retry["Content-Language"] == "de"
