@@ -226,8 +226,9 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "IDEMPOTENCY_REPLAYED_HEADERS": SettingDoc(
         "a list of header names, without `Set-Cookie`",
         (
-            "Response headers stored and replayed with the status and body; no other header is ever stored. "
-            "`Set-Cookie` in the list is error `E003`."
+            "Response headers stored and replayed with the status and body; no other header is ever stored, "
+            "but `Content-Language`, always stored with the body it describes. `Set-Cookie` in the list is "
+            "error `E003`."
         ),
     ),
     "IDEMPOTENCY_SCOPE_RESOLVER": SettingDoc(
