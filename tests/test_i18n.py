@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync
 from django.core import checks as django_checks
-from django.test import AsyncClient, Client
+from django.test import AsyncClient, Client, RequestFactory
 from django.utils import translation
 
 import django_api_conventions
 from django_api_conventions.checks import MESSAGES, message
+from django_api_conventions.i18n import honour_refused_languages
 from django_api_conventions.problems import problem_types
 from django_api_conventions.problems.built_in import BUILT_IN
 from testproject.billing.models import Customer, Invoice
@@ -377,6 +378,26 @@ def test_a_refused_language_cookie_is_not_chosen(settings: Any) -> None:
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "de"
     response = client.get("/v2/users?colour=red")
     assert response["Content-Language"] == "en" and response.json()["title"] == "Invalid query parameters"
+
+
+def test_a_language_prefix_in_the_url_is_kept() -> None:
+    request = RequestFactory().get("/de/v2/users", headers={"Accept-Language": "de;q=0"})
+    request.LANGUAGE_CODE = "de"
+    translation.activate("de")
+    honour_refused_languages(request)
+    assert translation.get_language() == "de"
+    request = RequestFactory().get("/v2/users", headers={"Accept-Language": "de;q=0"})
+    request.LANGUAGE_CODE = "de"
+    honour_refused_languages(request)
+    assert translation.get_language() == "en" and request.LANGUAGE_CODE == "en"
+
+
+def test_without_locale_middleware_the_header_is_not_read() -> None:
+    # No LocaleMiddleware (no request.LANGUAGE_CODE): LANGUAGE_CODE for everyone, as before.
+    request = RequestFactory().get("/v2/users", headers={"Accept-Language": "en;q=0"})
+    translation.activate("en")
+    honour_refused_languages(request)
+    assert translation.get_language() == "en"
 
 
 def test_the_cookie_still_wins_over_the_header() -> None:
