@@ -95,6 +95,25 @@ def test_the_bound_is_the_check_s_timeout(settings: Any, silent_redis: int) -> N
     print(f"silent Redis, bound 0.3 s: answered in {elapsed:.3f} s")
 
 
+def _replica_port(setup: Any) -> int:
+    master = setup.master_port()  # read now: another test may have failed the set-up over
+    return next(server.port for server in setup.data if server.port != master)
+
+
+@pytest.mark.redis_topologies
+@pytest.mark.parametrize("server", ["sentinel", "replica"])
+def test_a_redis_that_answers_but_cannot_hold_keys_is_unavailable(
+    settings: Any, redis_sentinel_topology: Any, server: str,
+) -> None:
+    """A Sentinel's port and a replica both answer PING; neither can take a claim."""
+    setup = redis_sentinel_topology
+    port = setup.sentinels[0].port if server == "sentinel" else _replica_port(setup)
+    redis_store_at(settings, f"redis://127.0.0.1:{port}/0")
+    status, body, _ = health()
+    error = "CommandsRefused" if server == "sentinel" else "ReadOnlyError"
+    assert status == 500 and body == {CHECK: f"Unavailable: The idempotency store cannot be reached ({error})."}
+
+
 def test_a_database_store_that_fails_is_unavailable(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "database"}
 

@@ -209,3 +209,36 @@ def test_the_example_service_refuses_a_redis_url_it_cannot_use(url: str, reason:
     with pytest.raises(ValueError, match=reason) as raised:
         cache_from_url(url)
     assert SECRET not in str(raised.value)
+
+
+@pytest.mark.parametrize(("reply", "refused"), [
+    # The server's role or state: a Sentinel's or proxy's port, a command renamed away, writes refused.
+    ("unknown command 'EVALSHA', with args beginning with: 'abc' '1' 'key'", True),
+    ("NOREPLICAS Not enough good replicas to write. script: 6f1c, on @user_script:3.", True),
+    ("MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk.", True),
+    ("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.", True),
+    ("DB index is out of range", True),
+    ("Command # 1 (EVAL return 1) of pipeline caused error: unknown command 'eval', with args beginning with: ", True),
+    # A fault of the script or its arguments: not the server's.
+    ("Unknown Redis command called from script script: 2063, on @user_script:1.", False),
+    ("user_script:1: attempt to compare number with nil script: c6b4, on @user_script:1.", False),
+    ("Wrong number of args calling Redis command from script script: 4034, on @user_script:1.", False),
+    ("WRONGTYPE Operation against a key holding the wrong kind of value script: fd1f, on @user_script:1.", False),
+])
+def test_which_error_replies_mean_the_server_cannot_serve_the_store(reply: str, refused: bool) -> None:
+    import logging
+
+    from django_api_conventions.contrib.redis import CommandsRefused, refusals_as_unavailable
+
+    with pytest.raises(CommandsRefused if refused else redis.ResponseError) as raised, \
+            refusals_as_unavailable(logging.getLogger("tests")):
+        raise redis.ResponseError(reply)
+    assert isinstance(raised.value, CommandsRefused) is refused
+    if refused:
+        assert "with args" not in str(raised.value) and "pipeline" not in str(raised.value), "the reply alone"
+
+
+def test_an_acl_without_the_store_s_commands_is_unavailable() -> None:
+    from django_api_conventions.contrib.redis import UNAVAILABLE_ERRORS
+
+    assert issubclass(redis.exceptions.NoPermissionError, UNAVAILABLE_ERRORS)

@@ -123,3 +123,48 @@ def test_a_cache_that_is_down_lets_throttled_requests_through(client: APIClient,
     assert (once.status_code, twice.status_code) == (200, 200), "no counter to read: the throttle lets them through"
     assert "Throttle cache unavailable, request let through" in caplog.text
     assert "Maintenance switch unreadable, treated as off" in caplog.text
+
+
+#: A Sentinel's port named as if it were a Redis server (its answer to the store: "ERR unknown
+#: command"): in IDEMPOTENCY_REDIS_URL, and in the default cache (the example service's REDIS_URL).
+SENTINEL_PORT_AS_SERVER = {
+    "url": lambda port: ({}, {"IDEMPOTENCY_REDIS_URL": f"redis://127.0.0.1:{port}/0"}),
+    "default-cache": lambda port: (
+        {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": f"redis://127.0.0.1:{port}/0"}}, {}),
+}
+
+
+@pytest.mark.redis_topologies
+@pytest.mark.parametrize("kind", SENTINEL_PORT_AS_SERVER)
+def test_a_sentinel_s_port_as_the_store_is_a_503(
+    client: APIClient, settings: Any, redis_sentinel_topology: Any, caplog: pytest.LogCaptureFixture, kind: str,
+) -> None:
+    caches, store = SENTINEL_PORT_AS_SERVER[kind](redis_sentinel_topology.sentinels[0].port)
+    settings.CACHES = {**settings.CACHES, **caches}
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "redis", **store}
+    email = f"{uuid.uuid4().hex}@example.com"
+    with caplog.at_level(logging.ERROR, logger="django_api_conventions.idempotency"):
+        response = create_user(client, email, uuid.uuid4().hex)
+    assert response.status_code == 503 and response.json()["type"].endswith("/idempotency-store-unavailable")
+    assert response["Content-Type"] == "application/problem+json" and response["Retry-After"] == "5"
+    assert not Customer.objects.filter(email=email).exists()
+    assert "cannot run its commands (unknown command 'evalsha')" in caplog.text.lower()
+    assert "redis+sentinel://" in caplog.text, "the log names the URL form of a Sentinel set-up"
+
+
+@pytest.mark.redis_topologies
+def test_a_fault_in_the_store_s_own_script_stays_a_500(redis_sentinel_topology: Any,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """An error reply that is the script's own doing is not passed off as an outage."""
+    import redis
+
+    from django_api_conventions.contrib.redis import UNAVAILABLE_ERRORS
+    from django_api_conventions.idempotency.stores.redis import KEY_PREFIX, Script
+
+    broken = Script("return redis.call('HSET', KEYS[1])")  # too few arguments
+    client = redis.Redis(port=redis_sentinel_topology.master_port())
+    with caplog.at_level(logging.ERROR, logger="django_api_conventions.idempotency"), \
+            pytest.raises(redis.ResponseError) as raised:
+        broken([KEY_PREFIX + "broken"], [], client=client)
+    assert not isinstance(raised.value, UNAVAILABLE_ERRORS)
+    assert "Redis rejected a command of the idempotency store, not an outage: Wrong number of args" in caplog.text

@@ -31,8 +31,9 @@ _running: list[threading.Thread] = []
 class IdempotencyStoreCheck(HealthCheck):
     """The configured idempotency store (``IDEMPOTENCY_STORE``) answers one round trip in time.
 
-    The database store runs ``SELECT 1`` on ``IDEMPOTENCY_DATABASE``; the Redis store sends
-    PING through its own client. ``timeout``: the bound, 1 second by default.
+    The database store runs ``SELECT 1`` on ``IDEMPOTENCY_DATABASE``; the Redis store writes
+    a probe key through its own client, as a claim would. ``timeout``: the bound, 1 second by
+    default.
     """
 
     timeout: datetime.timedelta = dataclasses.field(default=datetime.timedelta(seconds=1), repr=False)

@@ -14,7 +14,7 @@ try:
         redis_client_for_cache,
         redis_client_from_url,
     )
-    from .errors import NO_SCRIPT_ERRORS, UNAVAILABLE_ERRORS
+    from .errors import NO_SCRIPT_ERRORS, UNAVAILABLE_ERRORS, CommandsRefused, refusals_as_unavailable
 except ImportError as exc:  # pragma: no cover - redis-py is not installed
     raise ImportError("The Redis idempotency store needs: pip install 'django-api-conventions[redis]'") from exc
 from .urls import InvalidRedisURL, RedisURL, parse_redis_url, redacted
@@ -23,6 +23,7 @@ __all__ = [
     "NO_SCRIPT_ERRORS",
     "SUPPORTED_CACHE_BACKENDS",
     "UNAVAILABLE_ERRORS",
+    "CommandsRefused",
     "InvalidRedisURL",
     "RedisURL",
     "build_client",
@@ -32,4 +33,5 @@ __all__ = [
     "redacted",
     "redis_client_for_cache",
     "redis_client_from_url",
+    "refusals_as_unavailable",
 ]

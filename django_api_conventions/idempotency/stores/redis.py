@@ -22,6 +22,7 @@ from ...contrib.redis import (
     client_for_key,
     redis_client_for_cache,
     redis_client_from_url,
+    refusals_as_unavailable,
 )
 from ..commit_markers import TransactionStatus, transaction_status
 from .base import (
@@ -46,10 +47,11 @@ class Script:
         self.sha = hashlib.sha1(source.encode()).hexdigest()  # noqa: S324 -- Redis names scripts by SHA-1
 
     def __call__(self, keys: list[str], args: list[Any], *, client: Any) -> Any:
-        try:
-            return client.evalsha(self.sha, len(keys), *keys, *args)
-        except NO_SCRIPT_ERRORS:
-            return client.eval(self.source, len(keys), *keys, *args)
+        with refusals_as_unavailable(logger):
+            try:
+                return client.evalsha(self.sha, len(keys), *keys, *args)
+            except NO_SCRIPT_ERRORS:
+                return client.eval(self.source, len(keys), *keys, *args)
 
 _NOW_MS = """
 local t = redis.call('TIME')
@@ -120,6 +122,10 @@ redis.call('HDEL', KEYS[1], 'marker', 'marker_alias')
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 """)
+# A write like the claim's, on a key of its own: PING alone is answered by a Sentinel's port
+# too, and by a replica, where no key can be claimed.
+_PROBE = Script("redis.call('HSET', KEYS[1], 'probe', 1) redis.call('PEXPIRE', KEYS[1], 60000) return 1")
+PROBE_KEY = KEY_PREFIX + "probe"
 _FAIL = Script(_OWNED + "redis.call('HSET', KEYS[1], 'state', 'failed') return 1")
 _RELEASE = Script(_OWNED + "redis.call('DEL', KEYS[1]) return 1")
 # ARGV owner, lease ms
@@ -170,8 +176,9 @@ class RedisStore(IdempotencyStore):
         return redis_client_from_url(self.url) if self.url else redis_client_for_cache(self.alias or "default")
 
     def ping(self) -> None:
-        """PING through the store's own client (its connection pool and timeouts)."""
-        self.client.ping()
+        """One write of a probe key through the store's own client (its connection pool and
+        timeouts), as a claim would: the server must be one that can hold the keys."""
+        _PROBE([PROBE_KEY], [], client=self.client)
 
     @staticmethod
     def record_key(scope: str, key: str) -> str:
@@ -190,7 +197,8 @@ class RedisStore(IdempotencyStore):
         pipe = client_for_key(self.client, name).pipeline(transaction=False)
         pipe.eval(script.source, 1, name, *args)
         pipe.execute_command("WAIT", replicas, api_settings.IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS)
-        reply, acknowledged = pipe.execute()
+        with refusals_as_unavailable(logger):
+            reply, acknowledged = pipe.execute()
         return reply, int(acknowledged)
 
     def _claim_script(self, name: str, args: list[Any]) -> Any:
@@ -275,7 +283,9 @@ class RedisStore(IdempotencyStore):
 
     def inspect(self, scope: str, key: str) -> RecordSummary | None:
         name = self.record_key(scope, key)
-        fields = {k.decode(): v for k, v in self.client.hgetall(name).items()}
+        with refusals_as_unavailable(logger):
+            fields = {k.decode(): v for k, v in self.client.hgetall(name).items()}
+            pttl = self.client.pttl(name) if fields else 0
         if not fields:
             return None
         status = fields.get("status")
@@ -284,7 +294,7 @@ class RedisStore(IdempotencyStore):
             fingerprint=fields["fingerprint"].decode(),
             response_status=int(status) if status else None,
             lease_expires_at=datetime.fromtimestamp(int(fields["lease_until"]) / 1000, tz=UTC),
-            expires_at=datetime.now(tz=UTC) + timedelta(milliseconds=max(0, self.client.pttl(name))),
+            expires_at=datetime.now(tz=UTC) + timedelta(milliseconds=max(0, pttl)),
         )
 
     def purge(self, *, batch_size: int, dry_run: bool) -> int:
