@@ -3,8 +3,9 @@
 The example service under gunicorn (2 sync workers, deploy/gunicorn.conf.py) behind nginx
 rendered from the template, both on loopback ports. Every answer nginx gives itself is a
 problem with a trace id; what gunicorn alone answers in HTML (a request line over 4,094
-bytes, more than 100 headers) reaches the application; a slow or short body never holds a
-worker. Raw sockets send what no HTTP client would.
+bytes, more than 100 headers) reaches the application; what gunicorn still refuses (a control
+character in a header value, two Content-Type headers) becomes nginx's problem; a slow or
+short body never holds a worker. Raw sockets send what no HTTP client would.
 """
 
 from __future__ import annotations
@@ -60,6 +61,26 @@ def test_every_problem_of_the_template_is_a_registered_type_with_its_title() -> 
         assert f"error_page {sent_for} /_api_problem/{status};" in text
 
 
+def test_every_problem_of_the_template_says_its_language() -> None:
+    text = API_TEMPLATE.read_text()
+    locations = re.findall(r"location = /_api_problem/\d+ \{(.*?)\n    \}", text, re.S)
+    assert len(locations) == len(_template_problems())
+    assert all("add_header Content-Language en always;" in location for location in locations)
+
+
+def test_the_400_details_are_json_strings_and_gunicorn_names_one_of_them() -> None:
+    text = API_TEMPLATE.read_text()
+    [block] = re.findall(r"map \$args \$api_bad_request_detail \{\n(.*?)\n\}", text, re.S)
+    details = dict(re.findall(r'^\s*(\S+) "(.*)";$', block, re.M))
+    assert set(details) == {"refused=target", "refused=method", "refused=service", "default"}
+    for detail in details.values():
+        assert json.loads(f'"{detail}"') == detail and "$" not in detail
+    # The refusal kinds location / sends, and the one gunicorn sends back with X-Accel-Redirect.
+    assert {f"refused={kind}" for kind in re.findall(r"^\s+\S+ (target|method);$", text, re.M)} == {
+        "refused=target", "refused=method"}
+    assert "X-Accel-Redirect: /_api_problem/400?refused=service\\r\\n" in GUNICORN_CONFIG.read_text()
+
+
 def test_the_template_limits_and_trace_id_pattern_are_the_applications() -> None:
     text = API_TEMPLATE.read_text()
     example = importlib.import_module("testproject.settings")
@@ -110,6 +131,7 @@ def _line(target: bytes, length: int) -> bytes:
 def _nginx_problem(front: Front, result: HTTPResult, status: int, slug: str) -> dict[str, object]:
     """A problem nginx answered itself: no request reached the application."""
     body = assert_problem(result, status, slug)
+    assert result.header("Content-Language") == "en"  # its text is English whatever the client asks
     assert NGINX_ID.fullmatch(str(body["trace_id"])), body["trace_id"]
     assert " upstream_status=- " in front.log_line(str(body["trace_id"]))
     return body
@@ -147,6 +169,8 @@ def test_what_nginx_refuses_is_a_problem_with_a_trace_id(front: Front, case: str
     body = _nginx_problem(front, send_raw(front.url, request), status, slug)
     if status == 413:
         assert body["limit_bytes"] == 2621440
+    if status == 400:
+        assert str(body["detail"]).startswith("The proxy in front of the service could not parse the request")
     # Its type is a page the service serves.
     assert send(front.url, "GET", "/" + str(body["type"]).split("/", 3)[3]).status == 200
 
@@ -283,3 +307,77 @@ def test_an_application_down_or_silent_is_a_502_or_504_problem(front: Front, tmp
             late = send(nginx.url, "GET", "/v2/users")
             assert time.monotonic() - started < 5
     assert NGINX_ID.fullmatch(assert_problem(late, 504, "gateway-timeout")["trace_id"])
+
+
+# -- What gunicorn would refuse with its own HTML page ----------------------------------------
+
+FRONT_REFUSES = {
+    # gunicorn refuses a target with a byte outside printable ASCII; nginx passes UTF-8 on.
+    "non-ascii-path": b"GET /v2/us\xc3\xa9rs HTTP/1.1\r\n" + HOST + b"\r\n",
+    "non-ascii-query": b"GET /v2/users?limit=\xc3\xa9 HTTP/1.1\r\n" + HOST + b"\r\n",
+    # gunicorn refuses a method outside 3 to 20 characters; nginx takes any length.
+    "method-of-21-characters": b"ABCDEFGHIJKLMNOPQRSTU /v2/users HTTP/1.1\r\n" + HOST + b"\r\n",
+    "method-of-2-characters": b"AB /v2/users HTTP/1.1\r\n" + HOST + b"\r\n",
+}
+_POST = b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Content-Length: 2\r\n"
+SERVICE_REFUSES = {
+    # nginx refuses only NUL and a bare CR in a header value; gunicorn refuses every control
+    # character but tab, in any header, which nginx (without a module) cannot list.
+    "control-character-0x01": b"GET /v2/users HTTP/1.1\r\n" + HOST + b"X-Note: a\x01b\r\n\r\n",
+    "control-character-0x1f": b"GET /v2/users HTTP/1.1\r\n" + HOST + b"X-Note: a\x1fb\r\n\r\n",
+    "control-character-0x7f": b"GET /v2/users HTTP/1.1\r\n" + HOST + b"X-Note: a\x7fb\r\n\r\n",
+    "control-character-in-idempotency-key": _POST + b"Content-Type: application/json\r\n"
+                                            b"Idempotency-Key: key\x01one\r\n\r\n{}",
+    "control-character-in-a-repeated-idempotency-key": _POST + b"Content-Type: application/json\r\n"
+                                                       b"Idempotency-Key: fine\r\nIdempotency-Key: k\x1f\r\n\r\n{}",
+    # nginx 1.22 keeps the first of two Content-Type headers; gunicorn refuses the pair.
+    "two-content-types": _POST + b"Content-Type: application/json\r\nContent-Type: text/plain\r\n\r\n{}",
+}
+
+
+@pytest.mark.nginx
+@pytest.mark.parametrize("case", sorted(FRONT_REFUSES))
+def test_what_gunicorn_would_refuse_nginx_refuses_as_a_problem(front: Front, case: str) -> None:
+    result = send_raw(front.url, FRONT_REFUSES[case])
+    body = _nginx_problem(front, result, 400, "bad-request")
+    assert ("percent-encode" if "ascii" in case else "method") in str(body["detail"])
+
+
+@pytest.mark.nginx
+@pytest.mark.parametrize("case", sorted(SERVICE_REFUSES))
+def test_what_gunicorn_refuses_behind_nginx_is_nginx_problem(front: Front, case: str) -> None:
+    # gunicorn's own refusal is handed back to nginx, which answers its problem: the trace id
+    # is the one nginx logged and sent to gunicorn, never an HTML page.
+    result = send_raw(front.url, SERVICE_REFUSES[case])
+    body = assert_problem(result, 400, "bad-request")
+    assert result.header("Content-Language") == "en"
+    assert NGINX_ID.fullmatch(str(body["trace_id"])), body["trace_id"]
+    assert "control character" in str(body["detail"]) and "Content-Type" in str(body["detail"])
+    assert " upstream_status=400 " in front.log_line(str(body["trace_id"]))
+    # The caller's own trace id is kept the same way.
+    traced = send_raw(front.url, SERVICE_REFUSES[case].replace(HOST, HOST + b"X-Request-ID: caller-7\r\n"))
+    assert assert_problem(traced, 400, "bad-request")["trace_id"] == "caller-7"
+
+
+@pytest.mark.nginx
+def test_without_nginx_gunicorns_own_refusal_is_still_a_problem(front: Front) -> None:
+    result = send_raw(front.service.url, SERVICE_REFUSES["control-character-0x01"])
+    assert result.status == 400 and result.header("Content-Type") == "application/problem+json"
+    body = result.json()
+    assert body.keys() >= {"type", "title", "status", "detail", "instance", "trace_id"} and body["status"] == 400
+    assert NGINX_ID.fullmatch(body["trace_id"]) and body["trace_id"] == result.header("X-Request-ID")
+    assert body["instance"] == f"urn:request:{body['trace_id']}" and result.header("Content-Language") == "en"
+
+
+@pytest.mark.nginx
+@pytest.mark.parametrize("header", [b"X-Forwarded-Ssl: on", b"X-Forwarded-Protocol: ssl"])
+def test_a_clients_scheme_header_neither_breaks_nor_fools_the_service(front: Front, header: bytes) -> None:
+    # gunicorn trusts the scheme headers of the proxy (loopback) and refuses contradictory
+    # ones: nginx sets X-Forwarded-Proto and drops the others a client sends.
+    missing = send_raw(front.url, b"GET /no-such-path HTTP/1.1\r\n" + HOST + header + b"\r\n\r\n")
+    body = assert_problem(missing, 404, "not-found")
+    assert str(body["type"]).startswith("http://"), body["type"]  # not taken for HTTPS
+    assert " upstream_status=404 " in front.log_line(str(body["trace_id"]))
+    listed = send_raw(front.url, b"GET /v2/users?limit=1 HTTP/1.1\r\n" + HOST + header
+                      + b"\r\nConnection: close\r\n\r\n")
+    assert listed.status == 200, listed.body[:300]
