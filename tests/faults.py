@@ -289,6 +289,15 @@ class DiesAfterCommitView(IdempotencyMixin, APIView):
         return Response({"id": customer.pk}, status=201)
 
 
+class DurableCreateView(IdempotencyMixin, APIView):
+    """Creates a customer in a durable atomic block: the view commits its own transaction."""
+
+    def post(self, request: Request) -> Response:
+        with transaction.atomic(durable=True):
+            Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name=request.data["name"])
+        return Response(status=204)
+
+
 @idempotent(required=True)
 def sync_function_view(request: HttpRequest) -> HttpResponse:
     customer = _create_customer(json.loads(request.body))

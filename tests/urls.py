@@ -30,6 +30,7 @@ urlpatterns = [
     path("idempotency/long-running", faults.LongRunningView.as_view()),
     path("idempotency/header-delayed", faults.HeaderDelayedCreateView.as_view()),
     path("idempotency/dies-after-commit", faults.DiesAfterCommitView.as_view()),
+    path("idempotency/durable", faults.DurableCreateView.as_view()),
     path("idempotency/sync-function", faults.sync_function_view),
     path("idempotency/async-function", faults.async_function_view),
     path("idempotency/crash-function", faults.crash_function_view),

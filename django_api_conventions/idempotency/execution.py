@@ -475,6 +475,13 @@ def _execute(
             ),
             headers=retry_after_header(LEASE_EXPIRED_RETRY_AFTER),
         ) from None
+    except RuntimeError as exc:
+        if not (store.transactional and is_durable_nesting(exc)):
+            _abandon(store.fail, keyed)
+            raise
+        # Nothing ran to its end and everything rolled back: the key is free again.
+        _abandon(store.release, keyed)
+        raise _durable_transaction_problem(keyed) from exc
     except BaseException:
         _abandon(store.fail, keyed)
         raise
@@ -500,6 +507,36 @@ def _execute(
     elif not keep:
         _abandon(store.fail if response.status_code >= 500 else store.release, keyed)
     return response
+
+
+#: What Django raises when ``transaction.atomic(durable=True)`` opens inside another atomic block.
+_DURABLE_NESTING_MESSAGE = "A durable atomic block cannot be nested within another atomic block."
+
+
+def is_durable_nesting(exc: BaseException) -> bool:
+    """Whether ``exc`` is Django's refusal of a durable atomic block inside another one."""
+    return isinstance(exc, RuntimeError) and str(exc) == _DURABLE_NESTING_MESSAGE
+
+
+def _durable_transaction_problem(keyed: KeyedRequest) -> ProblemException:
+    # The view wants its own transaction to commit for real, at the end of its durable block;
+    # the store keeps the answer in the transaction around the view, so that the change and
+    # its answer commit together. The two cannot both hold: the request is refused, not run
+    # with a weaker guarantee than the store promises.
+    logger.error(
+        "A keyed request's view opened a durable atomic block inside the transaction of the database "
+        "idempotency store: the request was refused (501). Drop durable=True from the view, use the "
+        "Redis store, or take the view's method out of its idempotency_methods.",
+        extra={"key_hash": keyed.hashed_key},
+    )
+    return ProblemException(
+        "idempotency-not-supported",
+        gettext(
+            "This endpoint commits its own database transaction, which cannot run inside the transaction "
+            "that keeps a keyed request's answer with its changes. Nothing was changed; send it without "
+            "{header}."
+        ).format(header=api_settings.IDEMPOTENCY_HEADER),
+    )
 
 
 def _settle(keyed: KeyedRequest, retention: int) -> None:

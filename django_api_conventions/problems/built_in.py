@@ -326,6 +326,17 @@ BUILT_IN: list[ProblemType] = [
                          "was too large to be kept for replay."),
     ),
     ProblemType(
+        "idempotency-not-supported", _("Idempotency key not supported here"), 501,
+        _("This endpoint commits its own database transaction (a durable one), while the service keeps the "
+          "answer of a keyed request in the same transaction as its changes: the two cannot be combined, so the "
+          "request was refused before anything changed."),
+        fix=_("Send the request without the Idempotency-Key header, and tell the service's developers, quoting "
+              "the `trace_id`: this is the service's set-up, not your request."),
+        example_detail=_("This endpoint commits its own database transaction, which cannot run inside the "
+                         "transaction that keeps a keyed request's answer with its changes. Nothing was "
+                         "changed; send it without Idempotency-Key."),
+    ),
+    ProblemType(
         "idempotency-store-unavailable", _("Idempotency store unavailable"), 503,
         _("The service cannot record idempotency keys right now, so it does not run keyed requests."),
         fix=_RETRY_LATER,
