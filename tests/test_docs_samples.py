@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 from django.utils.module_loading import import_string
 
+from django_api_conventions.checks import MESSAGES
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted((ROOT / "docs").glob("*.md"))
 LINKED_FILES = [ROOT / "README.md", ROOT / "CHANGELOG.md"]
@@ -97,6 +99,8 @@ def test_python_samples_compile_and_name_what_exists(path: Path, line: int, skip
                 assert hasattr(module, alias.name) or _is_module(f"{node.module}.{alias.name}"), (
                     f"{path.name}:{line}: {node.module} has no {alias.name}"
                 )
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _CHECK_ID.fullmatch(node.value):
+            assert node.value.partition(".")[2] in MESSAGES, f"{path.name}:{line}: no check {node.value}"
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _DOTTED_PATH.fullmatch(node.value):
             assert _is_module(node.value) or _imports(node.value), f"{path.name}:{line}: {node.value} does not exist"
 
@@ -105,6 +109,10 @@ def test_blocks_can_opt_out_of_compiling_only_with_a_reason() -> None:
     skipped = [(path.name, line, skip) for path, line, skip, _ in (p.values for p in SAMPLES) if skip]
     assert all(skip.removeprefix("not compiled:").strip() for _, _, skip in skipped)
     assert len(skipped) < len(SAMPLES) / 10, f"most samples must compile: {skipped}"
+
+
+#: A system check's id, as SILENCED_SYSTEM_CHECKS names it.
+_CHECK_ID = re.compile(r"django_api_conventions\.[EWI]\d{3}")
 
 
 def _is_module(dotted: str) -> bool:
