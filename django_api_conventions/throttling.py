@@ -50,8 +50,8 @@ class ClientRateThrottle(SimpleRateThrottle):
             ) from None
 
     def allow_request(self, request: Any, view: Any) -> bool:
-        if self.rate is None:
-            return True
+        if self.rate is None or not _handles(view, request.method):
+            return True  # a method the view does not handle is its 405, counted or not
         self.key = self.get_cache_key(request, view)
         if self.key is None:
             return True
@@ -107,3 +107,8 @@ class ClientRateThrottle(SimpleRateThrottle):
 
     def get_cache_key(self, request: Any, view: Any) -> str:
         return self.cache_format % {"scope": self.scope, "ident": get_client_id(request)}
+
+
+def _handles(view: Any, method: str) -> bool:
+    name = method.lower()
+    return view is None or (name in getattr(view, "http_method_names", ()) and hasattr(view, name))

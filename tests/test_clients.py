@@ -102,3 +102,12 @@ def test_a_missing_rate_fails_loudly(settings: Any) -> None:
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}
     with pytest.raises(ImproperlyConfigured, match="DEFAULT_THROTTLE_RATES"):
         ClientRateThrottle()
+
+
+@pytest.mark.django_db
+def test_a_method_the_view_does_not_handle_is_its_405_before_the_client_id_is_read() -> None:
+    from rest_framework.test import APIClient
+
+    response = APIClient().generic("TRACE", "/v2/users", headers={"X-Client-ID": ""})
+    assert response.status_code == 405
+    assert APIClient().get("/v2/users", headers={"X-Client-ID": ""}).status_code == 400
