@@ -107,6 +107,9 @@ DEFAULTS: dict[str, Any] = {
     "URL_CONVENTION_CHECKS": True,
     # Regular expressions of routes (as the warnings show them) the URL convention checks skip.
     "URL_CONVENTION_SILENCED": [],
+    # Dotted paths of the URLconfs the project serves besides ROOT_URLCONF (per-host URLconfs, those
+    # a middleware sets as request.urlconf): the checks that read URLconfs read these too.
+    "EXTRA_URLCONFS": [],
     # Directory of the committed OpenAPI baselines (one <version>.json each) `api_compat` compares
     # the schemas with; relative paths are relative to the current directory.
     "SCHEMA_BASELINE_DIR": "openapi",

@@ -6,7 +6,10 @@
 - nesting deeper than two levels (``/users/{id}/invoices/{id}/payments``): address the
   independent entity at the root and filter it (``/payments?invoice_id={id}``).
 
-Only routes of DRF views are checked. Silence one route with a regular expression in
+Only routes of DRF views are checked, in every URLconf the project serves (``ROOT_URLCONF`` and
+``EXTRA_URLCONFS``). DRF's format-suffix twins (``/invoices.json``) are the route they suffix. A
+segment of several words whose last word is plural (``export-templates``) names a collection,
+whatever its first word. Silence one route with a regular expression in
 ``URL_CONVENTION_SILENCED`` (searched in the route as the warning shows it), all of them with
 ``URL_CONVENTION_CHECKS = False``.
 """
@@ -18,7 +21,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.urls import URLPattern, URLResolver, get_resolver
+
+from .conf import api_settings
 
 #: Segments that name an action rather than a resource. "search" is absent on purpose: a POST
 #: search endpoint is the conventions' way to express OR filters.
@@ -47,12 +53,15 @@ ACTION_NOUNS = {
 _IRREGULAR_PLURALS = frozenset(
     """
     people children men women data media criteria feet teeth mice geese indices matrices analyses news
-    series species metadata information equipment feedback staff
+    series species metadata information equipment feedback staff chassis
     """.split()  # noqa: SIM905 -- a word list reads best as words
 )
 
-_NAMED_GROUP = re.compile(r"\(\?P<(\w+)>(?:[^()]|\([^()]*\))*\)")
+_GROUP_BODY = r"(?:[^()]|\([^()]*\))*"
+_NAMED_GROUP = re.compile(rf"\(\?P<(\w+)>({_GROUP_BODY})\)")
 _CONVERTER = re.compile(r"<(?:\w+:)?(\w+)>")
+#: What a group that matches one text and nothing else (``(?P<version>v1)``) may hold.
+_LITERAL = re.compile(r"[\w-]+")
 
 
 @dataclass(frozen=True)
@@ -68,18 +77,46 @@ class Route:
 
 
 def display_route(pattern: str) -> str:
-    """``^(?P<version>v[0-9]+)/^invoices/(?P<pk>[^/.]+)$`` -> ``/{version}/invoices/{pk}``."""
-    text = _NAMED_GROUP.sub(lambda m: "{" + m.group(1) + "}", pattern)
+    """``^(?P<version>v[0-9]+)/^invoices/(?P<pk>[^/.]+)$`` -> ``/{version}/invoices/{pk}``.
+
+    A group that matches one text only is shown as that text (``(?P<version>v1)`` -> ``v1``), so
+    that routes mounted under one version can be told apart. DRF's format suffix is left out: the
+    suffixed route is the route it suffixes.
+    """
+    text = _without_format_suffix(pattern)
+    text = _NAMED_GROUP.sub(lambda m: m.group(2) if _LITERAL.fullmatch(m.group(2)) else "{" + m.group(1) + "}", text)
     text = _CONVERTER.sub(lambda m: "{" + m.group(1) + "}", text)
-    text = re.sub(r"\\\.\{format\}/?\??", "", text)
     text = text.replace("^", "").replace("$", "").replace("\\Z", "").replace("/?", "/")
     text = re.sub(r"/+", "/", "/" + text)
     return text if text == "/" else text.rstrip("/")
 
 
+def _without_format_suffix(pattern: str) -> str:
+    """``pattern`` without the suffix ``format_suffix_patterns`` (and routers) append: the regular
+    expression ``\\.(?P<format>...)/?$`` or the path converter ``<drf_format_suffix...:format>``."""
+    from rest_framework.settings import api_settings as drf_settings
+
+    kwarg = re.escape(drf_settings.FORMAT_SUFFIX_KWARG)
+    pattern = re.sub(rf"(?:\\\.)?\(\?P<{kwarg}>{_GROUP_BODY}\)(?:/\?)?", "", pattern)
+    return re.sub(rf"<drf_format_suffix\w*:{kwarg}>", "", pattern)
+
+
+def project_resolvers() -> list[URLResolver]:
+    """The resolvers of every URLconf the project serves: the root one (``ROOT_URLCONF``, or the
+    one ``set_urlconf`` made current), then those of ``EXTRA_URLCONFS``, each once."""
+    root = get_resolver()
+    extra = [get_resolver(name) for name in dict.fromkeys(api_settings.EXTRA_URLCONFS)
+             if name not in (root.urlconf_name, settings.ROOT_URLCONF)]
+    return [root, *extra]
+
+
 def iter_routes(resolver: URLResolver | None = None, prefix: str = "") -> Iterator[Route]:
-    """Every endpoint of the URLconf with its full route."""
-    resolver = resolver or get_resolver()
+    """Every endpoint of ``resolver`` with its full route; without one, of every URLconf the
+    project serves (:func:`project_resolvers`), a route served by two of them twice."""
+    if resolver is None:
+        for root in project_resolvers():
+            yield from iter_routes(root)
+        return
     for entry in resolver.url_patterns:
         route = prefix + str(entry.pattern)
         if isinstance(entry, URLResolver):
@@ -103,6 +140,13 @@ def _is_parameter(segment: str) -> bool:
 
 def _is_version(segment: str) -> bool:
     return segment == "{version}" or re.fullmatch(r"v[0-9]+", segment) is not None
+
+
+def names_collection(segment: str) -> bool:
+    """Whether ``segment`` is several words whose last is plural (``export-templates``,
+    ``ip-addresses``): a collection named by a noun phrase, whatever its first word."""
+    words = re.split(r"[-_]", segment.lower())
+    return len(words) > 1 and looks_plural(words[-1])
 
 
 def looks_plural(word: str) -> bool:
@@ -136,7 +180,7 @@ def find_naming_problems(route: Route) -> list[Finding]:
         if _is_parameter(segment):
             continue
         first_word = re.split(r"[-_]", segment.lower())[0]
-        if first_word in VERBS:
+        if first_word in VERBS and not names_collection(segment):
             noun = ACTION_NOUNS.get(first_word, f"{first_word}-requests")
             suggestion = "/".join([*segments[:index], noun])
             findings.append(Finding("W023", route.display, {"segment": segment, "suggestion": f"POST /{suggestion}"}))

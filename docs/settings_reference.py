@@ -332,6 +332,15 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "(`/{version}/invoices/{pk}/pay`). An invalid pattern is error `E006`."
         ),
     ),
+    "EXTRA_URLCONFS": SettingDoc(
+        "a list of dotted module paths",
+        (
+            "The URLconfs the project serves besides `ROOT_URLCONF`: per-host URLconfs (django-hosts' "
+            "`host_patterns`), those a middleware sets as `request.urlconf`. The checks that read URLconfs "
+            "(error handlers `W004`, URL conventions `W023` to `W026`, pagination, idempotency, deprecations) "
+            "read each of them too. See [URL convention checks](versioning.md#url-convention-checks)."
+        ),
+    ),
     "SCHEMA_BASELINE_DIR": SettingDoc(
         "a directory path (string or `Path`)",
         (

@@ -39,7 +39,7 @@ def test_every_message_formats() -> None:
     names = ("type", "key", "suggestion", "expected", "value", "error", "middleware", "other", "handler", "view",
              "backend", "model", "ordering", "fields", "subject", "sunset", "deprecation", "count", "name", "current",
              "days", "minimum", "earliest", "route", "segment", "depth", "pattern", "sort", "index", "header",
-             "client_header")
+             "client_header", "urlconf")
     values = dict.fromkeys(names, "x")
     for check_id in MESSAGES:
         assert checks.message(check_id, **values).id == f"django_api_conventions.{check_id}"

@@ -115,9 +115,8 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
              _("Order: TraceIdMiddleware, ProblemDetailsMiddleware, MaintenanceModeMiddleware, then the "
          "rest.")),
     "W004": (checks.Warning,
-             _("The root URLconf's {handler} is {value!r}: some errors will lose their precise problem."),
-             _("Set {handler} = 'django_api_conventions.problems.django_handlers.{view}' in your root "
-         "URLconf.")),
+             _("The URLconf {urlconf}'s {handler} is {value!r}: some errors will lose their precise problem."),
+             _("Set {handler} = 'django_api_conventions.problems.django_handlers.{view}' in {urlconf}.")),
     "W005": (checks.Warning,
              _("CSRF_FAILURE_VIEW is {value!r}: CSRF failures will not be problem details."),
              _("Set CSRF_FAILURE_VIEW = 'django_api_conventions.problems.django_handlers.csrf_failure'.")),

@@ -61,6 +61,7 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "MIN_SUPPORT_DAYS": ((int,), "a positive number of days"),
     "URL_CONVENTION_CHECKS": ((bool,), "True or False"),
     "URL_CONVENTION_SILENCED": ((list, tuple), "a list of regular expressions"),
+    "EXTRA_URLCONFS": ((list, tuple), "a list of dotted module paths"),
     "SCHEMA_BASELINE_DIR": ((str, os.PathLike), "a directory path"),
     "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": ((bool,), "True or False"),
     "OPENAPI_RESPONSE_FIELDS_REQUIRED": ((bool,), "True or False"),
@@ -92,6 +93,7 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "CURSOR_SALT": lambda v: bool(v),
     "IDEMPOTENCY_REPLAYED_HEADERS": lambda v: "set-cookie" not in {str(h).lower() for h in v},
     "MIN_SUPPORT_DAYS": lambda v: v > 0,
+    "EXTRA_URLCONFS": lambda v: all(isinstance(name, str) and name for name in v),
     "OPENAPI_ANONYMOUS_SECURITY": lambda v: v in ("omit", "optional"),
 }
 

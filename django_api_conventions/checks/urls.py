@@ -1,4 +1,5 @@
-"""Checks over the URLconf: resource naming (part 2 of the conventions) and versioned URLs without versions."""
+"""Checks over the URLconfs the project serves: resource naming (part 2 of the conventions) and
+versioned URLs without versions."""
 
 from __future__ import annotations
 
@@ -6,18 +7,18 @@ import re
 from typing import Any
 
 from django.core import checks
-from django.urls import URLResolver, get_resolver
+from django.urls import URLResolver
 
 from ..conf import api_settings
-from ..url_conventions import find_naming_problems, is_drf_view, iter_routes
+from ..url_conventions import find_naming_problems, is_drf_view, iter_routes, project_resolvers
 from ..versioning.lifecycle import get_version_table
 from ..versioning.urls import VersionedURLResolver
 from .messages import message
 from .settings import settings_are_valid
 
 
-def _uses_versioned_urls(resolver: URLResolver | None = None) -> bool:
-    for entry in (resolver or get_resolver()).url_patterns:
+def _uses_versioned_urls(resolver: URLResolver) -> bool:
+    for entry in resolver.url_patterns:
         if isinstance(entry, VersionedURLResolver) or (isinstance(entry, URLResolver) and _uses_versioned_urls(entry)):
             return True
     return False
@@ -28,7 +29,7 @@ def check_url_conventions(**kwargs: Any) -> list[checks.CheckMessage]:
     if not settings_are_valid():
         return []
     errors = []
-    if not get_version_table() and _uses_versioned_urls():
+    if not get_version_table() and any(_uses_versioned_urls(r) for r in project_resolvers()):
         errors.append(message("W026"))
     if not api_settings.URL_CONVENTION_CHECKS:
         return errors

@@ -9,9 +9,9 @@ from django.core import checks
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
 from django.db.models import F, OrderBy
 from django.db.models.constants import LOOKUP_SEP
-from django.urls import get_resolver
 
 from ..checks.messages import message
+from ..url_conventions import project_resolvers
 from .drf import StrictFilterBackend
 from .paginator import KeysetPagination
 
@@ -20,7 +20,7 @@ def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
     """Every keyset-paginated view of the URLconf has an index matching its ordering (W010), and
     one for each sort it lets clients choose (E015)."""
     found = []
-    for view_class in _view_classes(get_resolver().url_patterns):
+    for view_class in view_classes():
         pagination_class = getattr(view_class, "pagination_class", None)
         queryset = getattr(view_class, "queryset", None)
         if not (isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination)):
@@ -51,7 +51,7 @@ def check_filter_backends(**kwargs: Any) -> list[checks.CheckMessage]:
     other backend lets an undeclared parameter through (its cursors are bound to the whole query
     string instead, :meth:`KeysetPagination.unvalidated_filters`)."""
     warnings = []
-    for view_class in _view_classes(get_resolver().url_patterns):
+    for view_class in view_classes():
         pagination_class = getattr(view_class, "pagination_class", None)
         if not (isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination)):
             continue
@@ -63,8 +63,11 @@ def check_filter_backends(**kwargs: Any) -> list[checks.CheckMessage]:
     return warnings
 
 
-def view_classes(patterns: Any) -> Any:
-    """The view classes (DRF's and Django's class-based views) routed in ``patterns``, each once."""
+def view_classes(patterns: Any = None) -> Any:
+    """The view classes (DRF's and Django's class-based views) routed in ``patterns``, each once;
+    by default in every URLconf the project serves (``ROOT_URLCONF`` and ``EXTRA_URLCONFS``)."""
+    if patterns is None:
+        patterns = [pattern for resolver in project_resolvers() for pattern in resolver.url_patterns]
     return _view_classes(patterns)
 
 

@@ -9,11 +9,12 @@ from typing import Any
 from django.apps import apps
 from django.conf import settings
 from django.core import checks
-from django.urls import NoReverseMatch, get_resolver, reverse
+from django.urls import NoReverseMatch, reverse
 
 from .._moved import current_path
 from ..checks.messages import PACKAGE, message
 from ..conf import SETTINGS_NAME
+from ..url_conventions import project_resolvers
 
 HANDLERS = f"{PACKAGE}.problems.django_handlers"
 EXCEPTION_HANDLER = f"{PACKAGE}.problems.drf_handler.problem_exception_handler"
@@ -27,11 +28,14 @@ ERROR_HANDLERS = {
 
 def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
     errors = []
-    urlconf = get_resolver().urlconf_module
-    for handler, view in ERROR_HANDLERS.items():
-        value = getattr(urlconf, handler, None)
-        if current_path(value) != f"{HANDLERS}.{view}" and getattr(value, "__module__", None) != HANDLERS:
-            errors.append(message("W004", handler=handler, view=view, value=value))
+    # Django takes the error handlers from the URLconf of the request (request.urlconf): each
+    # URLconf the project serves needs its own.
+    for resolver in project_resolvers():
+        for handler, view in ERROR_HANDLERS.items():
+            value = getattr(resolver.urlconf_module, handler, None)
+            if current_path(value) != f"{HANDLERS}.{view}" and getattr(value, "__module__", None) != HANDLERS:
+                errors.append(message("W004", handler=handler, view=view, value=value,
+                                      urlconf=_module_name(resolver)))
     if current_path(settings.CSRF_FAILURE_VIEW) != f"{HANDLERS}.csrf_failure":
         errors.append(message("W005", value=settings.CSRF_FAILURE_VIEW))
     user_settings = getattr(settings, SETTINGS_NAME, {})
@@ -41,6 +45,11 @@ def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
         except NoReverseMatch:
             errors.append(message("E008"))
     return errors
+
+
+def _module_name(resolver: Any) -> str:
+    module = resolver.urlconf_module
+    return str(getattr(module, "__name__", resolver.urlconf_name))
 
 
 def check_api_paths(**kwargs: Any) -> list[checks.CheckMessage]:

@@ -6,7 +6,6 @@ from typing import Any
 
 import django_filters
 from django.core import checks
-from django.urls import get_resolver
 
 from ...checks.messages import message
 from ...pagination.checks import view_classes
@@ -18,7 +17,7 @@ def check_strict_filtersets(**kwargs: Any) -> list[checks.CheckMessage]:
     """An ``OrderingFilter`` in the FilterSet of a view StrictFilterBackend filters is an error:
     the client would reorder a list whose cursors hold the values of its fixed ordering."""
     errors = []
-    for view_class in view_classes(get_resolver().url_patterns):
+    for view_class in view_classes():
         backends = getattr(view_class, "filter_backends", None) or ()
         if not any(isinstance(backend, type) and issubclass(backend, StrictFilterBackend) for backend in backends):
             continue
