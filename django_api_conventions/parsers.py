@@ -1,4 +1,4 @@
-"""A JSON parser that answers every bad body with a 400, never a 500."""
+"""A JSON parser that answers every bad body with a 400, never a 500; body size limits per view."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import codecs
 import json
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from django.utils.translation import gettext
 from rest_framework.exceptions import ParseError
@@ -17,6 +17,41 @@ from rest_framework.parsers import JSONParser
 from .conf import api_settings
 from .http_request import http_request_of
 from .negotiation import refuse_wildcard_media_type
+
+ViewFunction = TypeVar("ViewFunction", bound=Callable[..., Any])
+
+
+def max_body_bytes(limit: int) -> Callable[[ViewFunction], ViewFunction]:
+    """Let a function view take a request body of up to ``limit`` bytes, whatever
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE`` says: ``@max_body_bytes(50 * 1024 * 1024)``.
+
+    A class-based view (DRF or Django) sets the class attribute ``max_body_bytes`` instead.
+    Put the decorator above ``@api_view``, which builds a new view that keeps none of the
+    function's attributes.
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise ValueError(f"max_body_bytes takes a number of bytes (an int of at least 0), not {limit!r}.")
+
+    def decorate(view: ViewFunction) -> ViewFunction:
+        view.max_body_bytes = limit  # type: ignore[attr-defined]
+        return view
+
+    return decorate
+
+
+def view_body_limit(view: Callable[..., Any]) -> int | None:
+    """The body limit in bytes that ``view`` (a resolved view function) declares, or ``None``
+    when it declares none: its ``@max_body_bytes``, the ``max_body_bytes`` keyword of its
+    ``as_view()``, or its class's ``max_body_bytes`` attribute (DRF's ``cls``, Django's
+    ``view_class``)."""
+    limit = getattr(view, "max_body_bytes", None)
+    if limit is None:
+        initkwargs = getattr(view, "initkwargs", None) or getattr(view, "view_initkwargs", None) or {}
+        limit = initkwargs.get("max_body_bytes")
+    if limit is None:
+        view_class = getattr(view, "cls", None) or getattr(view, "view_class", None)
+        limit = getattr(view_class, "max_body_bytes", None)
+    return limit
 
 
 class StrictJSONParser(JSONParser):

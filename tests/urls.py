@@ -3,7 +3,7 @@ from django.urls import path
 from testproject.urls import handler400, handler403, handler404, handler500
 from testproject.urls import urlpatterns as example_urlpatterns
 
-from . import async_views, faults
+from . import async_views, faults, project_views
 
 urlpatterns = [
     *example_urlpatterns,
@@ -20,6 +20,15 @@ urlpatterns = [
     path("faults/throttled", faults.ThrottledView.as_view()),
     path("faults/reserved-names", faults.ReservedNamesView.as_view()),
     path("faults/own-problem", faults.OwnProblemView.as_view()),
+    path("faults/own-errors/<str:case>", project_views.OwnErrorView.as_view()),
+    path("faults/own-json-errors/<str:case>", project_views.own_json_error),
+    path("faults/own-text-error", project_views.own_text_error),
+    path("faults/uploads/large", project_views.LargeUploadView.as_view()),
+    path("faults/uploads/keyed-large", project_views.KeyedLargeUploadView.as_view()),
+    path("faults/uploads/default", project_views.UploadView.as_view()),
+    path("faults/uploads/small", project_views.SmallBodyView.as_view()),
+    path("faults/uploads/large-raw", project_views.large_raw_upload),
+    path("faults/uploads/raw", project_views.raw_upload),
     path("idempotency/crash-once", faults.CrashOnceView.as_view()),
     path("idempotency/server-error-once", faults.ServerErrorOnceView.as_view()),
     path("idempotency/conflict-not-kept", faults.ConflictNotKeptView.as_view()),

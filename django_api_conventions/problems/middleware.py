@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import binascii
 import sys
+from collections.abc import Callable
+from io import BytesIO
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -12,12 +14,14 @@ from django.conf import settings
 from django.core.exceptions import BadRequest, RequestDataTooBig, SuspiciousOperation
 from django.core.signals import got_request_exception
 from django.dispatch import receiver
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, UnreadablePostError
 from django.http.request import split_domain_port
+from django.urls import Resolver404, get_resolver
 from django.utils.translation import gettext
 
 from ..hook_middleware import HookMiddleware
 from ..i18n import honour_refused_languages
+from ..parsers import view_body_limit
 from ..request_attributes import EXCEPTION, get_state, set_state
 from .api_paths import html_error_page, is_api_path
 from .details import ProblemException, is_problem_response, render_problem
@@ -58,15 +62,29 @@ class ProblemDetailsMiddleware(HookMiddleware):
             _check_content_length(request)
             _check_no_nul(request)  # parsing the query string also raises TooManyFieldsSent
             _check_headers_no_nul(request)
-        except (SuspiciousOperation, BadRequest) as exc:
-            if not is_api_path(request):
-                raise  # Django's own answer: security log, handler400
-            return self.process_exception(request, exc)
-        except ProblemException as exc:
-            # The checks Django does not make (a chunked body, an absolute-form target naming
-            # another host) protect HTML pages too; there they answer a plain error page.
-            return self.process_exception(request, exc) if is_api_path(request) else html_error_page(request, exc)
+        except (SuspiciousOperation, BadRequest, ProblemException) as exc:
+            return self._refuse(request, exc)
         return None
+
+    def process_view(
+        self, request: HttpRequest, view_func: Callable[..., Any], view_args: Any, view_kwargs: Any
+    ) -> HttpResponse | None:
+        # The view is known only now: its own body limit, larger or smaller than the default.
+        try:
+            _check_view_body_limit(request, view_body_limit(view_func))
+        except (SuspiciousOperation, ProblemException, UnreadablePostError) as exc:
+            return self._refuse(request, exc)
+        return None
+
+    def _refuse(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        if isinstance(exc, ProblemException):
+            # The checks Django does not make (a chunked body, an absolute-form target naming
+            # another host, a view's own body limit) protect HTML pages too; there they answer
+            # a plain error page.
+            return self.process_exception(request, exc) if is_api_path(request) else html_error_page(request, exc)
+        if not is_api_path(request):
+            raise exc  # Django's own answer: security log, handler400
+        return self.process_exception(request, exc)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not isinstance(exception, ProblemException) and not is_api_path(request):
@@ -125,12 +143,71 @@ def _check_content_length(request: HttpRequest) -> None:
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     if limit is None or request.content_type == "multipart/form-data":
         return
+    length = _content_length(request)
+    if length <= limit:
+        return
+    # Only a body over the default costs a look at the view: one that allows more is let on,
+    # and process_view, which knows the view for certain, applies its limit.
+    view_limit = _view_body_limit_before_routing(request)
+    if view_limit is None:
+        raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
+    if length > view_limit:
+        raise _too_large(view_limit)
+
+
+def _content_length(request: HttpRequest) -> int:
     try:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
+        return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         raise SuspiciousOperation("Content-Length is not an integer.") from None
+
+
+def _view_body_limit_before_routing(request: HttpRequest) -> int | None:
+    # Resolved as Django's handler will resolve it, with the URLconf a middleware before this
+    # one set; one set by a later middleware is seen by process_view, which checks again.
+    try:
+        match = get_resolver(getattr(request, "urlconf", None)).resolve(request.path_info)
+    except Resolver404:
+        return None
+    return view_body_limit(match.func)
+
+
+def _check_view_body_limit(request: HttpRequest, limit: int | None) -> None:
+    """Apply a view's own limit to its whole body, multipart included (its file parts too); a
+    view without one keeps the default, in case process_request saw another view."""
+    default = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    if limit is None and (default is None or request.content_type == "multipart/form-data"):
+        return
+    length = _content_length(request)
+    if limit is None:
+        if length > default:  # type: ignore[operator]
+            raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
+        return
     if length > limit:
-        raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
+        raise _too_large(limit)
+    if default is not None and length > default and request.content_type != "multipart/form-data":
+        _read_body(request)
+
+
+def _read_body(request: HttpRequest) -> None:
+    # HttpRequest.body refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE whatever the view allows
+    # (the idempotency fingerprint, a form's request.POST and the view's own code read it):
+    # read it here, within the view's limit, exactly as HttpRequest.body would.
+    try:
+        request._body = request.read()
+    except OSError as exc:
+        raise UnreadablePostError(*exc.args) from exc
+    finally:
+        request._stream.close()  # type: ignore[attr-defined]
+    request._stream = BytesIO(request._body)  # type: ignore[attr-defined]
+
+
+def _too_large(limit: int) -> ProblemException:
+    return ProblemException(
+        "request-too-large",
+        gettext("The request body exceeds the limit of {limit} bytes.").format(limit=limit),
+        extensions={"limit_bytes": limit},
+    )
 
 
 def _check_no_nul(request: HttpRequest) -> None:
