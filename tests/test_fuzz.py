@@ -88,7 +88,7 @@ def test_any_bytes_as_a_cursor(token: str) -> None:
     "p": st.lists(st.lists(json_scalars, max_size=3), max_size=3) | json_values,
 }))
 def test_any_payload_signed_with_the_secret_is_an_invalid_cursor_problem_or_a_cursor(payload: Any) -> None:
-    # Only the service can sign; still, no payload it could have signed in another version crashes.
+    # A token of Django's signing with the service's key and salt is no cursor: refused, never a 500.
     assert_invalid_cursor(signing.dumps(payload, salt=api_settings.CURSOR_SALT, compress=True))
 
 

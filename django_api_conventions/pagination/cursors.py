@@ -1,6 +1,6 @@
 """Opaque, signed, typed cursors: a position in an ordering, bound to one list and its filters.
 
-A cursor (format 2) is ``<payload>.<mac>``, both base64url without padding:
+A cursor is ``<payload>.<mac>``, both base64url without padding:
 
 - the payload, compact JSON: ``[2, direction, hints, value, value, ...]``, the direction
   ``"n"`` or ``"p"`` (``"ni"``/``"pi"`` when inclusive), one typed value per ordering field;
@@ -12,10 +12,8 @@ A cursor (format 2) is ``<payload>.<mac>``, both base64url without padding:
 The binding is in the MAC, not spelled out in the token: a cursor used on another list, sort,
 ordering or set of filters fails the MAC as an altered one would. ``hints`` (4 bytes of a
 SHA-256 of each of the four) only name which one differs, in the ``detail``; they decide
-nothing. One HMAC, no zlib, no timestamp: about a fifth of what ``signing.dumps`` cost per
+nothing. One HMAC, no zlib, no timestamp: about a fifth of what ``signing.dumps`` costs per
 cursor (docs/benchmarks.md).
-
-Cursors of format 1 (``signing.dumps``' format, ``:``-separated) are still read.
 """
 
 from __future__ import annotations
@@ -26,7 +24,6 @@ import hashlib
 import hmac
 import json
 import uuid
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -35,7 +32,6 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.core import signing
 from django.utils.encoding import force_bytes
 from django.utils.translation import gettext
 
@@ -43,8 +39,6 @@ from ..conf import api_settings
 from ..problems.details import ProblemException
 
 CURSOR_VERSION = 2
-#: The format of ``signing.dumps`` tokens, still read.
-LEGACY_CURSOR_VERSION = 1
 
 
 #: The directions a cursor leads in: to the page after its position, or to the page before it.
@@ -79,16 +73,11 @@ class Cursor:
 def filters_signature(filters: Any) -> str:
     """The SHA-256 of the active filters, in a canonical spelling, in hex.
 
-    Format 2 binds the whole digest in its MAC (no longer spelled out in the token, it costs no
-    length): two filter sets a client could make collide would take 2**128 tries, not the 2**32
-    of the 64 bits format 1 carried, which it still compares (:data:`_LEGACY_FILTERS_LENGTH`).
+    A cursor binds the whole digest in its MAC (not spelled out in the token, it costs no
+    length): two filter sets a client could make collide would take 2**128 tries.
     """
     canonical = json.dumps(filters, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-#: The hex digits of :func:`filters_signature` a format 1 cursor holds.
-_LEGACY_FILTERS_LENGTH = 16
 
 
 _T = TypeVar("_T")
@@ -103,15 +92,6 @@ def _once_per_key(cache: dict[tuple[Any, ...], _T], build: Callable[[tuple[Any, 
         cache.clear()  # one at a time: a key changes seldom, in tests or on rotation
         value = cache[identity] = build(identity)
     return value
-
-
-_signers: dict[tuple[Any, ...], signing.TimestampSigner] = {}
-
-
-def cursor_signer() -> signing.TimestampSigner:
-    """The signer of cursors of format 1, what ``signing.dumps``/``loads`` build on every call,
-    built once per key, fallback keys and ``CURSOR_SALT``."""
-    return _once_per_key(_signers, lambda identity: signing.TimestampSigner(salt=identity[2]))
 
 
 _CODES = {(NEXT, False): "n", (PREVIOUS, False): "p", (NEXT, True): "ni", (PREVIOUS, True): "pi"}
@@ -198,8 +178,6 @@ def decode_cursor(
     try:
         if not isinstance(token, str):  # decode_cursor is public: a view may hand it a JSON value
             raise invalid_cursor(gettext("The cursor was not issued by this service or was altered."))
-        if ":" in token:  # format 1: signing.dumps' value:timestamp:signature
-            return _decode_legacy(token, ordering=ordering, endpoint=endpoint, filters=filters, sort=sort)
         return _decode(token, ordering=tuple(ordering), endpoint=endpoint, filters=filters, sort=sort)
     except ProblemException as problem:
         if parameter == "cursor":
@@ -250,42 +228,6 @@ def _foreign(body: bytes, hints: str) -> ProblemException:
             if given_hints[span] != own_hints[span]:
                 return invalid_cursor(_bound_messages()[part])
     return invalid_cursor(gettext("The cursor was not issued by this service or was altered."))
-
-
-def _decode_legacy(token: str, *, ordering: Sequence[str], endpoint: str, filters: str, sort: str | None) -> Cursor:
-    """A cursor of format 1, ``signing.dumps`` of ``{"v": 1, "p": ..., "o": ..., "e": ..., "f": ...}``
-    (with ``d``, ``s`` and ``i`` when not at their defaults), as the releases before format 2 issued."""
-    try:
-        payload = cursor_signer().unsign_object(token, serializer=signing.JSONSerializer)
-    except (signing.BadSignature, ValueError, TypeError, OverflowError, RecursionError, zlib.error):
-        raise invalid_cursor(gettext("The cursor was not issued by this service or was altered.")) from None
-    if not isinstance(payload, dict) or payload.get("v") != LEGACY_CURSOR_VERSION:
-        raise invalid_cursor(
-            gettext("The cursor comes from another version of this service; start from the first page.")
-        )
-    if payload.get("e") != endpoint:
-        raise invalid_cursor(gettext("The cursor was issued for another list."))
-    if payload.get("s") != sort:
-        raise invalid_cursor(
-            gettext("The cursor was issued for another sort: send the same sort as for the page before.")
-        )
-    if payload.get("o") != list(ordering):
-        raise invalid_cursor(gettext("The cursor was issued for another ordering."))
-    if payload.get("f") != filters[:_LEGACY_FILTERS_LENGTH]:
-        raise invalid_cursor(
-            gettext("The cursor was issued for other filters: send the same filters as for the page before.")
-        )
-    try:
-        # Only a payload this service signed gets here, but perhaps one of another release:
-        # whatever its shape, a 400, never a 500 (found by tests/test_fuzz.py).
-        position = tuple(_untyped(item) for item in payload["p"])
-    except _MALFORMED as exc:
-        raise invalid_cursor(gettext("The cursor is malformed.")) from exc
-    code, inclusive = payload.get("d", "n"), payload.get("i", False)
-    direction = {"n": NEXT, "p": PREVIOUS}.get(code) if isinstance(code, str) else None
-    if len(position) != len(ordering) or direction is None or not isinstance(inclusive, bool):
-        raise invalid_cursor(gettext("The cursor is malformed."))
-    return Cursor(position, tuple(ordering), endpoint, filters, direction, sort, inclusive)
 
 
 def invalid_cursor(detail: str, *, parameter: str = "cursor") -> ProblemException:
