@@ -15,6 +15,18 @@ def escape_pointer_token(token: object) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
+def is_validation_detail(value: Any) -> bool:
+    """Whether ``value`` (parsed JSON) is shaped as DRF renders validation errors: messages
+    (strings) in lists and objects, such as ``{"status": ["bogus is not a valid choice."]}``."""
+    if isinstance(value, str):
+        return True
+    if isinstance(value, list):
+        return all(is_validation_detail(member) for member in value)
+    if isinstance(value, dict):
+        return all(is_validation_detail(member) for member in value.values())
+    return False
+
+
 def pointer_items(detail: Any, pointer: str = "") -> list[ErrorItem]:
     """Flatten DRF's error detail (dicts, lists, ``ErrorDetail``) into pointer items.
 

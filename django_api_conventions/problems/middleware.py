@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import sys
 from collections.abc import Callable
 from io import BytesIO
@@ -24,8 +25,9 @@ from ..i18n import honour_refused_languages
 from ..parsers import view_body_limit
 from ..request_attributes import EXCEPTION, get_state, set_state
 from .api_paths import html_error_page, is_api_path
-from .details import ProblemException, is_problem_response, render_problem
+from .details import ErrorItem, ProblemException, is_problem_response, render_problem
 from .django_handlers import not_found_problem
+from .error_items import is_validation_detail, pointer_items
 from .hosts import checked_host
 from .mapping import INTERNAL_ERROR_DETAIL, problem_for_exception, report_server_failure
 from .types import problem_types
@@ -46,7 +48,9 @@ class ProblemDetailsMiddleware(HookMiddleware):
     - answers exceptions raised by any view, a 500 logged with its trace id and reported to
       ``got_request_exception`` receivers, its text never sent;
     - turns any other error response (Django's HTML pages with ``DEBUG`` on or off, a view's own
-      error responses) into a problem with the same status and headers.
+      error responses) into a problem with the same status and headers; a view's own 4xx JSON
+      body of DRF's shapes (``{"detail": "..."}``, field messages) keeps its ``detail`` and
+      its field messages as ``errors`` items.
 
     Outside ``API_PATHS`` (the admin, say) Django answers as usual: the request is refused for
     the same reasons, but with Django's own 400 page; exceptions go to Django's handling (its
@@ -107,6 +111,9 @@ class ProblemDetailsMiddleware(HookMiddleware):
         problem = problem_for_exception(exception) if exception is not None else None
         if problem is None:
             problem = _problem_for_status(request, response.status_code)
+            own = _own_error_body(response) if response.status_code < 500 else None  # a 5xx's text stays unsent
+            if own is not None:
+                problem = _keeping_own_error(problem, *own)
         problem_response = render_problem(request, problem)
         for name, value in response.headers.items():
             if name.lower() not in _BODY_HEADERS and name not in problem_response.headers:
@@ -268,6 +275,43 @@ def _problem_for_status(request: HttpRequest, status: int) -> ProblemException:
         return ProblemException("internal-error", INTERNAL_ERROR_DETAIL)
     problem_type = problem_types.for_status(status)
     return ProblemException(problem_type, problem_type.title, status=status)
+
+
+def _own_error_body(response: HttpResponseBase) -> tuple[str | None, list[ErrorItem]] | None:
+    """The ``detail`` and ``errors`` items of an error body a view built itself, when it is JSON
+    shaped as DRF renders errors: ``{"detail": "..."}``, field messages such as
+    ``{"status": ["..."]}`` (beside a ``detail`` or not), or a list of messages. Any other body,
+    ``{"message": "..."}`` say, is not read: guessing what its members mean could mislead."""
+    media_type = response.get("Content-Type", "").split(";")[0].strip().lower()
+    if response.streaming or response.get("Content-Encoding", "identity").lower() != "identity":
+        return None
+    if media_type != "application/json" and not media_type.endswith("+json"):
+        return None
+    try:
+        body = json.loads(response.content)  # type: ignore[attr-defined]
+        if isinstance(body, list) and body and is_validation_detail(body):
+            return None, pointer_items(body)
+        if not isinstance(body, dict) or not body:
+            return None
+        detail = body.get("detail")
+        fields = {name: value for name, value in body.items() if name != "detail"}
+        # A field's messages are a list (or an object for nested serializers): a bare string
+        # beside them is some other member, not a message about the request.
+        if (detail is not None and not isinstance(detail, str)) or not all(
+            isinstance(value, (list, dict)) and is_validation_detail(value) for value in fields.values()
+        ):
+            return None
+        return detail, pointer_items(fields)
+    except (ValueError, RecursionError):  # not JSON after all, or nested beyond reading
+        return None
+
+
+def _keeping_own_error(problem: ProblemException, detail: str | None, errors: list[ErrorItem]) -> ProblemException:
+    if not detail:
+        detail = gettext("The request breaks the rules of the resource.") if errors else str(problem.detail)
+    return ProblemException(
+        problem.problem_type, detail, status=problem.status_code, errors=errors, headers=problem.headers
+    )
 
 
 @receiver(got_request_exception)
