@@ -420,7 +420,9 @@ def test_openapi_json_docs_and_problem_pages(call: Caller) -> None:
     schema = call("GET", "/openapi.json").json()
     payments = schema["paths"]["/v2/invoices/{invoice_id}/payments"]["post"]
     assert any(p["name"] == "Idempotency-Key" and p["required"] for p in payments["parameters"])
-    assert "application/problem+json" in payments["responses"]["422"]["content"]
+    rejected = payments["responses"]["422"]  # a shared response component
+    rejected = schema["components"]["responses"][rejected["$ref"].rsplit("/", 1)[-1]]
+    assert "application/problem+json" in rejected["content"]
     assert "/v1/invoices" in call("GET", "/openapi.json?version=v1").json()["paths"]
     docs = call("GET", "/docs", headers={"Accept": "text/html"})
     assert docs.status == 200

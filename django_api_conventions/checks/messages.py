@@ -212,7 +212,9 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
              _("drf-spectacular is installed but REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {value!r}: "
                "the schema will not show idempotency keys, problem responses or deprecations."),
              _("Set REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] = "
-         "'django_api_conventions.contrib.spectacular.ProblemAutoSchema' (or a subclass of it).")),
+         "'django_api_conventions.contrib.spectacular.ProblemAutoSchema'; to keep your own AutoSchema "
+         "subclass, name a class that puts ProblemSchemaMixin before it: "
+         "class APISchema(ProblemSchemaMixin, YourAutoSchema).")),
     "W031": (checks.Warning,
              _("SPECTACULAR_SETTINGS['COMPONENT_SPLIT_REQUEST'] is not True: request bodies are "
                "documented with the response's read-only fields, and generated clients send them."),

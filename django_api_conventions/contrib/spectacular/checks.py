@@ -12,7 +12,6 @@ from ...checks.messages import message
 
 
 def check_openapi_set_up(**kwargs: Any) -> list[checks.CheckMessage]:
-    from .schema import ProblemAutoSchema
 
     drf = getattr(settings, "REST_FRAMEWORK", {})
     value = drf.get("DEFAULT_SCHEMA_CLASS") if isinstance(drf, dict) else None
@@ -22,8 +21,23 @@ def check_openapi_set_up(**kwargs: Any) -> list[checks.CheckMessage]:
     except ImportError:
         schema_class = None  # DRF reports an unimportable class itself
     errors = []
-    if not (isinstance(schema_class, type) and issubclass(schema_class, ProblemAutoSchema)):
+    if not composes_problem_schema(schema_class):
         errors.append(message("W030", value=value))
     if not getattr(settings, "SPECTACULAR_SETTINGS", {}).get("COMPONENT_SPLIT_REQUEST"):
         errors.append(message("W031"))
     return errors
+
+
+def composes_problem_schema(schema_class: Any) -> bool:
+    """Whether ``schema_class`` is an ``AutoSchema`` whose methods ``ProblemSchemaMixin`` extends:
+    the mixin before drf-spectacular's ``AutoSchema`` in its MRO (after it, the mixin's methods
+    are never reached, since ``AutoSchema``'s do not call ``super()``)."""
+    from drf_spectacular.openapi import AutoSchema
+
+    from .schema import ProblemSchemaMixin
+
+    if not (isinstance(schema_class, type) and issubclass(schema_class, ProblemSchemaMixin)
+            and issubclass(schema_class, AutoSchema)):
+        return False
+    order = schema_class.__mro__
+    return order.index(ProblemSchemaMixin) < order.index(AutoSchema)

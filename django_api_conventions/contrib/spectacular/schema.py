@@ -1,12 +1,14 @@
 """``ProblemAutoSchema``: drf-spectacular's AutoSchema, saying what the package makes views do.
 
 Set ``REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] =
-"django_api_conventions.contrib.spectacular.ProblemAutoSchema"``. With ``LifecycleVersioning``,
+"django_api_conventions.contrib.spectacular.ProblemAutoSchema"``, or, to keep a project's own
+``AutoSchema`` subclass, a class with :class:`ProblemSchemaMixin` before it. With ``LifecycleVersioning``,
 ``manage.py spectacular --api-version v1`` (or ``SchemaGenerator(api_version="v1")``) gives the
 schema of one version. Each operation gets:
 
 - the ``Idempotency-Key`` header (required or optional, per view) and the replay headers;
-- every problem response it can answer, as ``application/problem+json`` naming its problem types;
+- every problem response it can answer, as ``application/problem+json`` naming its problem types,
+  a reference to a response component that every operation answering the same problems shares;
 - for keyset-paginated lists: the list envelope, ``cursor``, ``limit``, the declared
   ``sort`` values as an enum and typed filters; for
   ``POST .../search``: its request body and the list envelope;
@@ -21,9 +23,10 @@ schema of one version. Each operation gets:
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 from drf_spectacular.openapi import AutoSchema
@@ -31,6 +34,7 @@ from drf_spectacular.plumbing import ResolvedComponent, force_instance, get_over
 from drf_spectacular.settings import spectacular_settings
 from rest_framework.permissions import AllowAny
 from rest_framework.serializers import BaseSerializer
+from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from ... import header_names
@@ -86,8 +90,23 @@ UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
-class ProblemAutoSchema(AutoSchema):
-    """drf-spectacular's AutoSchema plus the package's headers, problems, lists and deprecations."""
+if TYPE_CHECKING:
+    _SchemaBase = AutoSchema
+else:
+    _SchemaBase = object
+
+
+class ProblemSchemaMixin(_SchemaBase):
+    """The package's headers, problems, lists and deprecations, for any drf-spectacular ``AutoSchema``.
+
+    Put it before a project's own ``AutoSchema`` subclass, whose methods it extends through
+    ``super()``::
+
+        class APISchema(ProblemSchemaMixin, ProjectAutoSchema):
+            pass
+
+    :class:`ProblemAutoSchema` is this mixin on drf-spectacular's ``AutoSchema``.
+    """
 
     # --- names, descriptions, security ------------------------------------------------------------
 
@@ -152,7 +171,10 @@ class ProblemAutoSchema(AutoSchema):
             # server fills in. Said in words instead.
             for prop in schema.get("properties", {}).values():
                 if "default" in prop:
-                    said = f"Default: `{json.dumps(prop.pop('default'))}`."
+                    # A Python value, not JSON yet: a project's schema class or a DecimalField with
+                    # coerce_to_string=False puts a Decimal here. Written as the document's renderer
+                    # (DRF's encoder) would write it.
+                    said = f"Default: `{json.dumps(prop.pop('default'), cls=JSONEncoder)}`."
                     prop["description"] = f"{prop['description']}\n\n{said}" if prop.get("description") else said
         if (direction == "response" and spectacular_settings.COMPONENT_SPLIT_REQUEST
                 and api_settings.OPENAPI_RESPONSE_FIELDS_REQUIRED and not is_patched_serializer(instance, direction)):
@@ -262,15 +284,11 @@ class ProblemAutoSchema(AutoSchema):
         for response in responses.values():
             response.setdefault("headers", {}).update(success_headers)
         for status, slugs in sorted(self._problem_types().items()):
-            response = responses.setdefault(str(status), self._problem_response(status, slugs))
-            headers = response.setdefault("headers", {})
-            headers.update(trace_id_response_header())
-            if status in RETRY_AFTER_STATUSES:
-                headers[header_names.RETRY_AFTER] = RETRY_AFTER_HEADER
-            if status == 401:
-                headers[header_names.WWW_AUTHENTICATE] = WWW_AUTHENTICATE_HEADER
-            if deprecations:
-                headers.update(DEPRECATION_HEADERS)
+            own = responses.get(str(status))
+            if own is None:
+                responses[str(status)] = self._problem_response(status, slugs, bool(deprecations))
+            else:  # the view's own @extend_schema response for that status: it gets the headers
+                own.setdefault("headers", {}).update(problem_headers(status, bool(deprecations)))
         return responses
 
     def _problem_types(self) -> dict[int, list[str]]:
@@ -315,20 +333,54 @@ class ProblemAutoSchema(AutoSchema):
             add("endpoint-retired")
         return found
 
-    def _problem_response(self, status: int, slugs: list[str]) -> dict[str, Any]:
+    def _problem_response(self, status: int, slugs: list[str], deprecated: bool) -> dict[str, Any]:
+        """A reference to the shared response of ``status`` with these problem types.
+
+        Operations that answer the same problems share one component, so the document grows by
+        one reference per operation and status, not by a copy of the response."""
         self._register_problem_components()
         listed = "; ".join(f"`{slug}` ({problem_types[slug].title})" for slug in slugs)
-        return {
+        response = {
             "description": f"A problem whose `type` ends in one of: {listed}. Each type URL documents itself.",
             "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+            "headers": problem_headers(status, deprecated),
             "x-problem-types": slugs,
         }
+        name = problem_response_name(status, response)
+        component = ResolvedComponent(name=name, type=ResolvedComponent.RESPONSE, object=name, schema=response)
+        self.registry.register_on_missing(component)
+        return component.ref  # type: ignore[no-any-return]
 
     def _register_problem_components(self) -> None:
         for name, schema in COMPONENT_SCHEMAS.items():
             self.registry.register_on_missing(
                 ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=schema)
             )
+
+
+class ProblemAutoSchema(ProblemSchemaMixin, AutoSchema):
+    """drf-spectacular's AutoSchema plus the package's headers, problems, lists and deprecations."""
+
+
+def problem_headers(status: int, deprecated: bool) -> dict[str, Any]:
+    """The response headers of a problem with ``status``."""
+    headers = trace_id_response_header()
+    if status in RETRY_AFTER_STATUSES:
+        headers[header_names.RETRY_AFTER] = RETRY_AFTER_HEADER
+    if status == 401:
+        headers[header_names.WWW_AUTHENTICATE] = WWW_AUTHENTICATE_HEADER
+    if deprecated:
+        headers.update(DEPRECATION_HEADERS)
+    return headers
+
+
+def problem_response_name(status: int, response: dict[str, Any]) -> str:
+    """``Problem<status>_<digest>``: the same name for the same response, whichever operation
+    answers it, and another name for another list of problem types or headers."""
+    # Only the package's own strings are in ``response``: plain JSON, whatever the project's schema
+    # class puts elsewhere in the document.
+    digest = hashlib.sha256(json.dumps(response, sort_keys=True).encode()).hexdigest()[:8]
+    return f"Problem{status}_{digest}"
 
 
 def has_own_description(serializer: Any) -> bool:
