@@ -94,6 +94,9 @@ DEFAULTS: dict[str, Any] = {
     "PAGINATION_DEFAULT_LIMIT": 20,
     # Largest `limit` a client may ask for.
     "PAGINATION_MAX_LIMIT": 100,
+    # Query parameters every strict view accepts besides its filters and its paginator's: those the
+    # project's serializers or views read on any request (NetBox: "brief", "fields", "omit", "exclude").
+    "EXTRA_QUERY_PARAMS": [],
     # Salt of the cursor signatures (with SECRET_KEY): change it to invalidate every cursor.
     "CURSOR_SALT": "django_api_conventions.cursor",
     # The API versions, oldest first: dicts with "name", "status" ("current", "deprecated" or

@@ -288,6 +288,14 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "OpenAPI schema."
         ),
     ),
+    "EXTRA_QUERY_PARAMS": SettingDoc(
+        "a list of query parameter names",
+        (
+            "Query parameters every view with [strict query parameters](pagination.md#parameters-the-view-declares) "
+            "accepts besides its filters and its paginator's, on any method: those the project's serializers or "
+            "views read (`[\"brief\", \"fields\"]`). A view adds its own with `extra_query_params`."
+        ),
+    ),
     "CURSOR_SALT": SettingDoc(
         "a non-empty string",
         (

@@ -101,7 +101,7 @@ def test_unknown_parameters_are_400_listing_the_accepted_ones(client: APIClient)
     errors = {item["parameter"]: item for item in response.json()["errors"]}
     assert set(errors) == {"page", "per_page"}
     assert errors["page"]["detail"] == (
-        "Unknown parameter. Accepted: created_after, created_before, status, user_id, cursor, limit, sort, format."
+        "Unknown parameter. Accepted: created_after, created_before, status, user_id, cursor, limit, sort."
     )
 
 

@@ -151,6 +151,14 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
              _("Use 'django_api_conventions.pagination.StrictFilterBackend' instead (it takes django-filter "
                "FilterSets too). Until then, the list's cursors are bound to all of its query parameters but "
                "the paginator's.")),
+    "W041": (checks.Warning,
+             _("{view} refuses undeclared query parameters but its own filter_backends ({backend}) leave "
+               "out StrictFilterBackend: its list lets a misspelt filter (?statuz=open) through and answers "
+               "the whole list."),
+             _("Add 'django_api_conventions.pagination.StrictFilterBackend' to {view}.filter_backends (a "
+               "view that sets filter_backends does not get DEFAULT_FILTER_BACKENDS'), before the backends "
+               "it keeps; a DjangoFilterBackend subclass of your own becomes a StrictFilterBackend subclass "
+               "with the same get_filterset_kwargs().")),
     "E015": (checks.Error,
              _("{view} lets clients sort {model} by {sort!r} ({ordering}) but no index of {model} matches "
                "that ordering: every page of that sort would scan the table."),

@@ -9,10 +9,12 @@ from django.core import checks
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
 from django.db.models import F, OrderBy
 from django.db.models.constants import LOOKUP_SEP
+from rest_framework.generics import GenericAPIView
+from rest_framework.settings import api_settings as drf_settings
 
 from ..checks.messages import message
 from ..url_conventions import project_resolvers
-from .drf import StrictFilterBackend
+from .drf import StrictFilterBackend, StrictQueryParametersMixin
 from .paginator import KeysetPagination
 
 
@@ -47,20 +49,43 @@ def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
 
 
 def check_filter_backends(**kwargs: Any) -> list[checks.CheckMessage]:
-    """Every keyset-paginated view of the URLconf is filtered by StrictFilterBackend alone: any
-    other backend lets an undeclared parameter through (its cursors are bound to the whole query
-    string instead, :meth:`KeysetPagination.unvalidated_filters`)."""
+    """One warning per list view of the URLconf whose own ``filter_backends`` let an undeclared
+    query parameter through: a keyset-paginated view filtered by another backend than
+    StrictFilterBackend (W040; its cursors are bound to the whole query string instead,
+    :meth:`KeysetPagination.unvalidated_filters`), or a strict view that leaves StrictFilterBackend
+    out (W041): one with StrictQueryParametersMixin, or any list view of a project whose
+    ``DEFAULT_FILTER_BACKENDS`` has it, since a view that sets ``filter_backends`` never gets the
+    setting's."""
     warnings = []
     for view_class in view_classes():
+        backends = list(getattr(view_class, "filter_backends", None) or ())
+        others = [backend for backend in backends if not _is_strict_backend(backend)]
         pagination_class = getattr(view_class, "pagination_class", None)
-        if not (isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination)):
+        if isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination):
+            if others:
+                warnings.append(message("W040", view=view_class.__name__, backend=_names(others)))
             continue
-        others = [backend for backend in getattr(view_class, "filter_backends", None) or ()
-                  if not (isinstance(backend, type) and issubclass(backend, StrictFilterBackend))]
-        if others:
-            names = ", ".join(getattr(backend, "__name__", repr(backend)) for backend in others)
-            warnings.append(message("W040", view=view_class.__name__, backend=names))
+        # Only a GenericAPIView filters through filter_backends; a list of its own reads no backend.
+        listed = issubclass(view_class, GenericAPIView) and hasattr(view_class, "list")
+        if len(others) < len(backends) or not listed or not _meant_strict(view_class):
+            continue
+        warnings.append(message("W041", view=view_class.__name__, backend=_names(backends) or "[]"))
     return warnings
+
+
+def _is_strict_backend(backend: Any) -> bool:
+    return isinstance(backend, type) and issubclass(backend, StrictFilterBackend)
+
+
+def _meant_strict(view_class: type) -> bool:
+    """The view refuses undeclared parameters elsewhere, or the project filters strictly by default."""
+    if issubclass(view_class, StrictQueryParametersMixin):
+        return True
+    return any(_is_strict_backend(backend) for backend in drf_settings.DEFAULT_FILTER_BACKENDS)
+
+
+def _names(backends: list[Any]) -> str:
+    return ", ".join(getattr(backend, "__name__", repr(backend)) for backend in backends)
 
 
 def view_classes(patterns: Any = None) -> Any:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -14,17 +16,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings as drf_settings
 
+from ..conf import api_settings
 from ..problems import ErrorItem, ProblemException
 from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
 from ..request_attributes import ACTIVE_FILTERS, set_state
 from .adapters import FilterSetAdapter, filterset_adapter
 from .filters import Filter, FilterSet, parse_integer, parse_text, parse_timestamp
-
-#: The query parameter names of DRF's own pagination classes, for a paginator that is not a
-#: KeysetPagination (CursorPagination, LimitOffsetPagination, PageNumberPagination).
-_DRF_PAGINATION_PARAMETERS = (
-    "cursor_query_param", "page_query_param", "offset_query_param", "limit_query_param", "page_size_query_param",
-)
 
 
 def get_filterset_class(view: Any) -> type[FilterSet]:
@@ -39,32 +36,94 @@ def get_filterset_class(view: Any) -> type[FilterSet]:
 
 def pagination_parameters(view: Any) -> list[str]:
     """The query parameters the view's paginator reads: ``KeysetPagination.get_query_parameter_names()``,
-    or the ``*_query_param`` attributes of DRF's pagination classes; none without a paginator."""
+    else every ``*_query_param`` attribute it has, whatever its class (DRF's ``limit`` and
+    ``offset``, ``cursor``, ``page``; a project's own ``start``); none without a paginator."""
     paginator = getattr(view, "paginator", None)
     if paginator is None:
         return []
     names = getattr(paginator, "get_query_parameter_names", None)
     if callable(names):
         return list(names())
-    return [name for attribute in _DRF_PAGINATION_PARAMETERS if (name := getattr(paginator, attribute, None))]
+    return _named_by(paginator, "_query_param")
+
+
+def backend_parameters(view: Any) -> list[str]:
+    """The query parameters the view's other filter backends read: each ``*_param`` attribute of
+    a backend in its ``filter_backends`` (``ordering_param`` of DRF's ``OrderingFilter``,
+    ``search_param`` of its ``SearchFilter``)."""
+    names: list[str] = []
+    for backend in getattr(view, "filter_backends", None) or ():
+        if not (isinstance(backend, type) and issubclass(backend, StrictFilterBackend)):
+            names.extend(_named_by(backend, "_param"))
+    return names
+
+
+def extra_parameters(view: Any) -> list[str]:
+    """The parameters the project names: the view's ``extra_query_params`` and the
+    ``EXTRA_QUERY_PARAMS`` setting (``brief``, ``fields``, ``omit`` read by its serializers)."""
+    return [*(getattr(view, "extra_query_params", None) or ()), *api_settings.EXTRA_QUERY_PARAMS]
+
+
+def _named_by(source: Any, suffix: str) -> list[str]:
+    """The text values of ``source``'s attributes whose name ends with ``suffix``; ``None`` and
+    ``""`` (DRF's way to switch one off, ``page_size_query_param = None``) left out."""
+    attributes = _attributes_ending(source if isinstance(source, type) else type(source), suffix)
+    own = [name for name in vars(source) if name.endswith(suffix)] if not isinstance(source, type) else []
+    values = (getattr(source, name, None) for name in dict.fromkeys([*attributes, *own]))
+    return list(dict.fromkeys(value for value in values if isinstance(value, str) and value))
+
+
+@lru_cache(maxsize=256)
+def _attributes_ending(cls: type, suffix: str) -> tuple[str, ...]:
+    return tuple(name for name in dir(cls) if name.endswith(suffix) and not name.startswith("__"))
+
+
+def declared_parameters(view: Any) -> list[str]:
+    """Every query parameter a list of ``view`` accepts besides its filters: its paginator's, its
+    other filter backends', the project's (:func:`extra_parameters`) and DRF's format override."""
+    return list(dict.fromkeys([*pagination_parameters(view), *backend_parameters(view), *extra_parameters(view),
+                               *format_override()]))
+
+
+def speaks_several_formats(view: Any) -> bool:
+    """The view has renderers of more than one format, so ``?format=`` chooses among them."""
+    renderers = getattr(view, "renderer_classes", None) or ()
+    return len({getattr(renderer, "format", None) for renderer in renderers}) > 1
+
+
+def unlisted_parameters(view: Any, query: Mapping[str, Sequence[str]]) -> list[str]:
+    """The names accepted but left out of the list an error gives: DRF's format override when
+    the view speaks one format (``?format=json`` works, yet naming it would mislead), unless the
+    request repeats it (then the error is about it)."""
+    if speaks_several_formats(view):
+        return []
+    return [name for name in format_override() if len(query.get(name, ())) <= 1]
 
 
 class StrictFilterBackend(BaseFilterBackend):
     """Applies the view's filter set (:meth:`get_filterset_class`) to list requests; any other
-    query parameter than its filters and its paginator's is a 400.
+    query parameter than its filters and those the view declares (:func:`declared_parameters`)
+    is a 400.
 
-    Detail requests are left alone: a filter must never hide one resource behind a 404.
+    A drop-in for django-filter's ``DjangoFilterBackend``: it calls the same hooks,
+    :meth:`get_filterset_class` and :meth:`get_filterset_kwargs`, so a subclass that passes
+    extra arguments to its FilterSet stays strict. Detail requests are left alone: a filter must
+    never hide one resource behind a 404.
     """
 
     def filter_queryset(self, request: Request, queryset: QuerySet[Any], view: Any) -> QuerySet[Any]:
         if _is_detail(view) or getattr(view, "action", None) == "search":
             return queryset
         filterset_class = self.get_filterset_class(view, queryset)
-        query = {name: request.query_params.getlist(name) for name in request.query_params}
-        allowed_extra = [*pagination_parameters(view), *format_override()]
         adapter = filterset_adapter(view, filterset_class, queryset)
+        kwargs = self.get_filterset_kwargs(request, queryset, view) if adapter is not None else {}
+        query = _lists(kwargs.get("data", request.query_params))
+        unlisted = unlisted_parameters(view, query)
+        query = {name: values for name, values in query.items() if name not in unlisted}
+        allowed_extra = [name for name in declared_parameters(view) if name not in unlisted]
         if adapter is not None:  # another library's filter set (django-filter's)
-            bound = adapter.from_query(query, allowed_extra=allowed_extra, request=request, queryset=queryset)
+            bound = adapter.from_query(query, allowed_extra=allowed_extra, request=request, queryset=queryset,
+                                       filterset_kwargs=kwargs)
             set_state(request, ACTIVE_FILTERS, bound.signature_data())
             return bound.filter_queryset(queryset)
         filterset = filterset_class.from_query(query, allowed_extra=allowed_extra)
@@ -76,6 +135,12 @@ class StrictFilterBackend(BaseFilterBackend):
         choose the filter set elsewhere than on the view (:func:`get_filterset_class`)."""
         return get_filterset_class(view)
 
+    def get_filterset_kwargs(self, request: Request, queryset: QuerySet[Any], view: Any) -> dict[str, Any]:
+        """django-filter's hook, with its signature and default: the keyword arguments of the
+        view's django-filter FilterSet. Override it to pass arguments of your own; ``data`` is
+        the query the backend validates (the FilterSet gets its validated values)."""
+        return {"data": request.query_params, "queryset": queryset, "request": request}
+
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         filterset_class = self.get_filterset_class(view)
         adapter = filterset_adapter(view, filterset_class)
@@ -86,6 +151,14 @@ class StrictFilterBackend(BaseFilterBackend):
              "description": declared.description or f"{declared.field} ({declared.lookup})"}
             for name, declared in filterset_class.filters.items()
         ]
+
+
+def _lists(data: Any) -> dict[str, list[str]]:
+    """A query (a ``QueryDict``, or a plain mapping a ``get_filterset_kwargs()`` returned) as name -> values."""
+    getlist = getattr(data, "getlist", None)
+    if callable(getlist):
+        return {name: getlist(name) for name in data}
+    return {name: list(value) if isinstance(value, (list, tuple)) else [value] for name, value in data.items()}
 
 
 # What each built-in parser accepts, as OpenAPI.
@@ -151,19 +224,33 @@ class StrictQueryParametersMixin:
         method = (request.method or "").lower()
         if method not in self.http_method_names or not hasattr(self, method):  # type: ignore[attr-defined]
             return  # the method is not allowed: that 405 says more than any parameter could
+        list_read = _is_list_read(self, request)
+        if list_read and _strict_backend_checks(self):
+            return  # the strict backend checks the same names, with the one FilterSet of the request
         accepted = self.get_query_parameters(request)
-        repeatable = set(_repeatable_parameters(self)) if _is_list_read(self, request) else set()
+        repeatable = set(_repeatable_parameters(self)) if list_read else set()
         query = {name: request.query_params.getlist(name)[:1 if name in repeatable else None]
                  for name in request.query_params}
-        refuse_undeclared(query, accepted)
+        unlisted = unlisted_parameters(self, query)
+        refuse_undeclared({name: values for name, values in query.items() if name not in unlisted},
+                          [name for name in accepted if name not in unlisted])
 
     def get_query_parameters(self, request: Request) -> list[str]:
         """The parameters ``request`` may carry: on a list, its filters (:func:`get_filterset_class`)
-        and its paginator's (``cursor`` and ``limit`` unless renamed); elsewhere none; DRF's
+        and those the view declares (:func:`declared_parameters`: its paginator's, its other filter
+        backends', the project's); elsewhere the project's (:func:`extra_parameters`); DRF's
         ``format`` everywhere. Override it for an action of your own that reads the query string."""
         if _is_list_read(self, request):
-            return [*filter_parameter_names(self), *pagination_parameters(self), *format_override()]
-        return format_override()
+            return [*filter_parameter_names(self), *declared_parameters(self)]
+        return list(dict.fromkeys([*extra_parameters(self), *format_override()]))
+
+
+def _strict_backend_checks(view: Any) -> bool:
+    """A :class:`StrictFilterBackend` filters the list and the view accepts no other names than it does."""
+    if type(view).get_query_parameters is not StrictQueryParametersMixin.get_query_parameters:
+        return False
+    return any(isinstance(backend, type) and issubclass(backend, StrictFilterBackend)
+               for backend in getattr(view, "filter_backends", None) or ())
 
 
 def _is_list_read(view: Any, request: Request) -> bool:

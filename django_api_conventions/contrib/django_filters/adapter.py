@@ -69,7 +69,7 @@ class DjangoFilterSetAdapter(FilterSetAdapter):
         return [name for name, parameter in self.parameters().items() if parameter.multiple]
 
     def schema_parameters(self) -> list[dict[str, Any]]:
-        return schema_parameters(self.unbound, self.parameters())
+        return schema_parameters(self.unbound, self.parameters(), self.view)
 
     def body_properties(self) -> dict[str, Any]:
         return body_properties(self.unbound, self.parameters())
@@ -77,18 +77,21 @@ class DjangoFilterSetAdapter(FilterSetAdapter):
     # --- a request -----------------------------------------------------------------------------
 
     def from_query(self, query: Mapping[str, Sequence[str]], *, allowed_extra: Iterable[str], request: Any,
-                   queryset: QuerySet[Any]) -> BoundDjangoFilters:
-        parameters = self.parameters()
+                   queryset: QuerySet[Any], filterset_kwargs: Mapping[str, Any] | None = None
+                   ) -> BoundDjangoFilters:
+        """The one FilterSet of the request, built from ``filterset_kwargs`` (the strict backend's
+        ``get_filterset_kwargs()``), its data the validated values of ``query``."""
+        filterset = self._new_filterset(request, queryset, filterset_kwargs)
+        parameters = parameters_of(filterset)
         # A repeatable parameter counts once for the "sent twice" rule.
         once = {name: list(values)[:1] if name in parameters and parameters[name].multiple else values
                 for name, values in query.items()}
         refuse_undeclared(once, [*parameters, *allowed_extra])
         values = {name: list(texts) for name, texts in query.items() if name in parameters}
-        bound, problems = self._validate(values, request, queryset)
+        problems = self._validate(filterset, parameters, values)
         if problems:
             raise invalid_parameters([parameter_error(name, detail, "invalid") for name, detail in problems])
-        assert bound is not None
-        return bound
+        return BoundDjangoFilters(filterset, {parameters[name].filter_name for name in values})
 
     def from_body(self, alternative: Mapping[str, Any], *, pointer: str, request: Any,
                   queryset: QuerySet[Any]) -> BoundDjangoFilters:
@@ -108,21 +111,28 @@ class DjangoFilterSetAdapter(FilterSetAdapter):
                 errors.append({"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"})
                 continue
             values[name] = texts
-        bound, problems = self._validate(values, request, queryset)
+        filterset = self._new_filterset(request, queryset)
+        problems = self._validate(filterset, parameters, values)
         errors.extend({"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"}
                       for name, detail in problems)
         if errors:
             detail = gettext("The search body breaks the rules of the filters.")
             raise ProblemException("validation-error", detail, errors=errors)
-        assert bound is not None
-        return bound
+        return BoundDjangoFilters(filterset, {parameters[name].filter_name for name in values})
 
-    def _validate(self, values: dict[str, list[str]], request: Any, queryset: QuerySet[Any]
-                  ) -> tuple[BoundDjangoFilters | None, list[Problem]]:
-        parameters = self.parameters()
+    def _new_filterset(self, request: Any, queryset: QuerySet[Any],
+                       filterset_kwargs: Mapping[str, Any] | None = None) -> Any:
+        """A FilterSet bound to data that :meth:`_validate` fills before its form reads it."""
+        kwargs = {"queryset": queryset, "request": request, **(filterset_kwargs or {})}
+        kwargs["data"] = QueryDict()  # bound (not None); FilterSet keeps {} for an empty one
+        return self.filterset_class(**kwargs)
+
+    def _validate(self, filterset: Any, parameters: dict[str, Parameter], values: dict[str, list[str]]
+                  ) -> list[Problem]:
+        """The problems of ``values``; without any, they are ``filterset``'s data."""
         problems: list[Problem] = []
         for name, texts in values.items():
-            field = field_of(self.unbound, parameters[name])
+            field = field_of(filterset, parameters[name])
             reason = next((reason for text in texts
                            if (reason := value_problem(text, field, csv=parameters[name].csv))), None)
             if reason is not None:
@@ -133,14 +143,11 @@ class DjangoFilterSetAdapter(FilterSetAdapter):
         data = QueryDict(mutable=True)
         for name, texts in kept.items():
             data.setlist(name, texts)
-        filterset = self.filterset_class(data=data, queryset=queryset, request=request)
+        filterset.data = data
         for filter_name, errors in filterset.form.errors.as_data().items():
             problems.extend(problem for problem in _form_problems(filterset, parameters, kept, filter_name, errors)
                             if problem[0] not in refused)
-        if problems:
-            return None, problems
-        present = {parameters[name].filter_name for name in values}
-        return BoundDjangoFilters(filterset, present), []
+        return problems
 
     def _model_queryset(self) -> QuerySet[Any]:
         return queryset_of(self.view, self._queryset)

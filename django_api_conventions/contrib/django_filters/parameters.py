@@ -3,8 +3,11 @@
 A filter reads one parameter, its own name, unless its widget says otherwise: a
 ``SuffixedMultiWidget`` (``DateFromToRangeFilter``: ``<name>_after`` and ``<name>_before``;
 ``RangeFilter``: ``_min``/``_max``; ``LookupChoiceFilter``: ``<name>`` and ``<name>_lookup``)
-reads one per suffix, a ``SelectMultiple`` (``MultipleChoiceFilter``) takes the parameter
-repeated, a CSV widget (``BaseInFilter``, ``BaseRangeFilter``) comma-separated values.
+reads one per suffix, a widget that reads a list (a ``SelectMultiple``: ``MultipleChoiceFilter``,
+``ModelMultipleChoiceFilter``, a project's multi-value filters; a ``QueryArrayWidget``) takes the
+parameter repeated, a CSV widget (``BaseInFilter``, ``BaseRangeFilter``) comma-separated values
+in one parameter (its widget reads one).
+A choice with a ``null_label`` takes django-filter's ``null_value`` (``?tenant=null``).
 
 Django's form fields forgive: they strip white space, read other scripts' digits (Arabic-Indic,
 fullwidth), ``5.0`` as the integer 5, ``maybe`` as "no filter" for a boolean, and django-filter skips an
@@ -18,8 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.core.exceptions import FieldDoesNotExist
 from django.utils.translation import gettext
-from django_filters.widgets import BaseCSVWidget, SuffixedMultiWidget
+from django_filters.widgets import BaseCSVWidget, QueryArrayWidget, SuffixedMultiWidget
 
 from .filters import TimestampField
 
@@ -42,7 +46,7 @@ class Parameter:
     filter_name: str
     #: Its position among the parameters of a multi-value field (a range's ``_after`` is 0).
     index: int | None
-    #: It may be sent more than once (``MultipleChoiceFilter``).
+    #: It may be sent more than once: its widget reads a list (``MultipleChoiceFilter``).
     multiple: bool
     #: It takes comma-separated values (``BaseInFilter``, ``BaseRangeFilter``).
     csv: bool
@@ -58,13 +62,17 @@ def parameters_of(filterset: Any) -> dict[str, Parameter]:
         elif isinstance(widget, forms.MultiWidget):
             names = [filter_name + suffix for suffix in widget.widgets_names]
         else:
-            found[filter_name] = Parameter(filter_name, filter_name, None,
-                                           bool(getattr(widget, "allow_multiple_selected", False)),
+            found[filter_name] = Parameter(filter_name, filter_name, None, reads_list(widget),
                                            isinstance(widget, BaseCSVWidget))
             continue
         for index, name in enumerate(names):
             found[name] = Parameter(name, filter_name, index, False, False)
     return found
+
+
+def reads_list(widget: forms.Widget) -> bool:
+    """The widget reads every value of its parameter (``QueryDict.getlist``), not the last one."""
+    return bool(getattr(widget, "allow_multiple_selected", False)) or isinstance(widget, QueryArrayWidget)
 
 
 def field_of(filterset: Any, parameter: Parameter) -> forms.Field:
@@ -93,6 +101,8 @@ def value_problem(raw: str, field: forms.Field, *, csv: bool) -> str | None:
 
 
 def _item_problem(item: str, field: forms.Field) -> str | None:
+    if is_null_value(item, field):
+        return None  # django-filter's "no value" of a choice: the field takes it as it is
     if isinstance(field, forms.CharField) and not field.strip:
         return None  # text taken as it is written
     if item != item.strip():
@@ -114,10 +124,21 @@ def is_model_choice(field: forms.Field) -> bool:
     return isinstance(field, (forms.ModelChoiceField, forms.ModelMultipleChoiceField))
 
 
-def key_type(field: Any) -> str:
-    """The internal type of the model field a ModelChoiceField looks its values up by."""
+def is_null_value(item: str, field: Any) -> bool:
+    """``item`` is the ``null_value`` of a choice field that offers it (one with a ``null_label``:
+    ``ModelChoiceFilter``, ``ModelMultipleChoiceFilter``, ``ChoiceFilter`` ...)."""
+    return getattr(field, "null_label", None) is not None and item == getattr(field, "null_value", None)
+
+
+def key_type(field: Any) -> str | None:
+    """The internal type of the model field a ModelChoiceField looks its values up by; ``None``
+    when ``to_field_name`` is no field of the model (a lookup through a relation, a property):
+    such a key is not known to take integers, and the form alone validates its values."""
     meta = field.queryset.model._meta
-    key = meta.get_field(field.to_field_name) if field.to_field_name else meta.pk
+    try:
+        key = meta.get_field(field.to_field_name) if field.to_field_name else meta.pk
+    except FieldDoesNotExist:
+        return None
     return key.get_internal_type()  # type: ignore[no-any-return]
 
 

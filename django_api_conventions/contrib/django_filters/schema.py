@@ -7,10 +7,16 @@ by the type of the key it looks up), its ``enum`` from static choices, a repeata
 as an array (``style: form``, ``explode: true``), comma-separated values as the package's
 ``lookup="in"`` filters spell them (a string with a ``pattern``), and one parameter per
 sub-parameter of a range (``created_after``, ``created_before``).
+
+A filter the package cannot type (a ``ModelChoiceFilter`` whose ``to_field_name`` is no field
+of its model, say) is described as drf-spectacular describes it on its own, with a warning in
+the generator's output (``spectacular --fail-on-warn`` fails on it); the rest of the document
+stays as strict.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django import forms
@@ -31,17 +37,31 @@ from .parameters import (
     static_choices,
 )
 
+logger = logging.getLogger(__name__)
+
 _TEMPORAL = ((forms.DateTimeField, "date-time"), (forms.DateField, "date"), (forms.TimeField, "time"),
              (forms.UUIDField, "uuid"))
 
 
-def schema_parameters(filterset: Any, parameters: dict[str, Parameter]) -> list[dict[str, Any]]:
+class UntypedFilter(Exception):
+    """The package cannot say which values a filter takes."""
+
+
+def schema_parameters(filterset: Any, parameters: dict[str, Parameter], view: Any = None) -> list[dict[str, Any]]:
     documented = []
+    fallbacks: dict[str, dict[str, dict[str, Any]]] = {}
     for name, parameter in parameters.items():
         filter_ = filterset.filters[parameter.filter_name]
+        try:
+            schema = parameter_schema(filterset, parameter)
+        except Exception as exc:  # noqa: BLE001 -- one filter never takes the whole document down
+            if parameter.filter_name not in fallbacks:
+                fallbacks[parameter.filter_name] = _spectacular_parameters(filterset, parameter.filter_name, view, exc)
+            documented.append(fallbacks[parameter.filter_name].get(name) or _untyped(name, filter_))
+            continue
         entry: dict[str, Any] = {
             "name": name, "in": "query", "required": bool(filter_.extra.get("required")),
-            "description": _description(filter_, parameter, name), "schema": parameter_schema(filterset, parameter),
+            "description": _description(filter_, parameter, name), "schema": schema,
         }
         if parameter.multiple:
             entry.update(style="form", explode=True)
@@ -49,16 +69,49 @@ def schema_parameters(filterset: Any, parameters: dict[str, Parameter]) -> list[
     return documented
 
 
+def _spectacular_parameters(filterset: Any, filter_name: str, view: Any, exc: Exception) -> dict[str, dict[str, Any]]:
+    """drf-spectacular's own parameters of one filter (by name), after a warning saying why."""
+    message = (f"{type(filterset).__name__}.{filter_name}: the strict filter backend cannot type this filter "
+               f"({exc}); described as drf-spectacular describes it.")
+    try:
+        from drf_spectacular.contrib.django_filters import DjangoFilterExtension
+        from drf_spectacular.drainage import warn
+    except ImportError:
+        logger.warning(message)
+        return {}
+    warn(message)
+    filter_ = type(filterset).base_filters.get(filter_name) or filterset.filters[filter_name]
+    try:
+        found = DjangoFilterExtension(None).resolve_filter_field(
+            getattr(view, "schema", None), filterset._meta.model or filterset.queryset.model, type(filterset),
+            filter_name, filter_)
+    except Exception as second:  # noqa: BLE001 -- drf-spectacular could not either: the fallback below
+        warn(f"{type(filterset).__name__}.{filter_name}: drf-spectacular cannot describe it either ({second}).")
+        return {}
+    return {parameter["name"]: parameter for parameter in found}
+
+
+def _untyped(name: str, filter_: Any) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": bool(filter_.extra.get("required")),
+            "schema": {"type": "string"}}
+
+
 def body_properties(filterset: Any, parameters: dict[str, Parameter]) -> dict[str, Any]:
     """A search alternative's members: the query parameters' schemas, a repeatable one as a JSON array."""
-    return {name: parameter_schema(filterset, parameter) | ({"minItems": 1} if parameter.multiple else {})
-            for name, parameter in parameters.items()}
+    properties = {}
+    for name, parameter in parameters.items():
+        try:
+            schema = parameter_schema(filterset, parameter)
+        except Exception:  # noqa: BLE001 -- schema_parameters() warned of it already
+            schema = {"type": "string"}
+        properties[name] = schema | ({"minItems": 1} if parameter.multiple else {})
+    return properties
 
 
 def parameter_schema(filterset: Any, parameter: Parameter) -> dict[str, Any]:
     filter_ = filterset.filters[parameter.filter_name]
     field = field_of(filterset, parameter)
-    one = value_schema(field, filter_.model, filter_.field_name)
+    one = _with_null_value(field, value_schema(field, filter_.model, filter_.field_name))
     if parameter.multiple:
         return {"type": "array", "items": one}
     if parameter.csv:
@@ -73,7 +126,10 @@ def value_schema(field: forms.Field, model: Any, field_name: str | None) -> dict
     if isinstance(field, forms.BooleanField):
         return {"type": "boolean"}
     if is_model_choice(field):
-        return {"type": "integer"} if key_type(field) in INTEGER_FIELD_TYPES else {"type": "string", "minLength": 1}
+        key = key_type(field)
+        if key is None:
+            raise UntypedFilter(f"{field.queryset.model.__name__} has no field {field.to_field_name!r}")
+        return {"type": "integer"} if key in INTEGER_FIELD_TYPES else {"type": "string", "minLength": 1}
     choices = static_choices(field)
     if choices:
         return {"type": "string", "enum": choices}
@@ -87,6 +143,16 @@ def value_schema(field: forms.Field, model: Any, field_name: str | None) -> dict
         if isinstance(field, field_class):
             return {"type": "string", "format": format_}
     return {"type": "string", "minLength": 1}
+
+
+def _with_null_value(field: Any, schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` or django-filter's ``null_value`` (``null``) of a choice that has a ``null_label``."""
+    if getattr(field, "null_label", None) is None:
+        return schema
+    null = str(field.null_value)
+    if "enum" in schema:
+        return {**schema, "enum": [*schema["enum"], null]}
+    return {"anyOf": [schema, {"type": "string", "enum": [null]}]}
 
 
 def _csv_schema(field: forms.Field, one: dict[str, Any]) -> dict[str, Any]:
