@@ -25,10 +25,20 @@ DEFAULTS: dict[str, Any] = {
     # Regular expressions searched in request.path naming the API: there every error is a
     # problem; elsewhere (Django's admin) Django's error pages and CSRF page answer as usual.
     "API_PATHS": [r"^/"],
+    # The error views that answer outside API_PATHS, by Django's names ("handler400", "handler403",
+    # "handler404", "handler500", "CSRF_FAILURE_VIEW"): the project's own (dotted paths). Unnamed:
+    # Django's defaults.
+    "HTML_ERROR_HANDLERS": {},
+    # Dotted path of the project's own DRF exception handler, run first by the package's: its
+    # answer is converted into a problem. None: the package's mapping alone.
+    "PROJECT_EXCEPTION_HANDLER": None,
     # Response header that carries the trace id (also read on the way in).
     "TRACE_ID_HEADER": header_names.REQUEST_ID,
     # Honour a valid incoming trace id header or W3C traceparent.
     "TRUST_INCOMING_TRACE_ID": True,
+    # Name of the request attribute where the project's own middleware puts its request id
+    # (NetBox: "id"): once set, it is the trace id of problems, log lines and the response header.
+    "REQUEST_ID_ATTRIBUTE": None,
     # With opentelemetry-api installed: the current span's trace id is the request's trace id.
     "OPENTELEMETRY_TRACE_ID": True,
     # With opentelemetry-api installed: idempotency outcomes as span attributes, events and a counter.
@@ -135,7 +145,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 #: Settings holding dotted paths, imported on first access.
-IMPORT_STRINGS = frozenset({"CLIENT_ID_RESOLVER", "IDEMPOTENCY_SCOPE_RESOLVER"})
+IMPORT_STRINGS = frozenset({"CLIENT_ID_RESOLVER", "IDEMPOTENCY_SCOPE_RESOLVER", "PROJECT_EXCEPTION_HANDLER"})
 
 
 class APIConventionsSettings:

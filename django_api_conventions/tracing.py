@@ -1,12 +1,16 @@
 """Trace ids: one per request, honoured from the caller when valid, in every log record.
 
-Where the id comes from, first found wins: the current OpenTelemetry span's trace id (with
-opentelemetry-api installed and ``OPENTELEMETRY_TRACE_ID`` on), the caller's request id
-header, the caller's ``traceparent`` (both with ``TRUST_INCOMING_TRACE_ID``), a new id.
+Where the id comes from, first found wins: the project's own request id (the request attribute
+``REQUEST_ID_ATTRIBUTE`` names, once the project's middleware has set it), the current
+OpenTelemetry span's trace id (with opentelemetry-api installed and ``OPENTELEMETRY_TRACE_ID``
+on), the caller's request id header, the caller's ``traceparent`` (both with
+``TRUST_INCOMING_TRACE_ID``), a new id. The response header is set only where nothing else set
+it: a project's own id header is never replaced.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import uuid
@@ -22,8 +26,13 @@ from .hook_middleware import HookMiddleware
 from .http_request import http_request_of
 from .request_attributes import TRACE_ID, get_state, set_state
 
+logger = logging.getLogger("django_api_conventions.tracing")
+
 #: The trace id of the request being served by this thread or task.
 current_trace_id: ContextVar[str | None] = ContextVar("api_conventions_trace_id", default=None)
+#: The request being served, kept only with ``REQUEST_ID_ATTRIBUTE`` set: a log line reads the
+#: project's id from it as soon as the project's middleware has set it.
+_traced_request: ContextVar[HttpRequest | None] = ContextVar("api_conventions_traced_request", default=None)
 
 # A request id is an opaque token: letters, digits and a few separators, never spaces or
 # control characters, so that it is safe to echo in a header and to write to a log line.
@@ -84,10 +93,53 @@ def resolve_span_trace_id_lookup() -> None:
         _span_trace_id_lookup = current_span_trace_id
 
 
+#: Warnings given once per process: what a project's set-up gets wrong is said once, not per request.
+_warned: set[str] = set()
+
+
+def _warn_once(key: str, text: str, *args: object) -> None:
+    if key not in _warned:
+        _warned.add(key)
+        logger.warning(text, *args)
+
+
+def project_request_id(request: HttpRequest) -> str | None:
+    """The project's own id of ``request``: the attribute ``REQUEST_ID_ATTRIBUTE`` names (NetBox's
+    ``request.id``, a UUID), as a string; ``None`` when the setting is unset, the attribute is not
+    set yet, or its value is not a safe token (then a warning is logged, once)."""
+    attribute = api_settings.REQUEST_ID_ATTRIBUTE
+    if not attribute:
+        return None
+    value = getattr(request, attribute, None)  # DRF's Request looks in the HttpRequest it wraps
+    if value is None:
+        return None
+    text = str(value).strip()
+    if _REQUEST_ID.fullmatch(text):
+        return text
+    _warn_once(
+        "unsafe-project-id",
+        "request.%s = %s is not a safe request id (1 to 128 letters, digits, '.', '_', ':' or '-'): "
+        "the package's own trace id is used instead.",
+        attribute,
+        ascii(text[:140]),
+    )
+    return None
+
+
 def assign_trace_id(request: HttpRequest) -> str:
-    """Give ``request`` its trace id once, and make it the current one for logging."""
+    """Give ``request`` its trace id once, and make it the current one for logging.
+
+    With ``REQUEST_ID_ATTRIBUTE`` set, the project's own id replaces the package's as soon as the
+    project's middleware has set it: every later problem, log line and the response header carry
+    the project's id.
+    """
     trace_id: str | None = get_state(request, TRACE_ID)
-    if trace_id is None:
+    own_id = project_request_id(request)
+    if own_id is not None:
+        if own_id != trace_id:
+            trace_id = own_id
+            set_state(request, TRACE_ID, trace_id)
+    elif trace_id is None:
         # An active span already honoured the caller's traceparent (OpenTelemetry's propagator):
         # its id wins over a request id header, so that traces, logs and problems share one id.
         trace_id = span_trace_id()
@@ -96,13 +148,20 @@ def assign_trace_id(request: HttpRequest) -> str:
         trace_id = trace_id or new_trace_id()
         set_state(request, TRACE_ID, trace_id)
     current_trace_id.set(trace_id)
+    if api_settings.REQUEST_ID_ATTRIBUTE:
+        _traced_request.set(http_request_of(request))
     return trace_id
 
 
 def log_trace_id() -> str:
-    """The trace id a log line carries: the current request's; outside a request, the current
+    """The trace id a log line carries: the current request's (the project's own id once its
+    middleware has set it, with ``REQUEST_ID_ATTRIBUTE``); outside a request, the current
     OpenTelemetry span's (a task, a command); else ``"-"``. For structlog processors and the like."""
     trace_id = current_trace_id.get()
+    request = _traced_request.get()
+    if request is not None:
+        with contextlib.suppress(Exception):  # a log filter must never raise
+            trace_id = project_request_id(request) or trace_id
     if trace_id is None and settings.configured:  # a log filter must never raise: no settings, no span
         trace_id = span_trace_id()
     return trace_id or "-"
@@ -111,6 +170,7 @@ def log_trace_id() -> str:
 def forget_trace_id(**kwargs: object) -> None:
     """Between requests, log records carry no stale trace id (connected to request_finished)."""
     current_trace_id.set(None)
+    _traced_request.set(None)
 
 
 class TraceIdFilter(logging.Filter):
@@ -128,11 +188,30 @@ class TraceIdFilter(logging.Filter):
 
 
 class TraceIdMiddleware(HookMiddleware):
-    """Gives every request its trace id and echoes it in the response header."""
+    """Gives every request its trace id and echoes it in the response header, unless the
+    response already has that header: a project's own id header (NetBox's ``X-Request-ID``) is
+    never replaced."""
 
     def process_request(self, request: HttpRequest) -> None:
         assign_trace_id(request)
 
+    def process_view(self, request: HttpRequest, view: object, args: object, kwargs: object) -> None:
+        # The project's middleware has run by now: the view sees its id as request.trace_id.
+        if api_settings.REQUEST_ID_ATTRIBUTE:
+            assign_trace_id(request)
+
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
-        response[api_settings.TRACE_ID_HEADER] = assign_trace_id(request)
+        trace_id = assign_trace_id(request)
+        header = api_settings.TRACE_ID_HEADER
+        if header not in response:
+            response[header] = trace_id
+        elif response[header] != trace_id:
+            _warn_once(
+                "header-mismatch",
+                "The response's %s header was set by the project to another id than the request's trace id: "
+                "problems and log lines carry another id than the one the client sees. Name the request "
+                "attribute that holds the project's id in API_CONVENTIONS['REQUEST_ID_ATTRIBUTE'] "
+                "(docs/tracing-and-clients.md).",
+                header,
+            )
         return response

@@ -52,11 +52,31 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "installed: warning `W012`. See [API paths and HTML pages](problem-details.md#api-paths-and-html-pages)."
         ),
     ),
+    "HTML_ERROR_HANDLERS": SettingDoc(
+        "a dict of Django's error handler names to dotted paths",
+        (
+            "The project's own error views, by Django's names: `\"handler400\"`, `\"handler403\"`, "
+            "`\"handler404\"`, `\"handler500\"`, `\"CSRF_FAILURE_VIEW\"`. Outside `API_PATHS` the package's "
+            "error views hand over to them (to Django's own for a name left out). Another name, or one of the "
+            "package's own views, is error `E003`; a path that cannot be imported, `E004`. See [Your own error "
+            "views outside the API](problem-details.md#your-own-error-views-outside-the-api)."
+        ),
+    ),
+    "PROJECT_EXCEPTION_HANDLER": SettingDoc(
+        "a dotted path or None",
+        (
+            "The project's own DRF exception handler (its previous `REST_FRAMEWORK[\"EXCEPTION_HANDLER\"]`): "
+            "the package's handler runs it first and converts its answer into a problem, keeping its status, "
+            "`detail`, field messages and headers (`Retry-After`). A path that cannot be imported is error "
+            "`E004`; the package's own handler, `E003`. See [Keeping your DRF exception "
+            "handler](problem-details.md#keeping-your-drf-exception-handler)."
+        ),
+    ),
     "TRACE_ID_HEADER": SettingDoc(
         "a header name",
         (
-            "Response header that carries the trace id; also read on the way in. See "
-            "[Tracing](tracing-and-clients.md#trace-ids)."
+            "Response header that carries the trace id; also read on the way in. Set only where the response "
+            "has none: a header the project set itself is kept. See [Tracing](tracing-and-clients.md#trace-ids)."
         ),
     ),
     "TRUST_INCOMING_TRACE_ID": SettingDoc(
@@ -64,6 +84,16 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         (
             "Honour a valid incoming trace id header or W3C `traceparent`. `False`: every request gets a new id "
             "(or its OpenTelemetry span's: `OPENTELEMETRY_TRACE_ID`)."
+        ),
+    ),
+    "REQUEST_ID_ATTRIBUTE": SettingDoc(
+        "an attribute name or None",
+        (
+            "The request attribute where the project's own middleware puts its request id (NetBox's "
+            "`request.id`: `\"id\"`). Once set, that id is the trace id: in problems, log lines and the "
+            "`TRACE_ID_HEADER` header, ahead of the span's, the caller's and a new one. `\"trace_id\"`, the "
+            "package's own, is error `E003`. See [Your project's own request "
+            "id](tracing-and-clients.md#your-projects-own-request-id)."
         ),
     ),
     "OPENTELEMETRY_TRACE_ID": SettingDoc(

@@ -20,7 +20,13 @@ from ..problems.checks import check_api_paths, check_error_views
 from ..versioning.checks import check_deprecation_dates, check_versions
 from .messages import MESSAGES, message
 from .settings import SETTING_TYPES, check_settings, settings_are_valid
-from .setup import MIDDLEWARE_ORDER, check_drf_settings, check_maintenance_switch, check_middleware
+from .setup import (
+    MIDDLEWARE_ORDER,
+    check_drf_settings,
+    check_maintenance_switch,
+    check_middleware,
+    check_project_handlers,
+)
 from .urls import check_url_conventions
 
 __all__ = [
@@ -38,6 +44,7 @@ __all__ = [
     "check_middleware",
     "check_openapi_schema",
     "check_paginated_orderings",
+    "check_project_handlers",
     "check_settings",
     "check_unidentified_callers",
     "check_url_conventions",
@@ -69,6 +76,7 @@ def check_django_filtersets(**kwargs: Any) -> list[checks.CheckMessage]:
 def register_all() -> None:
     checks.register(check_settings, checks.Tags.compatibility)
     checks.register(check_drf_settings, checks.Tags.compatibility)
+    checks.register(check_project_handlers, checks.Tags.compatibility)
     checks.register(check_openapi_schema, checks.Tags.compatibility)
     checks.register(check_middleware, checks.Tags.compatibility)
     checks.register(check_error_views, checks.Tags.urls)

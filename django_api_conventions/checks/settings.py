@@ -23,8 +23,11 @@ from .messages import message
 SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "PROBLEM_BASE_URL": ((str, type(None)), "a URL string or None"),
     "API_PATHS": ((list, tuple), "a list of regular expressions"),
+    "HTML_ERROR_HANDLERS": ((dict,), "a dict of Django's error handler names to dotted paths"),
+    "PROJECT_EXCEPTION_HANDLER": ((str, type(None)), "a dotted path or None"),
     "TRACE_ID_HEADER": ((str,), "a header name"),
     "TRUST_INCOMING_TRACE_ID": ((bool,), "True or False"),
+    "REQUEST_ID_ATTRIBUTE": ((str, type(None)), "an attribute name (not 'trace_id') or None"),
     "OPENTELEMETRY_TRACE_ID": ((bool,), "True or False"),
     "OPENTELEMETRY_IDEMPOTENCY": ((bool,), "True or False"),
     "CLIENT_ID_RESOLVER": ((str,), "a dotted path"),
@@ -95,6 +98,8 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "CURSOR_SALT": lambda v: bool(v),
     "IDEMPOTENCY_REPLAYED_HEADERS": lambda v: "set-cookie" not in {str(h).lower() for h in v},
     "MIN_SUPPORT_DAYS": lambda v: v > 0,
+    # request.trace_id is the package's own: the project's id is read from another attribute.
+    "REQUEST_ID_ATTRIBUTE": lambda v: v is None or (v.isidentifier() and v != "trace_id"),
     "EXTRA_URLCONFS": lambda v: all(isinstance(name, str) and name for name in v),
     "OPENAPI_ANONYMOUS_SECURITY": lambda v: v in ("omit", "optional"),
 }
@@ -120,7 +125,7 @@ def _check_value(key: str, value: Any) -> list[checks.CheckMessage]:
     is_bool_for_number = isinstance(value, bool) and bool not in types
     if not isinstance(value, types) or is_bool_for_number or not _VALID_VALUES.get(key, _any)(value):
         return [message("E003", key=key, expected=expected, value=value)]
-    if key in IMPORT_STRINGS:
+    if key in IMPORT_STRINGS and value is not None:
         return _check_import(key, value)
     value_check = _VALUE_CHECKS.get(key)
     return value_check(key, value) if value_check is not None else []

@@ -7,11 +7,13 @@ from typing import Any
 
 from django.conf import settings
 from django.core import checks
+from django.utils.module_loading import import_string
 
 from .._moved import current_path
-from ..conf import api_settings
+from ..conf import SETTINGS_NAME, api_settings
 from ..maintenance import unshared_switch_cache
-from ..problems.checks import EXCEPTION_HANDLER
+from ..problems.checks import EXCEPTION_HANDLER, HANDLERS
+from ..problems.django_handlers import HTML_ERROR_HANDLER_NAMES, is_own_view
 from .messages import PACKAGE, message
 from .settings import settings_are_valid
 
@@ -39,6 +41,39 @@ def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     parsers = drf.get("DEFAULT_PARSER_CLASSES", ["rest_framework.parsers.JSONParser"])
     if "rest_framework.parsers.JSONParser" in parsers:
         errors.append(message("W006"))
+    return errors
+
+
+def check_project_handlers(**kwargs: Any) -> list[checks.CheckMessage]:
+    """The project's own handlers the package hands over to: each names a view of the project
+    that can be imported, never one of the package's (which would hand over to itself)."""
+    if not settings_are_valid():
+        return []  # check_settings reports a value of the wrong type
+    user_settings = getattr(settings, SETTINGS_NAME, {})
+    errors = []
+    expected = (
+        "a dict of " + ", ".join(HTML_ERROR_HANDLER_NAMES) + " to the dotted paths of the project's own views"
+    )
+    for name, target in user_settings.get("HTML_ERROR_HANDLERS", {}).items():
+        if name not in HTML_ERROR_HANDLER_NAMES or not (isinstance(target, str) or callable(target)):
+            errors.append(message("E003", key="HTML_ERROR_HANDLERS", expected=expected, value={name: target}))
+            continue
+        if isinstance(target, str) and str(current_path(target)).rpartition(".")[0] == HANDLERS:
+            errors.append(message("E003", key="HTML_ERROR_HANDLERS", expected=expected, value={name: target}))
+            continue
+        try:
+            view = import_string(target) if isinstance(target, str) else target
+        except ImportError as exc:
+            errors.append(message("E004", key="HTML_ERROR_HANDLERS", value=target, error=exc))
+            continue
+        if is_own_view(view):
+            errors.append(message("E003", key="HTML_ERROR_HANDLERS", expected=expected, value={name: target}))
+    handler = user_settings.get("PROJECT_EXCEPTION_HANDLER")
+    if handler is not None and current_path(handler) == EXCEPTION_HANDLER:
+        errors.append(message(
+            "E003", key="PROJECT_EXCEPTION_HANDLER", expected="the project's own handler, not the package's",
+            value=handler,
+        ))
     return errors
 
 

@@ -120,7 +120,8 @@ def render_problem(request: HttpRequest, problem: ProblemException) -> HttpRespo
         response["Content-Language"] = language
     for name, value in problem.headers.items():
         response[name] = value
-    response[api_settings.TRACE_ID_HEADER] = trace_id
+    if api_settings.TRACE_ID_HEADER not in response:  # a header the project's problem names is its own
+        response[api_settings.TRACE_ID_HEADER] = trace_id
     if problem.status_code < 500:  # server failures are logged, with their traceback, where they happen
         _log_rejection(request, problem, trace_id)
     return response

@@ -9,46 +9,90 @@ Point your root URLconf at them:
 
 and ``CSRF_FAILURE_VIEW = "django_api_conventions.problems.django_handlers.csrf_failure"``.
 
-Outside ``API_PATHS`` each hands over to Django's own view (``django.views.defaults``,
-``django.views.csrf.csrf_failure``), templates ``404.html``... included.
+Outside ``API_PATHS`` each hands over to the view the project names for it in
+``API_CONVENTIONS["HTML_ERROR_HANDLERS"]`` (its previous ``handler404``, say), else to Django's
+own view (``django.views.defaults``, ``django.views.csrf.csrf_failure``), templates
+``404.html``... included.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
+from django.utils.module_loading import import_string
 from django.utils.translation import gettext
 from django.views import csrf, defaults
 
+from ..conf import api_settings
 from .api_paths import is_api_path
 from .details import ProblemException, render_problem
 from .mapping import INTERNAL_ERROR_DETAIL, PERMISSION_DENIED_DETAIL, problem_for_exception
 
+logger = logging.getLogger("django_api_conventions.problems")
+
+#: The names ``HTML_ERROR_HANDLERS`` takes: Django's own names of its error views.
+HTML_ERROR_HANDLER_NAMES = ("handler400", "handler403", "handler404", "handler500", "CSRF_FAILURE_VIEW")
+
+
+def html_error_handler(name: str) -> Callable[..., HttpResponse] | None:
+    """The project's view named ``name`` in ``HTML_ERROR_HANDLERS`` (``"handler404"``...), or
+    ``None``: none named, one of the package's own views (which would call itself), or one that
+    cannot be imported (logged; check E004 says so at start-up)."""
+    handlers = api_settings.HTML_ERROR_HANDLERS
+    target = handlers.get(name) if isinstance(handlers, dict) else None
+    if target is None:
+        return None
+    view = _import_view(target) if isinstance(target, str) else target
+    if not callable(view) or is_own_view(view):
+        return None
+    return view  # type: ignore[no-any-return]
+
+
+@functools.lru_cache(maxsize=64)
+def _import_view(path: str) -> Any:
+    try:
+        return import_string(path)
+    except ImportError:
+        logger.exception("API_CONVENTIONS['HTML_ERROR_HANDLERS'] names %s, which cannot be imported: "
+                         "Django's own error view answers instead.", path)
+        return None
+
+
+def is_own_view(view: object) -> bool:
+    """Whether ``view`` is one of this module's error views."""
+    return getattr(view, "__module__", None) == __name__
+
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if not is_api_path(request):
-        return defaults.bad_request(request, exception)
+        return (html_error_handler("handler400") or defaults.bad_request)(request, exception)
     problem = problem_for_exception(exception) if exception is not None else None
     return render_problem(request, problem or ProblemException("bad-request"))
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if not is_api_path(request):
-        return defaults.permission_denied(request, exception)
+        return (html_error_handler("handler403") or defaults.permission_denied)(request, exception)
     return render_problem(request, ProblemException("permission-denied", PERMISSION_DENIED_DETAIL))
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if not is_api_path(request):
-        return defaults.page_not_found(request, exception)
+        return (html_error_handler("handler404") or defaults.page_not_found)(request, exception)
     return render_problem(request, not_found_problem(request))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if not is_api_path(request):
-        return defaults.server_error(request)
+        # Called in Django's ``except`` block, as Django would call it: sys.exc_info() still
+        # names the failure for a project's view that shows it (NetBox's 500 page).
+        return (html_error_handler("handler500") or defaults.server_error)(request)
     # Django calls handler500 inside its ``except`` block: the failure is still at hand, and
     # a database outage deserves a 503 rather than a 500.
     exception = sys.exc_info()[1]
@@ -58,7 +102,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     if not is_api_path(request):
-        return csrf.csrf_failure(request, reason)
+        return (html_error_handler("CSRF_FAILURE_VIEW") or csrf.csrf_failure)(request, reason=reason)
     return render_problem(
         request,
         ProblemException("csrf-failed", gettext("CSRF verification failed: send the CSRF token with the request.")),

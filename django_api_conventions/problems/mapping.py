@@ -1,8 +1,15 @@
-"""Which problem each exception becomes, whichever layer raised it."""
+"""Which problem each exception becomes, whichever layer raised it.
+
+A project maps its own exception types with :func:`map_exception`; its mappings come before the
+package's own. :func:`problem_for_error_answer` turns an error answer a project built itself (its
+previous DRF exception handler's) into a problem that keeps its status, text and field messages.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.exceptions import (
@@ -26,8 +33,8 @@ from rest_framework.fields import get_error_detail
 from .. import header_names
 from ..conf import api_settings
 from ..tracing import assign_trace_id
-from .details import ProblemException, retry_after_header
-from .error_items import pointer_items
+from .details import RESERVED_MEMBERS, ErrorItem, ProblemException, retry_after_header
+from .error_items import is_validation_detail, pointer_items
 from .hosts import InvalidHostPort
 from .types import problem_types
 from .unique_violations import UniqueViolation, unique_violation
@@ -54,8 +61,74 @@ def report_server_failure(request: HttpRequest, exc: BaseException, status: int)
     )
 
 
+#: What turns an exception of a project's type into its problem (``None``: not this one).
+ExceptionMapper = Callable[[Any], "ProblemException | None"]
+_MapperT = TypeVar("_MapperT", bound=ExceptionMapper)
+
+#: The project's mappings, by exception type (:func:`map_exception`).
+_project_mappings: dict[type[BaseException], ExceptionMapper] = {}
+
+
+def map_exception(
+    exc_type: type[BaseException], mapper: _MapperT | None = None
+) -> _MapperT | Callable[[_MapperT], _MapperT]:
+    """Answer ``exc_type``, and its subclasses, with the problem ``mapper(exc)`` returns.
+
+    ``mapper`` returns a :class:`ProblemException` (any registered type, status, headers such as
+    ``Retry-After``, extensions) or ``None`` to leave the exception to the mapping of its base
+    classes, then to the package's. The mapping of the nearest class in the exception's MRO
+    wins, ahead of the package's own (so a project can also re-map ``Http404`` or DRF's
+    exceptions); it applies in every layer: DRF's exception handler, the middleware, Django's
+    error views. Call it in an ``AppConfig.ready()``; used without ``mapper``, it is a decorator::
+
+        @map_exception(LockedError)
+        def locked(exc):
+            return ProblemException("conflict", str(exc), headers=retry_after_header(exc.wait))
+    """
+    if not (isinstance(exc_type, type) and issubclass(exc_type, BaseException)):
+        raise TypeError(f"map_exception() maps an exception class, not {exc_type!r}.")
+    if mapper is None:
+        return lambda function: map_exception(exc_type, function)  # type: ignore[return-value]
+    if not callable(mapper):
+        raise TypeError(f"The mapper of {exc_type.__name__} must be callable, not {mapper!r}.")
+    _project_mappings[exc_type] = mapper
+    return mapper
+
+
+def unmap_exception(exc_type: type[BaseException]) -> None:
+    """Forget the project's mapping of ``exc_type`` (its subclasses' own mappings stay)."""
+    _project_mappings.pop(exc_type, None)
+
+
+def mapped_problem(exc: BaseException) -> ProblemException | None:
+    """The problem the project's mappings (:func:`map_exception`) give ``exc``, if any."""
+    if not _project_mappings:
+        return None
+    for cls in type(exc).__mro__:
+        mapper = _project_mappings.get(cls)
+        if mapper is None:
+            continue
+        problem = mapper(exc)
+        if problem is None:
+            continue
+        if not isinstance(problem, ProblemException):
+            raise TypeError(
+                f"The mapper of {cls.__name__} returned {problem!r}: it must return a ProblemException or None."
+            )
+        return problem
+    return None
+
+
 def problem_for_exception(exc: BaseException) -> ProblemException | None:
-    """The problem ``exc`` answers with, or ``None`` when it is an unexpected failure (500)."""
+    """The problem ``exc`` answers with, or ``None`` when it is an unexpected failure (500):
+    the project's mapping (:func:`map_exception`) first, then the package's."""
+    if isinstance(exc, ProblemException):
+        return exc
+    return mapped_problem(exc) or package_problem(exc)
+
+
+def package_problem(exc: BaseException) -> ProblemException | None:
+    """The problem the package itself gives ``exc``, the project's mappings aside."""
     if isinstance(exc, ProblemException):
         return exc
     if isinstance(exc, drf.APIException):
@@ -122,6 +195,51 @@ def _from_api_exception(exc: drf.APIException) -> ProblemException:
     if isinstance(exc.detail, (dict, list)):
         return ProblemException(problem_type, problem_type.title, status=status, errors=pointer_items(exc.detail))
     return ProblemException(problem_type, str(exc.detail), status=status)
+
+
+def problem_for_error_answer(
+    status: int, data: Any, headers: Mapping[str, str] | None = None
+) -> ProblemException:
+    """The problem of an error answer the project built itself: ``status`` (400 to 599) and
+    ``data``, its body as DRF renders errors, before or after JSON.
+
+    The status is kept, with the default type of the status; a ``detail`` string stays the
+    detail; field messages (``{"status": ["bogus is not a valid choice."]}``, a list of
+    messages, ``non_field_errors``) become ``errors`` items with JSON Pointers; any other member
+    is kept as an extension member unless its name is reserved (``type``, ``title``,
+    ``status``...). ``headers`` (``Retry-After``...) are added to the problem's. A 5xx keeps
+    none of its body, which may describe the failure: the text is the type's (the fixed one of
+    a 500).
+    """
+    if not 400 <= status <= 599:
+        status = 500  # not an error status: a bug of the answer, not the client's failure
+    problem_type = problem_types.for_status(status)
+    detail: str | None = None
+    errors: list[ErrorItem] = []
+    extensions: dict[str, Any] = {}
+    if status >= 500:
+        # Whatever the body says of the failure (NetBox's names the exception) is for the logs.
+        detail = INTERNAL_ERROR_DETAIL if status == 500 else problem_type.title
+        return ProblemException(problem_type, str(detail), status=status, headers=headers)
+    if isinstance(data, str):
+        detail = data
+    elif isinstance(data, list) and is_validation_detail(data):
+        errors = pointer_items(data)
+    elif isinstance(data, dict):
+        fields: dict[str, Any] = {}
+        for name, value in data.items():
+            if name == "detail" and isinstance(value, str):
+                detail = value
+            elif isinstance(value, (list, dict)) and is_validation_detail(value):
+                fields[str(name)] = value
+            elif str(name) not in RESERVED_MEMBERS:
+                extensions[str(name)] = value
+        errors = pointer_items(fields)
+    if not detail:
+        detail = gettext("The request breaks the rules of the resource.") if errors else str(problem_type.title)
+    return ProblemException(
+        problem_type, detail, status=status, errors=errors, headers=headers, extensions=extensions
+    )
 
 
 def _unique_conflict(violation: UniqueViolation) -> ProblemException:
