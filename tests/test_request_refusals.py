@@ -170,8 +170,8 @@ def test_an_undeclared_parameter_is_400_on_every_method_and_nothing_changes(
         response = client.generic(method, f"{path}?foo=1", json.dumps(payload) if payload else "",
                                   content_type=JSON, headers={"Idempotency-Key": key})
         body = problem(response, 400, "invalid-parameters")
-        assert body["errors"] == [{"parameter": "foo", "code": "unknown",
-                                   "detail": "Unknown parameter: this request takes no query parameters."}], (method, path)
+        detail = "Unknown parameter: this request takes no query parameters."
+        assert body["errors"] == [{"parameter": "foo", "code": "unknown", "detail": detail}], (method, path)
         assert rows() == before, (method, path)
         assert not Invoice.all_objects.filter(pk=invoice.pk, deleted_at__isnull=False).exists()
         # The key was not used: the corrected request runs for the first time.
