@@ -190,7 +190,6 @@ def test_the_projects_views_pass_the_checks(own_views: None) -> None:
         ({"handler405": OWN["handler404"]}, "E003"),
         ({"handler404": 404}, "E003"),
         ({"handler404": f"{HANDLERS}.page_not_found"}, "E003"),
-        ({"CSRF_FAILURE_VIEW": "django_api_conventions.handlers.csrf_failure"}, "E003"),  # its old path
     ],
 )
 def test_a_wrong_view_is_an_error(settings: Any, handlers: dict[str, Any], check_id: str) -> None:

@@ -9,7 +9,6 @@ from django.conf import settings
 from django.core import checks
 from django.utils.module_loading import import_string
 
-from .._moved import current_path
 from ..conf import SETTINGS_NAME, api_settings
 from ..maintenance import unshared_switch_cache
 from ..problems.checks import EXCEPTION_HANDLER, HANDLERS
@@ -31,7 +30,7 @@ def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
         return []  # DRF reports that itself
     errors = []
     handler = drf.get("EXCEPTION_HANDLER", "rest_framework.views.exception_handler")
-    if current_path(handler) != EXCEPTION_HANDLER:
+    if handler != EXCEPTION_HANDLER:
         errors.append(message("W001", value=handler))
     throttles = drf.get("DEFAULT_THROTTLE_CLASSES", [])
     if f"{PACKAGE}.throttling.ClientRateThrottle" in throttles and "client" not in drf.get(
@@ -58,7 +57,7 @@ def check_project_handlers(**kwargs: Any) -> list[checks.CheckMessage]:
         if name not in HTML_ERROR_HANDLER_NAMES or not (isinstance(target, str) or callable(target)):
             errors.append(message("E003", key="HTML_ERROR_HANDLERS", expected=expected, value={name: target}))
             continue
-        if isinstance(target, str) and str(current_path(target)).rpartition(".")[0] == HANDLERS:
+        if isinstance(target, str) and target.rpartition(".")[0] == HANDLERS:
             errors.append(message("E003", key="HTML_ERROR_HANDLERS", expected=expected, value={name: target}))
             continue
         try:
@@ -69,7 +68,7 @@ def check_project_handlers(**kwargs: Any) -> list[checks.CheckMessage]:
         if is_own_view(view):
             errors.append(message("E003", key="HTML_ERROR_HANDLERS", expected=expected, value={name: target}))
     handler = user_settings.get("PROJECT_EXCEPTION_HANDLER")
-    if handler is not None and current_path(handler) == EXCEPTION_HANDLER:
+    if handler is not None and handler == EXCEPTION_HANDLER:
         errors.append(message(
             "E003", key="PROJECT_EXCEPTION_HANDLER", expected="the project's own handler, not the package's",
             value=handler,

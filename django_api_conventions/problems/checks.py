@@ -11,7 +11,6 @@ from django.conf import settings
 from django.core import checks
 from django.urls import NoReverseMatch, reverse
 
-from .._moved import current_path
 from ..checks.messages import PACKAGE, message
 from ..conf import SETTINGS_NAME
 from ..url_conventions import project_resolvers
@@ -33,11 +32,12 @@ def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
     for resolver in project_resolvers():
         for handler, view in ERROR_HANDLERS.items():
             value = getattr(resolver.urlconf_module, handler, None)
-            if current_path(value) != f"{HANDLERS}.{view}" and getattr(value, "__module__", None) != HANDLERS:
+            if value != f"{HANDLERS}.{view}" and getattr(value, "__module__", None) != HANDLERS:
                 errors.append(message("W004", handler=handler, view=view, value=value,
                                       urlconf=_module_name(resolver)))
-    if current_path(settings.CSRF_FAILURE_VIEW) != f"{HANDLERS}.csrf_failure":
-        errors.append(message("W005", value=settings.CSRF_FAILURE_VIEW))
+    csrf_failure_view = settings.CSRF_FAILURE_VIEW
+    if csrf_failure_view != f"{HANDLERS}.csrf_failure":
+        errors.append(message("W005", value=csrf_failure_view))
     user_settings = getattr(settings, SETTINGS_NAME, {})
     if isinstance(user_settings, dict) and not user_settings.get("PROBLEM_BASE_URL"):
         try:
