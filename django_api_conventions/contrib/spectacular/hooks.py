@@ -41,12 +41,6 @@ def postprocess_schema(result: dict[str, Any], generator: Any, request: Any, pub
                          registry=getattr(generator, "registry", None))
 
 
-def api_version_info(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """drf-spectacular postprocessing hook: :func:`with_api_version` for the generator's version
-    (:func:`postprocess_schema` does it too, with the enums' names)."""
-    return with_api_version(result, generator.api_version or getattr(request, "version", None))
-
-
 def finish_schema(schema: dict[str, Any], api_version: str | None, registry: Any = None) -> dict[str, Any]:
     """``schema`` with :func:`with_api_version` and its extensible enums named; idempotent."""
     name_extensible_enums(schema, spectacular_settings.ENUM_SUFFIX, registry)
