@@ -1,5 +1,3 @@
-import importlib.util
-
 from django.apps import AppConfig, apps
 from django.core.signals import request_finished
 
@@ -21,7 +19,6 @@ class APIConventionsConfig(AppConfig):
         request_finished.connect(forget_trace_id, dispatch_uid="api_conventions_forget_trace_id")
         resolve_span_trace_id_lookup()
         _keep_deprecations_on_replay()
-        _accept_django_filter_filtersets()
         _record_idempotency_in_opentelemetry()
 
 
@@ -32,16 +29,6 @@ def _keep_deprecations_on_replay() -> None:
     from .versioning.replay import dump_noted_since, note_dumped, noted_count
 
     register_replayed_state(ReplayedRequestState("deprecations", noted_count, dump_noted_since, note_dumped))
-
-
-def _accept_django_filter_filtersets() -> None:
-    # django-filter need not be in INSTALLED_APPS for its FilterSets to work: importable is enough.
-    if importlib.util.find_spec("django_filters") is None:
-        return
-    from .contrib.django_filters import adapt
-    from .pagination.adapters import register_filterset_adapter
-
-    register_filterset_adapter(adapt)
 
 
 def _record_idempotency_in_opentelemetry() -> None:
