@@ -29,6 +29,9 @@ OWN_ERRORS: dict[str, tuple[Any, int]] = {
         {"address": {"city": ["Too long."]}, "tags": [{}, {"name": ["Blank."]}], "a/b~c": ["Odd name."],
          "non_field_errors": ["The dates overlap."]}, 400,
     ),
+    "detail-fields-and-more": (
+        {"detail": "Check-in refused.", "status": ["Unknown status."], "reason": "expired", "retry_in": 3}, 400,
+    ),
     "list-of-messages": (["The object is locked.", "Retry once it is unlocked."], 400),
     "own-not-found": ({"detail": "No Device matches the given query."}, 404),
     "not-of-drf-shape": ({"message": "differently shaped", "status": "failed"}, 409),

@@ -6,6 +6,12 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.urls import include, path
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView, exception_handler
+
+from tests.project_views import OWN_ERRORS, OwnErrorView, own_json_error
 
 pytestmark = pytest.mark.django_db  # ATOMIC_REQUESTS, the maintenance switch
 
@@ -71,12 +77,89 @@ def test_a_views_own_not_found_keeps_its_detail() -> None:
     assert body["detail"] == "No Device matches the given query."
 
 
-@pytest.mark.parametrize("case", ["not-of-drf-shape", "detail-not-text", "numbers-are-no-messages"])
-def test_other_shapes_keep_the_generic_problem(case: str) -> None:
-    body = _problem(f"/faults/own-errors/{case}", 409 if case != "numbers-are-no-messages" else 400,
-                    "conflict" if case != "numbers-are-no-messages" else "bad-request")
-    assert body["detail"] == body["title"]
+@pytest.mark.parametrize("prefix", ["/faults/own-errors/", "/faults/own-json-errors/"], ids=["drf", "django"])
+def test_other_members_are_kept_as_extension_members(prefix: str) -> None:
+    body = _problem(f"{prefix}not-of-drf-shape", 409, "conflict")
+    assert body["detail"] == body["title"] == "Conflict"
+    assert body["message"] == "differently shaped"
+    assert body["status"] == 409  # a reserved member stays the problem's
     assert "errors" not in body
+    body = _problem(f"{prefix}numbers-are-no-messages", 400, "bad-request")
+    assert body["count"] == [3] and "errors" not in body
+
+
+def test_an_object_under_detail_reads_as_the_messages_of_a_field_named_detail() -> None:
+    body = _problem("/faults/own-errors/detail-not-text", 409, "conflict")
+    assert body["detail"] == "The request breaks the rules of the resource."
+    assert body["errors"] == [{"pointer": "/detail/text", "detail": "nested", "code": "invalid"}]
+
+
+class OwnAnswer(Exception):
+    """Answered by the project's former exception handler with a body of :data:`OWN_ERRORS`."""
+
+    def __init__(self, case: str) -> None:
+        super().__init__(case)
+        self.case = case
+
+
+def project_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, OwnAnswer):
+        body, status = OWN_ERRORS[exc.case]
+        return Response(body, status=status)
+    return exception_handler(exc, context)
+
+
+class RaisingView(APIView):
+    authentication_classes: list[Any] = []
+    permission_classes: list[Any] = []
+
+    def get(self, request: Request, case: str) -> Response:
+        raise OwnAnswer(case)
+
+
+urlpatterns = [
+    path("faults/own-errors/<str:case>", OwnErrorView.as_view()),
+    path("faults/own-json-errors/<str:case>", own_json_error),
+    path("faults/raised/<str:case>", RaisingView.as_view()),
+    path("", include("django_api_conventions.urls")),
+]
+
+
+def _without_request_ids(body: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in body.items() if name not in ("instance", "trace_id")}
+
+
+@pytest.mark.urls(__name__)
+@pytest.mark.parametrize("case", [name for name, (_, status) in OWN_ERRORS.items() if status < 500])
+def test_a_body_converts_the_same_whichever_layer_converts_it(settings: Any, case: str) -> None:
+    # The middleware converts what a view returns, the exception handler what the project's
+    # former handler answers: one conversion, one problem.
+    settings.API_CONVENTIONS = {
+        **settings.API_CONVENTIONS, "PROJECT_EXCEPTION_HANDLER": f"{__name__}.project_exception_handler"
+    }
+    bodies = [
+        _without_request_ids(Client().get(f"/faults/{kind}/{case}").json())
+        for kind in ("own-errors", "own-json-errors", "raised")
+    ]
+    assert bodies[0] == bodies[1] == bodies[2]
+
+
+def test_a_detail_field_messages_and_other_members_are_all_kept() -> None:
+    body = _problem("/faults/own-errors/detail-fields-and-more", 400, "bad-request")
+    assert _without_request_ids(body) == {
+        "type": body["type"], "title": "Bad request", "status": 400, "detail": "Check-in refused.",
+        "errors": [{"pointer": "/status", "detail": "Unknown status.", "code": "invalid"}],
+        "reason": "expired", "retry_in": 3,
+    }
+
+
+@pytest.mark.parametrize("prefix", ["/faults/own-errors/", "/faults/own-json-errors/", "/faults/crash"])
+def test_the_problem_is_the_responses_data_as_drfs_response_has_it(prefix: str) -> None:
+    # Tests written against DRF read ``response.data`` after an error.
+    path = prefix if prefix == "/faults/crash" else f"{prefix}blocked-delete"
+    response = Client(raise_request_exception=False).get(path)
+    assert response["Content-Type"] == PROBLEM
+    assert response.data == response.json()
 
 
 def test_a_body_not_labelled_json_is_not_read() -> None:

@@ -19,9 +19,9 @@ from rest_framework.views import APIView, exception_handler
 from django_api_conventions.checks import check_drf_settings, check_project_handlers, check_settings
 from django_api_conventions.problems import ProblemException, retry_after_header
 from django_api_conventions.problems.drf_handler import problem_exception_handler
+from django_api_conventions.problems.error_answers import problem_for_error_answer
 from django_api_conventions.problems.mapping import (
     map_exception,
-    problem_for_error_answer,
     problem_for_exception,
     unmap_exception,
 )

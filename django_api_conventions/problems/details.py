@@ -113,6 +113,10 @@ def render_problem(request: HttpRequest, problem: ProblemException) -> HttpRespo
         status=problem.status_code,
         content_type=PROBLEM_CONTENT_TYPE,
     )
+    # The body as data too, as DRF's Response has it: tests written against DRF read
+    # ``response.data`` after an error. A plain HttpResponse still, so that content
+    # negotiation can never pick an HTML renderer for a problem.
+    response.data = body  # type: ignore[attr-defined]
     # The language title and detail are in (RFC 9110 8.5): LocaleMiddleware's choice from
     # Accept-Language, else LANGUAGE_CODE. LocaleMiddleware itself adds Vary: Accept-Language.
     language = translation.get_language()

@@ -8,19 +8,19 @@ first, and its answer is converted into a problem.
 from __future__ import annotations
 
 import copy
-import json
 from contextvars import ContextVar
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpResponseBase
 from rest_framework import exceptions as drf
 from rest_framework.views import set_rollback
 
 from ..conf import api_settings
 from ..http_request import http_request_of
 from .details import ProblemException, is_problem_response, render_problem
-from .mapping import mapped_problem, package_problem, problem_for_error_answer, report_server_failure
+from .error_answers import error_answer_data, problem_for_error_answer
+from .mapping import mapped_problem, package_problem, report_server_failure
 
 # Headers of the project's answer that describe its body, which the problem replaces.
 _BODY_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "content-disposition"})
@@ -100,13 +100,11 @@ def _problem_of_answer(
     Where it answers as DRF's own handler would (the same status and body: the project handles
     its own cases and leaves the others to DRF's), the package's problem of ``exc`` (422 for a
     validation error, ``rate-limited``...); else the project's answer as a problem
-    (:func:`~django_api_conventions.problems.mapping.problem_for_error_answer`). Either way the
+    (:func:`~django_api_conventions.problems.error_answers.problem_for_error_answer`). Either way the
     answer's headers (``Retry-After``...) are kept.
     """
     headers = {name: value for name, value in answer.headers.items() if name.lower() not in _BODY_HEADERS}
-    data = getattr(answer, "data", None)
-    if data is None:
-        data = _json_body(answer)
+    data = error_answer_data(answer)
     problem = package_problem(exc) if drf_default == (answer.status_code, data) else None
     if problem is None:
         return problem_for_error_answer(answer.status_code, data, headers)
@@ -114,13 +112,3 @@ def _problem_of_answer(
     problem.headers.update({name: value for name, value in headers.items() if name.lower() not in own})
     return problem
 
-
-def _json_body(answer: HttpResponseBase) -> Any:
-    """The parsed body of a plain ``JsonResponse`` answer; ``None`` for anything else."""
-    media_type = answer.get("Content-Type", "").split(";")[0].strip().lower()
-    if not isinstance(answer, HttpResponse) or not (media_type == "application/json" or media_type.endswith("+json")):
-        return None
-    try:
-        return json.loads(answer.content)
-    except (ValueError, RecursionError):
-        return None

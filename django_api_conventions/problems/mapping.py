@@ -1,14 +1,13 @@
 """Which problem each exception becomes, whichever layer raised it.
 
 A project maps its own exception types with :func:`map_exception`; its mappings come before the
-package's own. :func:`problem_for_error_answer` turns an error answer a project built itself (its
-previous DRF exception handler's) into a problem that keeps its status, text and field messages.
+package's own. An error answer the project built itself is :mod:`.error_answers`'.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -33,8 +32,8 @@ from rest_framework.fields import get_error_detail
 from .. import header_names
 from ..conf import api_settings
 from ..tracing import assign_trace_id
-from .details import RESERVED_MEMBERS, ErrorItem, ProblemException, retry_after_header
-from .error_items import is_validation_detail, pointer_items
+from .details import ProblemException, retry_after_header
+from .error_items import pointer_items
 from .hosts import InvalidHostPort
 from .types import problem_types
 from .unique_violations import UniqueViolation, unique_violation
@@ -195,51 +194,6 @@ def _from_api_exception(exc: drf.APIException) -> ProblemException:
     if isinstance(exc.detail, (dict, list)):
         return ProblemException(problem_type, problem_type.title, status=status, errors=pointer_items(exc.detail))
     return ProblemException(problem_type, str(exc.detail), status=status)
-
-
-def problem_for_error_answer(
-    status: int, data: Any, headers: Mapping[str, str] | None = None
-) -> ProblemException:
-    """The problem of an error answer the project built itself: ``status`` (400 to 599) and
-    ``data``, its body as DRF renders errors, before or after JSON.
-
-    The status is kept, with the default type of the status; a ``detail`` string stays the
-    detail; field messages (``{"status": ["bogus is not a valid choice."]}``, a list of
-    messages, ``non_field_errors``) become ``errors`` items with JSON Pointers; any other member
-    is kept as an extension member unless its name is reserved (``type``, ``title``,
-    ``status``...). ``headers`` (``Retry-After``...) are added to the problem's. A 5xx keeps
-    none of its body, which may describe the failure: the text is the type's (the fixed one of
-    a 500).
-    """
-    if not 400 <= status <= 599:
-        status = 500  # not an error status: a bug of the answer, not the client's failure
-    problem_type = problem_types.for_status(status)
-    detail: str | None = None
-    errors: list[ErrorItem] = []
-    extensions: dict[str, Any] = {}
-    if status >= 500:
-        # Whatever the body says of the failure (NetBox's names the exception) is for the logs.
-        detail = INTERNAL_ERROR_DETAIL if status == 500 else problem_type.title
-        return ProblemException(problem_type, str(detail), status=status, headers=headers)
-    if isinstance(data, str):
-        detail = data
-    elif isinstance(data, list) and is_validation_detail(data):
-        errors = pointer_items(data)
-    elif isinstance(data, dict):
-        fields: dict[str, Any] = {}
-        for name, value in data.items():
-            if name == "detail" and isinstance(value, str):
-                detail = value
-            elif isinstance(value, (list, dict)) and is_validation_detail(value):
-                fields[str(name)] = value
-            elif str(name) not in RESERVED_MEMBERS:
-                extensions[str(name)] = value
-        errors = pointer_items(fields)
-    if not detail:
-        detail = gettext("The request breaks the rules of the resource.") if errors else str(problem_type.title)
-    return ProblemException(
-        problem_type, detail, status=status, errors=errors, headers=headers, extensions=extensions
-    )
 
 
 def _unique_conflict(violation: UniqueViolation) -> ProblemException:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import sys
 from collections.abc import Callable
 from io import BytesIO
@@ -25,9 +24,9 @@ from ..i18n import honour_refused_languages
 from ..parsers import view_body_limit
 from ..request_attributes import EXCEPTION, get_state, set_state
 from .api_paths import html_error_page, is_api_path
-from .details import ErrorItem, ProblemException, is_problem_response, render_problem
+from .details import ProblemException, is_problem_response, render_problem
 from .django_handlers import not_found_problem
-from .error_items import is_validation_detail, pointer_items
+from .error_answers import error_answer_data, problem_for_error_answer
 from .hosts import checked_host
 from .mapping import INTERNAL_ERROR_DETAIL, problem_for_exception, report_server_failure
 from .types import problem_types
@@ -48,9 +47,10 @@ class ProblemDetailsMiddleware(HookMiddleware):
     - answers exceptions raised by any view, a 500 logged with its trace id and reported to
       ``got_request_exception`` receivers, its text never sent;
     - turns any other error response (Django's HTML pages with ``DEBUG`` on or off, a view's own
-      error responses) into a problem with the same status and headers; a view's own 4xx JSON
-      body of DRF's shapes (``{"detail": "..."}``, field messages) keeps its ``detail`` and
-      its field messages as ``errors`` items.
+      error responses) into a problem with the same status and headers; a view's own 4xx body
+      (a DRF ``Response``'s data, a JSON body) keeps its ``detail``, its field messages as
+      ``errors`` items and its other members, as the exception handler converts the project's
+      answers (:mod:`.error_answers`).
 
     Outside ``API_PATHS`` (the admin, say) Django answers as usual: the request is refused for
     the same reasons, but with Django's own 400 page; exceptions go to Django's handling (its
@@ -110,10 +110,7 @@ class ProblemDetailsMiddleware(HookMiddleware):
         exception = get_state(request, EXCEPTION)
         problem = problem_for_exception(exception) if exception is not None else None
         if problem is None:
-            problem = _problem_for_status(request, response.status_code)
-            own = _own_error_body(response) if response.status_code < 500 else None  # a 5xx's text stays unsent
-            if own is not None:
-                problem = _keeping_own_error(problem, *own)
+            problem = _problem_of_error_response(request, response)
         problem_response = render_problem(request, problem)
         for name, value in response.headers.items():
             if name.lower() not in _BODY_HEADERS and name not in problem_response.headers:
@@ -277,41 +274,13 @@ def _problem_for_status(request: HttpRequest, status: int) -> ProblemException:
     return ProblemException(problem_type, problem_type.title, status=status)
 
 
-def _own_error_body(response: HttpResponseBase) -> tuple[str | None, list[ErrorItem]] | None:
-    """The ``detail`` and ``errors`` items of an error body a view built itself, when it is JSON
-    shaped as DRF renders errors: ``{"detail": "..."}``, field messages such as
-    ``{"status": ["..."]}`` (beside a ``detail`` or not), or a list of messages. Any other body,
-    ``{"message": "..."}`` say, is not read: guessing what its members mean could mislead."""
-    media_type = response.get("Content-Type", "").split(";")[0].strip().lower()
-    if response.streaming or response.get("Content-Encoding", "identity").lower() != "identity":
-        return None
-    if media_type != "application/json" and not media_type.endswith("+json"):
-        return None
-    try:
-        body = json.loads(response.content)  # type: ignore[attr-defined]
-        if isinstance(body, list) and body and is_validation_detail(body):
-            return None, pointer_items(body)
-        if not isinstance(body, dict) or not body:
-            return None
-        detail = body.get("detail")
-        fields = {name: value for name, value in body.items() if name != "detail"}
-        # A field's messages are a list (or an object for nested serializers): a bare string
-        # beside them is some other member, not a message about the request.
-        if (detail is not None and not isinstance(detail, str)) or not all(
-            isinstance(value, (list, dict)) and is_validation_detail(value) for value in fields.values()
-        ):
-            return None
-        return detail, pointer_items(fields)
-    except (ValueError, RecursionError):  # not JSON after all, or nested beyond reading
-        return None
-
-
-def _keeping_own_error(problem: ProblemException, detail: str | None, errors: list[ErrorItem]) -> ProblemException:
-    if not detail:
-        detail = gettext("The request breaks the rules of the resource.") if errors else str(problem.detail)
-    return ProblemException(
-        problem.problem_type, detail, status=problem.status_code, errors=errors, headers=problem.headers
-    )
+def _problem_of_error_response(request: HttpRequest, response: HttpResponseBase) -> ProblemException:
+    """A view's own error body, read as the exception handler reads the project's answers; the
+    problem of its status when it has none to read (an HTML page, a 5xx's text, never sent)."""
+    data = error_answer_data(response) if response.status_code < 500 else None
+    if data is None:
+        return _problem_for_status(request, response.status_code)
+    return problem_for_error_answer(response.status_code, data)
 
 
 @receiver(got_request_exception)

@@ -1,0 +1,89 @@
+"""An error answer a project built itself, as a problem.
+
+One conversion for every layer that meets one: the middleware, for a view's own
+``Response({"detail": ...}, status=409)`` or ``JsonResponse``; DRF's exception handler, for the
+answer of the project's former exception handler. The same body gives the same problem
+whichever layer converts it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from django.http import HttpResponseBase
+from django.utils.translation import gettext
+
+from .details import RESERVED_MEMBERS, ErrorItem, ProblemException
+from .error_items import is_validation_detail, pointer_items
+from .mapping import INTERNAL_ERROR_DETAIL
+from .types import problem_types
+
+
+def error_answer_data(response: HttpResponseBase) -> Any:
+    """The body of ``response`` as data: a DRF ``Response``'s ``data`` (its ``ErrorDetail``
+    codes included), else the parsed body of an uncompressed JSON (or ``+json``) response such
+    as ``JsonResponse``; ``None`` for anything else (HTML, text, a stream)."""
+    data = getattr(response, "data", None)
+    if data is not None:
+        return data
+    media_type = response.get("Content-Type", "").split(";")[0].strip().lower()
+    if response.streaming or response.get("Content-Encoding", "identity").lower() != "identity":
+        return None
+    if media_type != "application/json" and not media_type.endswith("+json"):
+        return None
+    try:
+        return json.loads(response.content)  # type: ignore[attr-defined]
+    except (ValueError, RecursionError):  # not JSON after all, or nested beyond reading
+        return None
+
+
+def problem_for_error_answer(
+    status: int, data: Any, headers: Mapping[str, str] | None = None
+) -> ProblemException:
+    """The problem of an error answer the project built itself: ``status`` (400 to 599) and
+    ``data``, its body as DRF renders errors, before or after JSON (:func:`error_answer_data`).
+
+    The status is kept, with the default type of the status; a ``detail`` string stays the
+    detail; field messages (``{"status": ["bogus is not a valid choice."]}``, a list of
+    messages, ``non_field_errors``) become ``errors`` items with JSON Pointers; any other member
+    is kept as an extension member unless its name is reserved (``type``, ``title``,
+    ``status``...). ``headers`` (``Retry-After``...) are added to the problem's. A 5xx keeps
+    none of its body, which may describe the failure: the text is the type's (the fixed one of
+    a 500).
+    """
+    if not 400 <= status <= 599:
+        status = 500  # not an error status: a bug of the answer, not the client's failure
+    problem_type = problem_types.for_status(status)
+    if status >= 500:
+        # Whatever the body says of the failure (NetBox's names the exception) is for the logs.
+        detail = INTERNAL_ERROR_DETAIL if status == 500 else problem_type.title
+        return ProblemException(problem_type, str(detail), status=status, headers=headers)
+    detail, errors, extensions = _read_error_body(data)
+    if not detail:
+        detail = gettext("The request breaks the rules of the resource.") if errors else str(problem_type.title)
+    return ProblemException(
+        problem_type, detail, status=status, errors=errors, headers=headers, extensions=extensions
+    )
+
+
+def _read_error_body(data: Any) -> tuple[str | None, list[ErrorItem], dict[str, Any]]:
+    """``(detail, errors, extensions)`` of a body shaped as DRF renders errors."""
+    if isinstance(data, str):
+        return data, [], {}
+    if isinstance(data, list) and is_validation_detail(data):
+        return None, pointer_items(data), {}
+    if not isinstance(data, dict):
+        return None, [], {}
+    detail: str | None = None
+    fields: dict[str, Any] = {}
+    extensions: dict[str, Any] = {}
+    for name, value in data.items():
+        if name == "detail" and isinstance(value, str):
+            detail = value
+        elif isinstance(value, (list, dict)) and is_validation_detail(value):
+            fields[str(name)] = value  # a field's messages: a list, or an object when nested
+        elif str(name) not in RESERVED_MEMBERS:
+            extensions[str(name)] = value
+    return detail, pointer_items(fields), extensions
