@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from . import replica_wait, report, services
+from . import filter_backends, replica_wait, report, services
 from .http_load import LoadSpec, floor_replay_key, run_client, run_duplicates
 from .stats import summary
 
@@ -53,6 +53,10 @@ class Plan:
     purge_load_rate: float = 1_000.0
     purge_load_threads: int = 8
     purge_baseline_seconds: float = 20.0
+    # The strict filter backend against DjangoFilterBackend (benchmarks/filter_backends.py):
+    # invoices in the list, requests per query and backend.
+    filter_rows: int = 100_000
+    filter_requests: int = 300
 
     @property
     def purge_runs(self) -> list[tuple[str, float]]:
@@ -73,17 +77,19 @@ PLANS = {
         "quick", rows=100_000, tie_rows=15_000, http_rounds=3, http_seconds=3.0,
         throughput_rounds=4, throughput_seconds=1.0, duplicate_keys=10, inprocess_rounds=3, inprocess_requests=30,
         purge_rows=500_000, purge_expired=250_000, purge_baseline_seconds=5.0,
+        filter_rows=20_000, filter_requests=150,
     ),
     # Seconds, SQLite only, no server: keeps the benchmark code from rotting (tests/test_benchmarks.py).
     "smoke": Plan(
         "smoke", rows=1_000, page_rounds=1, tie_rows=1_500, tie_group=150, inprocess_rounds=1,
         inprocess_requests=5, http=False, backends=("sqlite",), purge_rows=2_000, purge_expired=1_000,
         purge_batch=300, purge_load_rate=40.0, purge_load_threads=2, purge_baseline_seconds=0.25,
+        filter_rows=300, filter_requests=3,
     ),
 }
 
 
-PARTS = ("idempotency", "pagination", "purge", "replica_wait")
+PARTS = ("idempotency", "pagination", "purge", "replica_wait", "filters")
 
 
 @dataclass
@@ -107,7 +113,8 @@ def parse_args(argv: list[str] | None = None) -> Options:
     size.add_argument("--smoke", action="store_true", help="tiny sizes, SQLite only, no server (seconds)")
     parser.add_argument("--only", choices=PARTS, action="append",
                         help="run only this part (repeatable); purge: retention at scale; replica_wait: the cost of "
-                        "IDEMPOTENCY_REDIS_WAIT_REPLICAS = 1 (docs/benchmarks.md)")
+                        "IDEMPOTENCY_REDIS_WAIT_REPLICAS = 1; filters: StrictFilterBackend against "
+                        "DjangoFilterBackend on a 50-filter list (docs/benchmarks.md)")
     parser.add_argument("--workers", type=int, help="gunicorn workers (default 2)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the pagination datasets even if present")
     parser.add_argument("--profile", action="store_true",
@@ -154,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     if "replica_wait" in options.only:
         say("keyed POST on a Redis master with a replica (started here), without and with WAIT 1")
         results["replica_wait"] = replica_wait.run(plan, base_postgres if have_postgres else None, results["skipped"])
+    if "filters" in options.only:
+        say("a list behind 50 django-filter filters, StrictFilterBackend against DjangoFilterBackend")
+        results["filters"] = filter_backends.run(plan, base_postgres if have_postgres else None, options.profile)
     results["seconds"] = round(time.monotonic() - started, 1)
     table = report.render(results)
     results["targets"] = report.targets(results)

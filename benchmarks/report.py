@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import replica_wait
+from . import filter_backends, replica_wait
 from .stats import ratio
 
 # Issue 17, per store: a POST with a fresh key at most 1.10 times the plain POST's p50 (over
@@ -140,6 +140,7 @@ def render(results: dict[str, Any]) -> str:
             ["paginator", "pages", "rows", "duplicates", "skips", "loops", "back = forward", "seconds"], rows))
     parts.extend(replica_wait.tables(results))
     parts.extend(_purge_tables(results.get("purge", {})))
+    parts.extend(filter_backends.tables(results))
     found = targets(results)
     if found:
         rows = [[t["target"], t["value"], t.get("floor", "-"), t["limit"], verdict(t)] for t in found]
@@ -342,4 +343,5 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                     ratio(run["deleted_per_second"], claims), "> 1 (keeps up)", run["deleted_per_second"] > claims)
         add(f"{vendor}: expired records left after purge", max(run["expired_left"] for run in data["runs"]), "0",
             all(run["expired_left"] == 0 for run in data["runs"]))
+    found.extend(filter_backends.targets(results))
     return found

@@ -22,6 +22,7 @@ from urllib.parse import urlencode, urlsplit
 
 import django
 
+from .filter_backends import filter_backends_task
 from .floor_budget import floor_round_trips
 from .purge import purge
 from .replica_wait import replica_wait_task
@@ -518,6 +519,7 @@ TASKS: dict[str, Callable[..., Any]] = {
     "pagination": pagination,
     "purge": purge,
     "replica_wait": replica_wait_task,
+    "filter_backends": filter_backends_task,
 }
 
 if __name__ == "__main__":

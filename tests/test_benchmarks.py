@@ -183,3 +183,57 @@ def test_a_page_target_says_whether_drfs_own_page_meets_it() -> None:
     assert verdict(page(False, False)) == "NO, DRF's page misses it too (this run)"
     minimum = {"met": True, "floor_met": False, "floor_kind": "minimum"}
     assert verdict(minimum) == "yes (the floor misses it: noise)"
+
+
+def test_the_filter_lists_answer_alike_through_either_backend(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--only filters`` alone: the 50-filter list through StrictFilterBackend and through
+    DjangoFilterBackend, each typical query answered 200 with the same page by both, the bad
+    value refused by both, and the target rows in the table."""
+    from benchmarks import filter_backends
+
+    monkeypatch.setattr(services, "WORK_DIR", tmp_path)
+    output = tmp_path / "results.json"
+    assert cli.parse_args(["--only", "filters"]).only == {"filters"}
+    assert cli.main(["--smoke", "--only", "filters", "--json", str(output)]) == 0
+    results = json.loads(output.read_text())
+    assert set(results) >= {"filters"} and "pagination" not in results
+    sqlite = results["filters"]["sqlite"]
+    assert sqlite["filters"] == 50
+    assert sqlite["same_answers"] == dict.fromkeys(filter_backends.QUERIES, True)
+    bad = filter_backends.BAD_QUERY[0]
+    for backend in filter_backends.BACKENDS:
+        for query in filter_backends.QUERIES:
+            assert sqlite["statuses"][f"{backend}: {query}"] == {"200": 3}
+        assert sqlite["scenarios"][f"{backend}: {bad}"]["n"] == 3
+    assert sqlite["statuses"][f"strict: {bad}"] == {"400": 3}
+    assert set(sqlite["statuses"][f"django_filter: {bad}"]) <= {"400", "422"}
+    names = {target["target"] for target in results["targets"]}
+    assert names == {
+        "sqlite: 50-filter list, strict backend / DjangoFilterBackend (p50 sum of 5 queries)",
+        "sqlite: 50-filter list, strict backend / DjangoFilterBackend (p50 sum of 5 queries, CPU)",
+        "sqlite: strict backend and DjangoFilterBackend answer the same pages"}
+    assert "A list behind a django-filter FilterSet of 50 filters on sqlite" in capsys.readouterr().out
+
+
+def test_the_filter_target_is_the_ratio_of_the_query_mix() -> None:
+    """Made-up figures: the target sums each backend's medians over the typical queries; the
+    refused value stays out of it."""
+    from benchmarks import filter_backends
+
+    def scenario(p50: float) -> dict[str, float]:
+        return {"p50_ms": p50, "p99_ms": p50 * 2, "n": 10}
+
+    queries = [*filter_backends.QUERIES, filter_backends.BAD_QUERY[0]]
+    strict = {f"strict: {query}": scenario(2.08) for query in queries}
+    plain = {f"django_filter: {query}": scenario(2.0) for query in queries}
+    strict["strict: bad value (refused)"] = scenario(50.0)
+    data = {"filters": 50, "rows": 10, "same_answers": dict.fromkeys(filter_backends.QUERIES, True),
+            "scenarios": {**strict, **plain}, "cpu": {**strict, **plain},
+            "statuses": {name: {"200": 10} for name in [*strict, *plain]}}
+    found = {t["target"]: (t["value"], t["met"]) for t in filter_backends.targets({"filters": {"postgresql": data}})}
+    assert found["postgresql: 50-filter list, strict backend / DjangoFilterBackend (p50 sum of 5 queries)"] == (
+        "1.04 (10.40 / 10.00 ms)", True)
+    table = filter_backends.tables({"filters": {"postgresql": data}})[0]
+    assert "bad value (refused)" in table and "25.00x" in table
