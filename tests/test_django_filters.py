@@ -1,5 +1,5 @@
-"""django-filter FilterSets under StrictFilterBackend: each feature people use, with the
-guarantees of the package's own filter sets (tests/urls_django_filters.py)."""
+"""django-filter FilterSets under StrictFilterBackend: each feature people use, with the strict
+backend's guarantees (tests/urls_django_filters.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from django_api_conventions.contrib.django_filters import DjangoFilterSetAdapter
+from django_api_conventions.pagination.filtersets import StrictFilters
 from testproject.billing.models import Customer, Invoice
 
 from .urls_django_filters import FeatureInvoices, InvoiceFeatures
@@ -127,6 +127,33 @@ def test_base_in_filter(client: APIClient, invoices: list[Invoice]) -> None:
     assert ids(client, currency="eur,gbp") == newest_first([r for r in invoices if r.currency != "usd"])
 
 
+def test_an_in_filter_takes_its_values_repeated_as_a_multiple_choice_does(
+    client: APIClient, invoices: list[Invoice],
+) -> None:
+    repeated = client.get("/v2/features?currency=eur&currency=gbp&limit=2")
+    joined = client.get("/v2/features?currency=eur,gbp&limit=2")
+    assert repeated.status_code == 200, repeated.content
+    assert [item["id"] for item in repeated.json()["data"]] == newest_first(
+        [r for r in invoices if r.currency != "usd"])[:2]
+    assert repeated.json()["data"] == joined.json()["data"]
+    # The same cleaned values: a cursor of the one spelling pages the other.
+    cursor = joined.json()["pagination"]["next_cursor"]
+    assert client.get("/v2/features", {"currency": ["eur", "gbp"], "cursor": cursor, "limit": 2}).status_code == 200
+    # Each repeated value is checked as one of a comma-separated list would be.
+    assert errors_of(client.get("/v2/features?currency=eur&currency=")) == [
+        {"parameter": "currency", "detail": "currency must not be empty.", "code": "invalid"}]
+    # A range's two values are one pair: repeated, it stays refused.
+    assert bad(client, "amount_between=100,101&amount_between=102,103") == [("amount_between", "repeated")]
+
+
+def test_an_in_filter_takes_an_array_in_a_search_body(client: APIClient, invoices: list[Invoice]) -> None:
+    response = client.post("/v2/features/search", {"any": [{"currency": ["eur", "gbp"]}], "limit": 100},
+                           format="json")
+    assert response.status_code == 200, response.content
+    assert [item["id"] for item in response.json()["data"]] == newest_first(
+        [r for r in invoices if r.currency != "usd"])
+
+
 def test_base_range_filter(client: APIClient, invoices: list[Invoice]) -> None:
     assert ids(client, amount_between="105,110") == newest_first([r for r in invoices if 105 <= r.amount_due <= 110])
 
@@ -204,10 +231,10 @@ def test_cursors_are_bound_to_the_cleaned_values(client: APIClient, invoices: li
 
 
 def test_active_filters_are_json_and_stable(invoices: list[Invoice], users: list[Customer], rf: Any) -> None:
-    adapter = DjangoFilterSetAdapter(InvoiceFeatures, view=FeatureInvoices())
+    filters = StrictFilters(InvoiceFeatures, view=FeatureInvoices())
     query = {"status": ["draft", "paid"], "user": [users[0].pk], "created_after": ["2026-01-02"],
              "amount_between": ["105,110"], "amount_due__gte": ["100"], "paid": ["true"]}
-    bound = adapter.from_query(query, allowed_extra=[], request=rf.get("/"), queryset=Invoice.objects.all())
+    bound = filters.from_query(query, allowed_extra=[], request=rf.get("/"), queryset=Invoice.objects.all())
     data = bound.signature_data()
     assert json.loads(json.dumps(data)) == data == {
         "amount_between": ["105", "110"], "amount_due__gte": "100", "created": ["2026-01-02T00:00:00+00:00", None],
@@ -273,10 +300,10 @@ def test_search_body_errors_point_at_each_member(client: APIClient) -> None:
 
 @pytest.mark.urls("tests.urls_django_filters_ordering")
 def test_an_ordering_filter_is_a_check_error_and_a_500() -> None:
-    from django_api_conventions.checks import check_django_filtersets
+    from django_api_conventions.checks import check_strict_filtersets
 
     client = APIClient(raise_request_exception=False)
-    errors = check_django_filtersets()
+    errors = check_strict_filtersets()
     assert [(e.id, e.obj) for e in errors] == [("django_api_conventions.E040", None)]
     assert errors[0].msg.startswith("OrderedInvoices filters with Ordered, whose order is an OrderingFilter")
     response = client.get("/v2/ordered")
@@ -344,8 +371,8 @@ def test_a_model_choice_by_an_integer_key_takes_ascii_integers_and_says_integer(
     from django import forms
     from django.contrib.auth.models import User
 
-    from django_api_conventions.contrib.django_filters.parameters import value_problem
-    from django_api_conventions.contrib.django_filters.schema import value_schema
+    from django_api_conventions.pagination.filter_schema import value_schema
+    from django_api_conventions.pagination.parameters import value_problem
 
     field = forms.ModelChoiceField(queryset=User.objects.all())
     assert value_problem("5", field, csv=False) is None

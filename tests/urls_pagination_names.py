@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import django_filters
 from django.urls import include, path
 from rest_framework import viewsets
 from rest_framework.decorators import action
@@ -12,13 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
-from django_api_conventions.pagination import (
-    Filter,
-    FilterSet,
-    KeysetPagination,
-    SearchMixin,
-    StrictQueryParametersMixin,
-)
+from django_api_conventions.pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
 from django_api_conventions.versioning import versioned_urls
 from testproject.billing.models import Invoice
 from testproject.billing.serializers import InvoiceSerializer
@@ -41,12 +36,16 @@ class RenamedInvoices(StrictQueryParametersMixin, SearchMixin, viewsets.ReadOnly
     filterset_class = InvoiceFilters
 
 
-class ByStatus(FilterSet):
-    status = Filter("status", lookup="in", choices=Invoice.Status.values)
+class StatusIn(django_filters.BaseInFilter, django_filters.ChoiceFilter):  # type: ignore[misc]
+    pass
 
 
-class ByUser(FilterSet):
-    user_id = Filter("user_id")
+class ByStatus(django_filters.FilterSet):  # type: ignore[misc]
+    status = StatusIn(field_name="status", choices=Invoice.Status.choices)
+
+
+class ByUser(django_filters.FilterSet):  # type: ignore[misc]
+    user_id = django_filters.CharFilter(field_name="user_id")
 
 
 class PerActionInvoices(StrictQueryParametersMixin, SearchMixin, viewsets.ReadOnlyModelViewSet):
@@ -56,7 +55,7 @@ class PerActionInvoices(StrictQueryParametersMixin, SearchMixin, viewsets.ReadOn
     serializer_class = InvoiceSerializer
     pagination_class = NewestFirst
 
-    def get_filterset_class(self) -> type[FilterSet]:
+    def get_filterset_class(self) -> type[django_filters.FilterSet]:
         return ByUser if self.action in ("by_user", "search") else ByStatus
 
     @action(detail=False, url_path="by-user")

@@ -8,14 +8,13 @@ project-wide ones live here. All share one table of ids, messages and hints,
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 from django.apps import apps
 from django.core import checks
 
 from ..idempotency.checks import check_idempotency_store, check_unidentified_callers
-from ..pagination.checks import check_filter_backends, check_paginated_orderings
+from ..pagination.checks import check_filter_backends, check_paginated_orderings, check_strict_filtersets
 from ..problems.checks import check_api_paths, check_error_views
 from ..versioning.checks import check_deprecation_dates, check_versions
 from .messages import MESSAGES, message
@@ -35,7 +34,6 @@ __all__ = [
     "SETTING_TYPES",
     "check_api_paths",
     "check_deprecation_dates",
-    "check_django_filtersets",
     "check_drf_settings",
     "check_error_views",
     "check_filter_backends",
@@ -46,6 +44,7 @@ __all__ = [
     "check_paginated_orderings",
     "check_project_handlers",
     "check_settings",
+    "check_strict_filtersets",
     "check_unidentified_callers",
     "check_url_conventions",
     "check_versions",
@@ -64,15 +63,6 @@ def check_openapi_schema(**kwargs: Any) -> list[checks.CheckMessage]:
     return check_openapi_set_up()
 
 
-def check_django_filtersets(**kwargs: Any) -> list[checks.CheckMessage]:
-    """The django-filter FilterSets of strict lists, where django-filter is importable."""
-    if importlib.util.find_spec("django_filters") is None:
-        return []
-    from ..contrib.django_filters.checks import check_strict_filtersets
-
-    return check_strict_filtersets()
-
-
 def register_all() -> None:
     checks.register(check_settings, checks.Tags.compatibility)
     checks.register(check_drf_settings, checks.Tags.compatibility)
@@ -85,7 +75,7 @@ def register_all() -> None:
     checks.register(check_idempotency_store, checks.Tags.caches)
     checks.register(check_paginated_orderings, checks.Tags.models)
     checks.register(check_filter_backends, checks.Tags.urls)
-    checks.register(check_django_filtersets, checks.Tags.urls)
+    checks.register(check_strict_filtersets, checks.Tags.urls)
     checks.register(check_versions, checks.Tags.compatibility)
     checks.register(check_deprecation_dates, checks.Tags.urls)
     checks.register(check_url_conventions, checks.Tags.urls)

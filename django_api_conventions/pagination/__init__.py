@@ -1,29 +1,36 @@
-"""Keyset cursor pagination, strict filters and OR search.
+"""Keyset cursor pagination, strict filters (django-filter FilterSets) and OR search.
 
-Soft delete lives in :mod:`django_api_conventions.soft_delete`.
+Soft delete lives in :mod:`django_api_conventions.soft_delete`. ``TimestampFilter`` needs
+django-filter (the ``filter`` extra); the rest imports without it.
 """
 
+from typing import Any
+
 from .cursors import Cursor, decode_cursor, encode_cursor
-from .drf import SearchMixin, StrictFilterBackend, StrictQueryParametersMixin, get_filterset_class
-from .filters import Filter, FilterSet, InvalidFilterValue, parse_integer, parse_text, parse_timestamp
+from .drf import StrictFilterBackend, StrictQueryParametersMixin, get_filterset_class
 from .keyset import RowValueComparison, keyset_predicate
 from .paginator import KeysetPagination
+from .search import SearchMixin
 
 __all__ = [
     "Cursor",
-    "Filter",
-    "FilterSet",
-    "InvalidFilterValue",
     "KeysetPagination",
     "RowValueComparison",
     "SearchMixin",
     "StrictFilterBackend",
     "StrictQueryParametersMixin",
+    "TimestampFilter",
     "decode_cursor",
     "encode_cursor",
     "get_filterset_class",
     "keyset_predicate",
-    "parse_integer",
-    "parse_text",
-    "parse_timestamp",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: django-filter is needed by the filters alone.
+    if name == "TimestampFilter":
+        from .filters import TimestampFilter
+
+        return TimestampFilter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

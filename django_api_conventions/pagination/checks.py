@@ -73,6 +73,28 @@ def check_filter_backends(**kwargs: Any) -> list[checks.CheckMessage]:
     return warnings
 
 
+def check_strict_filtersets(**kwargs: Any) -> list[checks.CheckMessage]:
+    """An ``OrderingFilter`` in the FilterSet of a view StrictFilterBackend filters is an error
+    (E040): the client would reorder a list whose cursors hold the values of its fixed ordering.
+    Nothing to check where django-filter is not installed: no view can have a FilterSet."""
+    try:
+        from .filtersets import ordering_filters
+    except ImportError:
+        return []
+    errors = []
+    for view_class in view_classes():
+        backends = getattr(view_class, "filter_backends", None) or ()
+        filterset_class = getattr(view_class, "filterset_class", None)
+        if not any(_is_strict_backend(backend) for backend in backends) or not hasattr(filterset_class,
+                                                                                      "base_filters"):
+            continue
+        names = ordering_filters(filterset_class)
+        if names:
+            errors.append(message("E040", view=view_class.__name__, name=filterset_class.__name__,
+                                  fields=", ".join(names)))
+    return errors
+
+
 def _is_strict_backend(backend: Any) -> bool:
     return isinstance(backend, type) and issubclass(backend, StrictFilterBackend)
 

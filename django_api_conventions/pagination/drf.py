@@ -1,37 +1,67 @@
-"""Wiring into DRF: the strict filter backend, strict query parameters and the ``POST .../search`` mixin."""
+"""Wiring into DRF: the strict filter backend and strict query parameters.
+
+Both apply a django-filter ``FilterSet`` (the ``filter`` extra). Without django-filter installed
+the package imports, and a view without ``filterset_class`` or ``filterset_fields`` works: only
+a view that names filters needs it (:func:`strict_filters` says so).
+"""
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from django.db.models import Q, QuerySet
-from django.utils.translation import gettext
-from rest_framework.decorators import action
+from django.core.exceptions import ImproperlyConfigured
+from django.db.models import QuerySet
 from rest_framework.filters import BaseFilterBackend
 from rest_framework.request import Request
-from rest_framework.response import Response
 from rest_framework.settings import api_settings as drf_settings
 
 from ..conf import api_settings
-from ..problems import ErrorItem, ProblemException
-from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
+from ..problems.parameters import refuse_undeclared
 from ..request_attributes import ACTIVE_FILTERS, set_state
-from .adapters import FilterSetAdapter, filterset_adapter
-from .filters import Filter, FilterSet, parse_integer, parse_text, parse_timestamp
+
+if TYPE_CHECKING:
+    from .filtersets import StrictFilters
+
+#: What a view that names filters needs installed.
+FILTER_EXTRA = 'pip install "django-api-conventions[filter]"'
 
 
-def get_filterset_class(view: Any) -> type[FilterSet]:
-    """The view's :class:`FilterSet`: what its ``get_filterset_class()`` returns when it has one
-    (to choose per action or per request, as with django-filter), else its ``filterset_class``,
-    else no filters at all."""
+def get_filterset_class(view: Any, queryset: QuerySet[Any] | None = None) -> Any:
+    """The view's django-filter ``FilterSet`` class: what its ``get_filterset_class()`` returns
+    when it has one (to choose per action or per request), else its ``filterset_class``, else the
+    one ``DjangoFilterBackend`` would build from its ``filterset_fields``; ``None``: no filters."""
     getter = getattr(view, "get_filterset_class", None)
     if callable(getter):
-        return getter()  # type: ignore[no-any-return]
-    return getattr(view, "filterset_class", FilterSet)  # type: ignore[no-any-return]
+        return getter()
+    declared = getattr(view, "filterset_class", None)
+    if declared is not None:
+        return declared
+    fields = getattr(view, "filterset_fields", None)
+    if not fields:
+        return None
+    filtersets = _filtersets()
+    return filtersets.auto_filterset(filtersets.queryset_of(view, queryset).model, fields)
+
+
+def strict_filters(view: Any, filterset_class: Any, queryset: QuerySet[Any] | None = None
+                   ) -> StrictFilters | None:
+    """``filterset_class`` as the strict parts apply it for ``view``; ``None`` without one."""
+    if filterset_class is None:
+        return None
+    return _filtersets().StrictFilters(filterset_class, view=view, queryset=queryset)  # type: ignore[no-any-return]
+
+
+def _filtersets() -> Any:
+    """The django-filter based module, imported when a view names filters."""
+    try:
+        from . import filtersets
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] != "django_filters":
+            raise
+        raise ImproperlyConfigured(f"A view with filters needs django-filter: {FILTER_EXTRA}.") from exc
+    return filtersets
 
 
 def pagination_parameters(view: Any) -> list[str]:
@@ -114,26 +144,25 @@ class StrictFilterBackend(BaseFilterBackend):
     def filter_queryset(self, request: Request, queryset: QuerySet[Any], view: Any) -> QuerySet[Any]:
         if _is_detail(view) or getattr(view, "action", None) == "search":
             return queryset
-        filterset_class = self.get_filterset_class(view, queryset)
-        adapter = filterset_adapter(view, filterset_class, queryset)
-        kwargs = self.get_filterset_kwargs(request, queryset, view) if adapter is not None else {}
+        filters = strict_filters(view, self.get_filterset_class(view, queryset), queryset)
+        kwargs = self.get_filterset_kwargs(request, queryset, view) if filters is not None else {}
         query = _lists(kwargs.get("data", request.query_params))
         unlisted = unlisted_parameters(view, query)
         query = {name: values for name, values in query.items() if name not in unlisted}
         allowed_extra = [name for name in declared_parameters(view) if name not in unlisted]
-        if adapter is not None:  # another library's filter set (django-filter's)
-            bound = adapter.from_query(query, allowed_extra=allowed_extra, request=request, queryset=queryset,
-                                       filterset_kwargs=kwargs)
-            set_state(request, ACTIVE_FILTERS, bound.signature_data())
-            return bound.filter_queryset(queryset)
-        filterset = filterset_class.from_query(query, allowed_extra=allowed_extra)
-        set_state(request, ACTIVE_FILTERS, filterset.signature_data())
-        return queryset.filter(filterset.q())
+        if filters is None:
+            refuse_undeclared(query, allowed_extra)
+            set_state(request, ACTIVE_FILTERS, {})
+            return queryset
+        bound = filters.from_query(query, allowed_extra=allowed_extra, request=request, queryset=queryset,
+                                   filterset_kwargs=kwargs)
+        set_state(request, ACTIVE_FILTERS, bound.signature_data())
+        return bound.filter_queryset(queryset)
 
-    def get_filterset_class(self, view: Any, queryset: QuerySet[Any] | None = None) -> type[FilterSet]:
+    def get_filterset_class(self, view: Any, queryset: QuerySet[Any] | None = None) -> Any:
         """django-filter's hook, with its signature: override it in a backend of your own to
-        choose the filter set elsewhere than on the view (:func:`get_filterset_class`)."""
-        return get_filterset_class(view)
+        choose the FilterSet elsewhere than on the view (:func:`get_filterset_class`)."""
+        return get_filterset_class(view, queryset)
 
     def get_filterset_kwargs(self, request: Request, queryset: QuerySet[Any], view: Any) -> dict[str, Any]:
         """django-filter's hook, with its signature and default: the keyword arguments of the
@@ -142,15 +171,8 @@ class StrictFilterBackend(BaseFilterBackend):
         return {"data": request.query_params, "queryset": queryset, "request": request}
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
-        filterset_class = self.get_filterset_class(view)
-        adapter = filterset_adapter(view, filterset_class)
-        if adapter is not None:
-            return adapter.schema_parameters()
-        return [
-            {"name": name, "in": "query", "required": False, "schema": filter_value_schema(declared),
-             "description": declared.description or f"{declared.field} ({declared.lookup})"}
-            for name, declared in filterset_class.filters.items()
-        ]
+        filters = strict_filters(view, self.get_filterset_class(view))
+        return filters.schema_parameters() if filters is not None else []
 
 
 def _lists(data: Any) -> dict[str, list[str]]:
@@ -161,35 +183,10 @@ def _lists(data: Any) -> dict[str, list[str]]:
     return {name: list(value) if isinstance(value, (list, tuple)) else [value] for name, value in data.items()}
 
 
-# What each built-in parser accepts, as OpenAPI.
-_PARSER_SCHEMAS: dict[Any, dict[str, Any]] = {
-    parse_text: {"type": "string", "minLength": 1},
-    parse_integer: {"type": "string", "pattern": r"^[+-]?[0-9]+$"},
-    parse_timestamp: {"type": "string", "format": "date-time"},
-}
-
-
-def filter_value_schema(declared: Filter) -> dict[str, Any]:
-    """The OpenAPI schema of a filter's value: typed by its parser, or its choices, comma-separated for ``in``."""
-    if declared.schema is not None:
-        return dict(declared.schema)
-    if declared.choices is not None:
-        if declared.lookup != "in":
-            return {"type": "string", "enum": list(declared.choices)}
-        choice = "|".join(re.escape(value) for value in declared.choices)
-        return {"type": "string", "pattern": f"^({choice})(,({choice}))*$",
-                "description": f"One or more of {', '.join(declared.choices)}, comma-separated."}
-    schema = dict(_PARSER_SCHEMAS.get(declared.parse, {"type": "string"}))
-    if declared.lookup == "in":
-        schema = {"type": "string", "description": "Comma-separated values."}
-    return schema
-
-
 def filter_parameter_names(view: Any) -> list[str]:
-    """The query parameters of the view's filter set (:func:`get_filterset_class`), whatever its library."""
-    filterset_class = get_filterset_class(view)
-    adapter = filterset_adapter(view, filterset_class)
-    return adapter.parameter_names() if adapter is not None else list(filterset_class.filters)
+    """The query parameters of the view's FilterSet (:func:`get_filterset_class`)."""
+    filters = strict_filters(view, get_filterset_class(view))
+    return filters.parameter_names() if filters is not None else []
 
 
 def _is_detail(view: Any) -> bool:
@@ -259,157 +256,6 @@ def _is_list_read(view: Any, request: Request) -> bool:
 
 
 def _repeatable_parameters(view: Any) -> list[str]:
-    """The filter parameters that may be sent more than once (a django-filter multiple choice)."""
-    adapter = filterset_adapter(view, get_filterset_class(view))
-    return adapter.repeatable_parameter_names() if adapter is not None else []
-
-
-class SearchMixin:
-    """``POST <list>/search`` with ``{"any": [filters, ...], "limit": n, "cursor": c}``.
-
-    Each object of ``any`` uses the list's filter names (ANDed inside the object); the objects
-    are ORed. Answers the list envelope; body errors are 422 problems with JSON Pointers. The
-    ``limit`` and ``cursor`` members take the names of the paginator's query parameters
-    (``limit_query_param``, ``cursor_query_param``), as the list's query string does; so does
-    ``sort`` (``sort_query_param``) when the paginator declares sorts.
-    """
-
-    search_max_alternatives = 20
-
-    @action(detail=False, methods=["post"], url_path="search")
-    def search(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        view: Any = self
-        # DRF's format override is not a search parameter: it chooses the renderer, as everywhere.
-        paginator = view.paginator
-        cursor_name, limit_name, *sort_name = paginator.get_query_parameter_names()
-        misplaced = [name for name in request.query_params if name not in format_override()]
-        if misplaced:
-            if sort_name:
-                detail = gettext(
-                    "The search takes its filters, {limit}, {cursor} and {sort} from the body, not the query string."
-                ).format(limit=limit_name, cursor=cursor_name, sort=sort_name[0])
-            else:
-                detail = gettext("The search takes its filters, {limit} and {cursor} from the body, not the "
-                                 "query string.").format(limit=limit_name, cursor=cursor_name)
-            raise invalid_parameters([parameter_error(name, detail, "unknown") for name in misplaced])
-        filterset_class = get_filterset_class(view)
-        adapter = filterset_adapter(view, filterset_class, view.get_queryset())
-        alternatives, limit, cursor, sort = self._read_search_body(
-            request.data, filterset_class, cursor_name=cursor_name, limit_name=limit_name,
-            sort_name=sort_name[0] if sort_name else None, adapter=adapter,
-        )
-        # Through the filter backends: a backend that scopes rows (per tenant, say) scopes the
-        # search too; StrictFilterBackend leaves the search action alone.
-        queryset = view.filter_queryset(view.get_queryset())
-        if adapter is not None:
-            queryset = adapter.any_of(alternatives, queryset)
-        else:
-            condition = Q()
-            for alternative in alternatives:
-                condition |= alternative.q()
-            queryset = queryset.filter(condition)
-        try:
-            page = paginator.paginate_queryset(
-                queryset, request, view, limit=limit, cursor=cursor, sort=sort,
-                filters={"any": [alternative.signature_data() for alternative in alternatives]},
-            )
-        except ProblemException as problem:
-            if problem.problem_type.slug != "invalid-parameters":
-                raise
-            # The paginator names the query parameter; here it is the body member of that name.
-            raise _body_problem([
-                {"pointer": f"/{item['parameter']}", "detail": item["detail"], "code": item["code"]}
-                for item in problem.errors if "parameter" in item
-            ]) from None
-        return paginator.get_paginated_response(view.get_serializer(page, many=True).data)
-
-    def _read_search_body(
-        self, body: Any, filterset_class: type[FilterSet], *, cursor_name: str, limit_name: str,
-        sort_name: str | None = None,
-        adapter: FilterSetAdapter | None = None,
-    ) -> tuple[list[Any], Any, Any, Any]:
-        if not isinstance(body, dict):
-            detail = gettext("The body must be a JSON object.")
-            raise _body_problem([{"pointer": "", "detail": detail, "code": "invalid"}])
-        members = ("any", limit_name, cursor_name, *([sort_name] if sort_name else []))
-        errors: list[ErrorItem] = [
-            {"pointer": f"/{name}", "detail": gettext("Unknown member. Accepted: {names}.").format(
-                names=", ".join(members)),
-             "code": "unknown"}
-            for name in body if name not in members
-        ]
-        alternatives = body.get("any")
-        if not isinstance(alternatives, list) or not 1 <= len(alternatives) <= self.search_max_alternatives:
-            detail = gettext("any must be a list of 1 to {maximum} filter objects.").format(
-                maximum=self.search_max_alternatives
-            )
-            errors.append({"pointer": "/any", "detail": detail, "code": "invalid"})
-            alternatives = []
-        limit = body.get(limit_name)
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
-            # A JSON integer, as the schema says: "5", 5.0 or true would each be a guess.
-            detail = gettext("{name} must be a JSON integer, not {kind}.").format(
-                name=limit_name, kind=_json_kind(limit)
-            )
-            errors.append({"pointer": f"/{limit_name}", "detail": detail, "code": "invalid"})
-        cursor = body.get(cursor_name)
-        if cursor is not None and not isinstance(cursor, str):
-            errors.append({"pointer": f"/{cursor_name}",
-                           "detail": gettext("{name} must be a string.").format(name=cursor_name), "code": "invalid"})
-        sort = body.get(sort_name) if sort_name else None
-        if sort is not None and not isinstance(sort, str):
-            errors.append({"pointer": f"/{sort_name}",
-                           "detail": gettext("{name} must be a string.").format(name=sort_name), "code": "invalid"})
-        cleaned: list[Any] = []
-        view: Any = self
-        model_rows = view.get_queryset() if adapter is not None else None
-        for index, alternative in enumerate(alternatives):
-            pointer = f"/any/{index}"
-            if not isinstance(alternative, dict) or not alternative:
-                errors.append({"pointer": pointer, "detail": gettext("Each alternative must be an object with at least "
-                               "one filter."), "code": "invalid"})
-                continue
-            if adapter is not None:
-                try:
-                    cleaned.append(adapter.from_body(alternative, pointer=pointer, request=view.request,
-                                                     queryset=model_rows))
-                except ProblemException as problem:
-                    errors.extend(problem.errors)
-                continue
-            raw = {}
-            for name, value in alternative.items():
-                if name not in filterset_class.filters:
-                    accepted = ", ".join(filterset_class.filters)
-                    errors.append({"pointer": f"{pointer}/{name}",
-                                   "detail": gettext("Unknown filter. Accepted: {names}.").format(names=accepted),
-                                   "code": "unknown"})
-                elif isinstance(value, (dict, list)) or value is None:
-                    errors.append({"pointer": f"{pointer}/{name}",
-                                   "detail": gettext("{name} must be a string.").format(name=name), "code": "invalid"})
-                else:
-                    raw[name] = str(value).lower() if isinstance(value, bool) else str(value)
-            try:
-                cleaned.append(filterset_class(filterset_class.clean(raw, pointer=pointer)))
-            except ProblemException as problem:
-                errors.extend(problem.errors)
-        if errors:
-            raise _body_problem(errors)
-        return cleaned, limit, cursor, sort
-
-
-def _json_kind(value: Any) -> str:
-    """How the client wrote ``value``, for a detail: ``the string "5"``, ``the number 5.0``."""
-    if isinstance(value, str):
-        text = json.dumps(value, ensure_ascii=False)
-        return gettext("the string {text}").format(text=text if len(text) <= 40 else text[:40] + "...")
-    if isinstance(value, bool):
-        return gettext("the boolean {text}").format(text=str(value).lower())
-    if isinstance(value, (int, float)):
-        text = str(value)  # a JSONNumber's str() is the client's own spelling
-        return gettext("the number {text}").format(text=text if len(text) <= 40 else text[:40] + "...")
-    return gettext("an array") if isinstance(value, list) else gettext("an object")
-
-
-def _body_problem(errors: list[ErrorItem]) -> ProblemException:
-    detail = gettext("The search body breaks the rules of the filters.")
-    return ProblemException("validation-error", detail, errors=errors)
+    """The filter parameters that may be sent more than once (a multiple choice, an ``in`` filter)."""
+    filters = strict_filters(view, get_filterset_class(view))
+    return filters.repeatable_parameter_names() if filters is not None else []

@@ -41,8 +41,7 @@ from ... import header_names
 from ...conf import api_settings
 from ...idempotency.mixins import IdempotencyMixin
 from ...pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
-from ...pagination.adapters import filterset_adapter
-from ...pagination.drf import filter_value_schema, get_filterset_class
+from ...pagination.drf import get_filterset_class, strict_filters
 from ...problems import PROBLEM_CONTENT_TYPE, problem_types
 from ...versioning.deprecation import endpoint_deprecations
 from ...versioning.lifecycle import get_version_table
@@ -227,11 +226,8 @@ class ProblemSchemaMixin(_SchemaBase):
 
     def _search_body_schema(self) -> dict[str, Any]:
         view: Any = self.view
-        filterset_class = get_filterset_class(view)
-        adapter = filterset_adapter(view, filterset_class)
-        properties = adapter.body_properties() if adapter is not None else {
-            name: filter_value_schema(declared) for name, declared in filterset_class.filters.items()
-        }
+        filters = strict_filters(view, get_filterset_class(view))
+        properties = filters.body_properties() if filters is not None else {}
         paginator = self._get_paginator()
         cursor_name, limit_name, *sort_name = paginator.get_query_parameter_names()
         limit = next(parameter["schema"] for parameter in paginator.get_schema_operation_parameters(view)

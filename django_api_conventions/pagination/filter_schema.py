@@ -1,11 +1,11 @@
 """The OpenAPI parameters of a django-filter FilterSet, as strict as the values it takes.
 
-Plain OpenAPI dicts (``StrictFilterBackend.get_schema_operation_parameters()`` returns them, as
-for the package's own filters; drf-spectacular reads them): each parameter typed by its form
+Plain OpenAPI dicts (``StrictFilterBackend.get_schema_operation_parameters()`` returns them;
+drf-spectacular reads them): each parameter typed by its form
 field (``integer``, ``number``, ``boolean``, ``date``, ``date-time`` ...; a ``ModelChoiceFilter``
 by the type of the key it looks up), its ``enum`` from static choices, a repeatable parameter
-as an array (``style: form``, ``explode: true``), comma-separated values as the package's
-``lookup="in"`` filters spell them (a string with a ``pattern``), and one parameter per
+as an array (``style: form``, ``explode: true``), comma-separated values (``BaseInFilter``,
+``BaseRangeFilter``) as a string with a ``pattern``, and one parameter per
 sub-parameter of a range (``created_after``, ``created_before``).
 
 A filter the package cannot type (a ``ModelChoiceFilter`` whose ``to_field_name`` is no field
@@ -17,14 +17,13 @@ stays as strict.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from django import forms
 from django.core.exceptions import FieldDoesNotExist
 from django_filters.fields import BaseRangeField
 
-from ...pagination.drf import filter_value_schema
-from ...pagination.filters import Filter
 from .filters import TimestampField
 from .parameters import (
     INTEGER,
@@ -157,7 +156,7 @@ def _with_null_value(field: Any, schema: dict[str, Any]) -> dict[str, Any]:
 
 def _csv_schema(field: forms.Field, one: dict[str, Any]) -> dict[str, Any]:
     if "enum" in one and not isinstance(field, BaseRangeField):
-        return filter_value_schema(Filter("", lookup="in", choices=one["enum"]))
+        return choices_schema(one["enum"])
     item = {"integer": INTEGER.pattern, "number": NUMBER.pattern}.get(one.get("type", ""))
     item = item.replace("{1,4000}", "+") if item else None
     if isinstance(field, BaseRangeField):
@@ -170,6 +169,13 @@ def _csv_schema(field: forms.Field, one: dict[str, Any]) -> dict[str, Any]:
     if item:
         schema["pattern"] = f"^{item}(,{item})*$"
     return schema
+
+
+def choices_schema(choices: list[str]) -> dict[str, Any]:
+    """One or more of ``choices``, comma-separated, as one string."""
+    choice = "|".join(re.escape(value) for value in choices)
+    return {"type": "string", "pattern": f"^({choice})(,({choice}))*$",
+            "description": f"One or more of {', '.join(choices)}, comma-separated."}
 
 
 def _description(filter_: Any, parameter: Parameter, name: str) -> str:

@@ -1,9 +1,10 @@
-"""A django-filter FilterSet behind ``StrictFilterBackend``, ``StrictQueryParametersMixin`` and
-``SearchMixin``, with the guarantees of the package's own filter sets.
+"""A django-filter FilterSet as the strict parts apply it (``StrictFilterBackend``,
+``StrictQueryParametersMixin``, ``SearchMixin``, the OpenAPI schema).
 
 1. Every parameter of the query string is one the FilterSet reads (:func:`.parameters_of`),
-   or the paginator's, or DRF's ``format``; a parameter that is not repeatable is sent once.
-   Otherwise a 400 ``invalid-parameters`` names each one (and lists the accepted ones).
+   or one the view declares (its paginator's, its other filter backends', the project's, DRF's
+   ``format``); a parameter that is not repeatable is sent once. Otherwise a 400
+   ``invalid-parameters`` names each one (and lists the accepted ones).
 2. Each value is refused before the form sees it when Django would forgive its spelling
    (:func:`.value_problem`): empty, NUL, white space around it, non-ASCII digits.
 3. The form validates; each of its errors is an ``errors`` item naming the parameter (the
@@ -16,37 +17,41 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from functools import cached_property
+from functools import cached_property, reduce
 from typing import Any
 from uuid import UUID
 
 import django_filters
 from django import forms
 from django.core.exceptions import ImproperlyConfigured, ValidationError
-from django.db.models import Model, QuerySet
+from django.db.models import Model, Q, QuerySet
 from django.http import QueryDict
 from django.utils.translation import gettext
 
-from ...pagination.adapters import FilterSetAdapter
-from ...pagination.filters import FilterSet
-from ...problems import ErrorItem, ProblemException
-from ...problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
+from ..problems import ErrorItem, ProblemException
+from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
+from .filter_schema import body_properties, schema_parameters
 from .filters import PREDICATE_CODE
 from .parameters import Parameter, field_of, parameters_of, static_choices, value_problem
-from .schema import body_properties, schema_parameters
 
 #: A parameter name and the detail of what is wrong with its value.
 Problem = tuple[str, str]
 
 
-class DjangoFilterSetAdapter(FilterSetAdapter):
-    """One view's django-filter FilterSet class, as the strict parts of the package use it."""
+class StrictFilters:
+    """One view's django-filter FilterSet class, as the strict parts of the package apply it."""
 
     def __init__(self, filterset_class: type[django_filters.FilterSet], *, view: Any = None,
                  queryset: QuerySet[Any] | None = None) -> None:
+        if not (isinstance(filterset_class, type) and issubclass(filterset_class, django_filters.FilterSet)):
+            raise ImproperlyConfigured(
+                f"{filterset_class!r} is no django-filter FilterSet: the strict filter backend applies "
+                "a django_filters.FilterSet subclass (filterset_class) or a view's filterset_fields."
+            )
         refuse_ordering_filters(filterset_class)
         self.filterset_class = filterset_class
         self.view = view
@@ -66,7 +71,8 @@ class DjangoFilterSetAdapter(FilterSetAdapter):
         return list(self.parameters())
 
     def repeatable_parameter_names(self) -> list[str]:
-        return [name for name, parameter in self.parameters().items() if parameter.multiple]
+        """The parameters that may be sent more than once (a multiple choice, an ``in`` filter)."""
+        return [name for name, parameter in self.parameters().items() if parameter.repeatable]
 
     def schema_parameters(self) -> list[dict[str, Any]]:
         return schema_parameters(self.unbound, self.parameters(), self.view)
@@ -78,39 +84,27 @@ class DjangoFilterSetAdapter(FilterSetAdapter):
 
     def from_query(self, query: Mapping[str, Sequence[str]], *, allowed_extra: Iterable[str], request: Any,
                    queryset: QuerySet[Any], filterset_kwargs: Mapping[str, Any] | None = None
-                   ) -> BoundDjangoFilters:
+                   ) -> BoundFilters:
         """The one FilterSet of the request, built from ``filterset_kwargs`` (the strict backend's
         ``get_filterset_kwargs()``), its data the validated values of ``query``."""
         filterset = self._new_filterset(request, queryset, filterset_kwargs)
         parameters = parameters_of(filterset)
         # A repeatable parameter counts once for the "sent twice" rule.
-        once = {name: list(values)[:1] if name in parameters and parameters[name].multiple else values
+        once = {name: list(values)[:1] if name in parameters and parameters[name].repeatable else values
                 for name, values in query.items()}
         refuse_undeclared(once, [*parameters, *allowed_extra])
         values = {name: list(texts) for name, texts in query.items() if name in parameters}
         problems = self._validate(filterset, parameters, values)
         if problems:
             raise invalid_parameters([parameter_error(name, detail, "invalid") for name, detail in problems])
-        return BoundDjangoFilters(filterset, {parameters[name].filter_name for name in values})
+        return BoundFilters(filterset, {parameters[name].filter_name for name in values})
 
     def from_body(self, alternative: Mapping[str, Any], *, pointer: str, request: Any,
-                  queryset: QuerySet[Any]) -> BoundDjangoFilters:
+                  queryset: QuerySet[Any]) -> BoundFilters:
+        """Validate one object of a search's ``any`` (at JSON Pointer ``pointer``): a 422
+        ``validation-error`` problem whose errors point at ``<pointer>/<name>``."""
         parameters = self.parameters()
-        errors: list[ErrorItem] = []
-        values: dict[str, list[str]] = {}
-        for name, value in alternative.items():
-            parameter = parameters.get(name)
-            if parameter is None:
-                detail = gettext("Unknown filter. Accepted: {names}.").format(names=", ".join(parameters))
-                errors.append({"pointer": f"{pointer}/{name}", "detail": detail, "code": "unknown"})
-                continue
-            texts = _body_texts(value, multiple=parameter.multiple)
-            if texts is None:
-                detail = (gettext("{name} must be a string or an array of strings.") if parameter.multiple
-                          else gettext("{name} must be a string.")).format(name=name)
-                errors.append({"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"})
-                continue
-            values[name] = texts
+        values, errors = _body_values(alternative, parameters, pointer)
         filterset = self._new_filterset(request, queryset)
         problems = self._validate(filterset, parameters, values)
         errors.extend({"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"}
@@ -118,7 +112,7 @@ class DjangoFilterSetAdapter(FilterSetAdapter):
         if errors:
             detail = gettext("The search body breaks the rules of the filters.")
             raise ProblemException("validation-error", detail, errors=errors)
-        return BoundDjangoFilters(filterset, {parameters[name].filter_name for name in values})
+        return BoundFilters(filterset, {parameters[name].filter_name for name in values})
 
     def _new_filterset(self, request: Any, queryset: QuerySet[Any],
                        filterset_kwargs: Mapping[str, Any] | None = None) -> Any:
@@ -142,7 +136,8 @@ class DjangoFilterSetAdapter(FilterSetAdapter):
         kept = {name: texts for name, texts in values.items() if name not in refused}
         data = QueryDict(mutable=True)
         for name, texts in kept.items():
-            data.setlist(name, texts)
+            # An in filter's widget reads one comma-separated value: repeated, its values are joined.
+            data.setlist(name, [",".join(texts)] if parameters[name].joins else texts)
         filterset.data = data
         for filter_name, errors in filterset.form.errors.as_data().items():
             problems.extend(problem for problem in _form_problems(filterset, parameters, kept, filter_name, errors)
@@ -153,7 +148,21 @@ class DjangoFilterSetAdapter(FilterSetAdapter):
         return queryset_of(self.view, self._queryset)
 
 
-class BoundDjangoFilters:
+def any_of(alternatives: Sequence[BoundFilters], queryset: QuerySet[Any]) -> QuerySet[Any]:
+    """The rows of ``queryset`` that match ANY of ``alternatives``, in one SQL statement.
+
+    Each alternative filters ``queryset`` its own way (a ``method=`` filter, an ``exclude``,
+    a join that needs ``distinct()``), so they are ORed as primary-key subqueries:
+    ``WHERE pk IN (<alternative 1>) OR pk IN (<alternative 2>)``. Unlike ``qs1 | qs2``, which
+    Django refuses for querysets that differ in ``distinct()`` or slicing, this takes any
+    queryset a filter returns, and a row matched through a multi-valued join appears once.
+    """
+    condition = reduce(operator.or_, (Q(pk__in=alternative.filter_queryset(queryset).values("pk"))
+                                      for alternative in alternatives))
+    return queryset.filter(condition)
+
+
+class BoundFilters:
     """A validated FilterSet: what it filters and the values a cursor is bound to."""
 
     def __init__(self, filterset: Any, present: set[str]) -> None:
@@ -188,6 +197,28 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple, QuerySet)):  # a QuerySet of ModelMultipleChoiceField is evaluated already
         return [jsonable(item) for item in value]
     return str(value)
+
+
+def _body_values(alternative: Mapping[str, Any], parameters: dict[str, Parameter], pointer: str
+                 ) -> tuple[dict[str, list[str]], list[ErrorItem]]:
+    """The texts of each member of a search alternative, as the query string would spell them,
+    and the errors of the members that are no filter or no text."""
+    errors: list[ErrorItem] = []
+    values: dict[str, list[str]] = {}
+    for name, value in alternative.items():
+        parameter = parameters.get(name)
+        if parameter is None:
+            detail = gettext("Unknown filter. Accepted: {names}.").format(names=", ".join(parameters))
+            errors.append({"pointer": f"{pointer}/{name}", "detail": detail, "code": "unknown"})
+            continue
+        texts = _body_texts(value, multiple=parameter.repeatable)
+        if texts is None:
+            detail = (gettext("{name} must be a string or an array of strings.") if parameter.repeatable
+                      else gettext("{name} must be a string.")).format(name=name)
+            errors.append({"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"})
+            continue
+        values[name] = texts
+    return values, errors
 
 
 def _body_texts(value: Any, *, multiple: bool) -> list[str] | None:
@@ -270,18 +301,6 @@ def auto_filterset(model: type[Model], fields: Any) -> type[django_filters.Filte
         meta = type("Meta", (), {"model": model, "fields": fields})
         _AUTO_FILTERSETS[key] = type(f"{model.__name__}FilterSet", (RestFrameworkFilterSet,), {"Meta": meta})
     return _AUTO_FILTERSETS[key]
-
-
-def adapt(view: Any, filterset_class: Any, queryset: QuerySet[Any] | None) -> DjangoFilterSetAdapter | None:
-    """The adapter factory registered with the pagination part: a django-filter ``filterset_class``,
-    or, for a view without one, its ``filterset_fields``."""
-    if isinstance(filterset_class, type) and issubclass(filterset_class, django_filters.FilterSet):
-        return DjangoFilterSetAdapter(filterset_class, view=view, queryset=queryset)
-    fields = getattr(view, "filterset_fields", None)
-    if fields and filterset_class in (None, FilterSet) and getattr(view, "filterset_class", None) is None:
-        model = queryset_of(view, queryset).model
-        return DjangoFilterSetAdapter(auto_filterset(model, fields), view=view, queryset=queryset)
-    return None
 
 
 def queryset_of(view: Any, queryset: QuerySet[Any] | None) -> QuerySet[Any]:

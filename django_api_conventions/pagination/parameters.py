@@ -6,7 +6,8 @@ A filter reads one parameter, its own name, unless its widget says otherwise: a
 reads one per suffix, a widget that reads a list (a ``SelectMultiple``: ``MultipleChoiceFilter``,
 ``ModelMultipleChoiceFilter``, a project's multi-value filters; a ``QueryArrayWidget``) takes the
 parameter repeated, a CSV widget (``BaseInFilter``, ``BaseRangeFilter``) comma-separated values
-in one parameter (its widget reads one).
+in one parameter (its widget reads one). An ``in`` filter (``BaseInFilter``) takes its values
+repeated too, as a multiple choice does: ``?status=a&status=b`` is ``?status=a,b``.
 A choice with a ``null_label`` takes django-filter's ``null_value`` (``?tenant=null``).
 
 Django's form fields forgive: they strip white space, read other scripts' digits (Arabic-Indic,
@@ -21,11 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
-from django.core.exceptions import FieldDoesNotExist
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.utils.translation import gettext
+from django_filters.filters import BaseInFilter
 from django_filters.widgets import BaseCSVWidget, QueryArrayWidget, SuffixedMultiWidget
 
-from .filters import TimestampField
+from .filters import TimestampField, parse_timestamp
 
 INTEGER = re.compile(r"[+-]?[0-9]{1,4000}")
 NUMBER = re.compile(r"[+-]?[0-9]{1,4000}(?:\.[0-9]{1,4000})?")
@@ -50,6 +52,13 @@ class Parameter:
     multiple: bool
     #: It takes comma-separated values (``BaseInFilter``, ``BaseRangeFilter``).
     csv: bool
+    #: Its repeated values are joined by commas before the form reads them (``BaseInFilter``).
+    joins: bool = False
+
+    @property
+    def repeatable(self) -> bool:
+        """It may be sent more than once: the form reads every value, or their comma-joined list."""
+        return self.multiple or self.joins
 
 
 def parameters_of(filterset: Any) -> dict[str, Parameter]:
@@ -62,8 +71,9 @@ def parameters_of(filterset: Any) -> dict[str, Parameter]:
         elif isinstance(widget, forms.MultiWidget):
             names = [filter_name + suffix for suffix in widget.widgets_names]
         else:
-            found[filter_name] = Parameter(filter_name, filter_name, None, reads_list(widget),
-                                           isinstance(widget, BaseCSVWidget))
+            csv = isinstance(widget, BaseCSVWidget)
+            found[filter_name] = Parameter(filter_name, filter_name, None, reads_list(widget), csv,
+                                           joins=csv and isinstance(filter_, BaseInFilter))
             continue
         for index, name in enumerate(names):
             found[name] = Parameter(name, filter_name, index, False, False)
@@ -88,6 +98,8 @@ def value_problem(raw: str, field: forms.Field, *, csv: bool) -> str | None:
     parameter's name), or ``None``."""
     if "\x00" in raw:  # PostgreSQL text cannot hold NUL: refuse it before the database does
         return gettext("must not contain a NUL character")
+    if isinstance(field, TimestampField) and not csv:
+        return _timestamp_problem(raw)
     if raw == "":  # django-filter would skip the filter: a list the client did not ask for
         return gettext("must not be empty")
     items = raw.split(",") if csv else [raw]
@@ -97,6 +109,16 @@ def value_problem(raw: str, field: forms.Field, *, csv: bool) -> str | None:
         reason = _item_problem(item, field)
         if reason is not None:
             return reason
+    return None
+
+
+def _timestamp_problem(raw: str) -> str | None:
+    """What is wrong with ``raw`` as a moment: the timestamp's own message for every spelling
+    (empty, white space around it, other scripts' digits), which says the one it takes."""
+    try:
+        parse_timestamp(raw)
+    except ValidationError as error:
+        return " ".join(error.messages)
     return None
 
 
