@@ -4,6 +4,7 @@
 - :mod:`.types`: the registry of problem types (what each ``type`` URL names), :mod:`.built_in` the package's own;
 - :mod:`.mapping`: which problem each exception becomes, whichever layer raised it;
 - :mod:`.error_items`: nested validation errors as ``errors`` items with JSON Pointers;
+- :mod:`.error_answers`: an error answer the project built itself, as a problem;
 - :mod:`.drf_handler`: DRF's ``EXCEPTION_HANDLER``;
 - :mod:`.django_handlers`: Django's ``handler400`` ... ``handler500`` and ``CSRF_FAILURE_VIEW``;
 - :mod:`.middleware`: problems for what happens outside DRF;
