@@ -1,8 +1,12 @@
-"""What `mkdocs build --strict` does not check: README.md's and CHANGELOG.md's relative links,
-and the code samples of the docs (the tutorial has its own test, tests/test_tutorial.py).
+"""What `mkdocs build --strict` does not check: README.md's relative links, the changelog's
+inclusion into the docs, and the code samples of the docs (the tutorial has its own test,
+tests/test_tutorial.py).
 
-- Every relative link of README.md and CHANGELOG.md names a file of the repository, and its
-  `#anchor`, if any, a heading of that file.
+- Every relative link of README.md names a file of the repository, and its `#anchor`, if any, a
+  heading of that file. CHANGELOG.md has none: it is read at the repository's root and, included,
+  as docs/changelog.md, where a relative link would point elsewhere.
+- docs/changelog.md includes CHANGELOG.md (pymdownx.snippets, as mkdocs.yml configures it)
+  instead of copying it.
 - Every ```python block of the docs pages and of README.md compiles, unless an HTML comment
   `<!-- not compiled: <why> -->` right before it says why not (a signature, say).
 - Every `from django_api_conventions... import name` of those blocks (the tutorial's included)
@@ -25,7 +29,7 @@ from django_api_conventions.checks import MESSAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted((ROOT / "docs").glob("*.md"))
-LINKED_FILES = [ROOT / "README.md", ROOT / "CHANGELOG.md"]
+LINKED_FILES = [ROOT / "README.md"]
 
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 _FENCE = re.compile(r"^```[^\n]*\n.*?^```", re.M | re.S)
@@ -131,8 +135,31 @@ def _imports(dotted: str) -> bool:
     return True
 
 
-def test_the_changelog_page_repeats_the_changelog() -> None:
-    body = (ROOT / "CHANGELOG.md").read_text()
+def test_the_changelog_has_no_relative_links() -> None:
+    assert relative_links(ROOT / "CHANGELOG.md") == []
+
+
+def _snippets_config() -> dict[str, object]:
+    yaml = pytest.importorskip("yaml")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    for extension in config["markdown_extensions"]:
+        if isinstance(extension, dict) and "pymdownx.snippets" in extension:
+            return dict(extension["pymdownx.snippets"])
+    pytest.fail("mkdocs.yml does not enable pymdownx.snippets")
+
+
+def test_the_changelog_page_includes_the_changelog() -> None:
+    """The page is the include line alone, and renders as CHANGELOG.md with mkdocs.yml's settings."""
+    markdown = pytest.importorskip("markdown")
+    pytest.importorskip("pymdownx.snippets")
     page = (ROOT / "docs" / "changelog.md").read_text()
-    first_release = body.index("\n## ")
-    assert page.endswith(body[first_release:]), "docs/changelog.md must repeat CHANGELOG.md from its first release on"
+    assert page.strip() == '--8<-- "CHANGELOG.md"', "docs/changelog.md must include CHANGELOG.md, not copy it"
+    config = _snippets_config()
+    assert config.get("check_paths") is True, "a missing CHANGELOG.md must fail the docs build"
+    # base_path is read from the directory mkdocs runs in: the repository's root.
+    config["base_path"] = [str(ROOT / path) for path in config["base_path"]]
+    html = markdown.markdown(page, extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": config})
+    body = (ROOT / "CHANGELOG.md").read_text()
+    for heading in re.findall(r"^#{1,4} (.+)$", body, re.M):
+        plain = heading.replace("`", "")
+        assert plain in html.replace("<code>", "").replace("</code>", ""), f"{heading!r} missing from the page"
