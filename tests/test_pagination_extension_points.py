@@ -3,19 +3,18 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from rest_framework.test import APIClient
 
-from testproject.billing.models import Customer, Invoice
+from testproject.billing.models import Invoice
+
+from .strict_lists import create_invoices, create_users, errors_of, newest_first
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.urls_pagination_names")]
-
-START = datetime(2026, 1, 1, tzinfo=UTC)
-
 
 @pytest.fixture
 def client() -> APIClient:
@@ -24,22 +23,8 @@ def client() -> APIClient:
 
 @pytest.fixture
 def invoices() -> list[Invoice]:
-    users = [Customer.objects.create(email=f"x{i}@example.com", name=f"X{i}") for i in range(2)]
-    return [
-        Invoice.objects.create(user=users[index % 2], amount_due=100 + index, currency="eur",
-                               status=["draft", "open"][index % 2], created_at=START + timedelta(minutes=index))
-        for index in range(23)
-    ]
-
-
-def newest_first(rows: list[Invoice]) -> list[str]:
-    return [r.pk for r in sorted(rows, key=lambda r: (r.created_at, r.pk), reverse=True)]
-
-
-def errors_of(response: Any) -> list[dict[str, Any]]:
-    assert response.status_code == 400, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    return response.json()["errors"]  # type: ignore[no-any-return]
+    return create_invoices(create_users("x"), 23, every=timedelta(minutes=1), statuses=["draft", "open"],
+                           currencies=["eur"])
 
 
 # --- renamed parameters, own limits --------------------------------------------------------------
