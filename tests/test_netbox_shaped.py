@@ -18,6 +18,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth.models import User
+from django.contrib.contenttypes.models import ContentType
 from django.test import Client, override_settings
 
 from testproject.billing.models import Customer, Invoice
@@ -79,6 +82,18 @@ def invoices() -> list[Invoice]:
     return made
 
 
+@pytest.fixture
+def changes(invoices: list[Invoice]) -> list[LogEntry]:
+    """A change log with integer keys: two users, entries with and without an object type."""
+    users = [User.objects.create(username=name) for name in ("ada", "grace")]
+    invoice_type = ContentType.objects.get_for_model(Invoice)
+    return [
+        LogEntry.objects.create(user=users[n % 2], content_type=invoice_type if n % 3 else None,
+                                object_repr=f"change {n}", action_flag=1 + n % 3)
+        for n in range(6)
+    ]
+
+
 # What stays as it was.
 
 UNCHANGED = [
@@ -111,6 +126,24 @@ def test_reads_answer_as_before(invoices: list[Invoice], path: str) -> None:
     assert before.status == 200, before.content
     assert (after.status, after.body) == (before.status, before.body)
     assert after.headers["Content-Type"] == before.headers["Content-Type"]
+
+
+CHANGES = "/api/core/object-changes/"
+
+
+@pytest.mark.parametrize("query", [
+    "changed_object_type_id=null",  # django-filter's null value, on an integer key
+    "changed_object_type_id={type}",
+    "user_id={ada}",
+    "user_id={ada}&user_id={grace}",  # several values, repeated
+    "user_id={ada}&action_flag=2&ordering=-id&brief=true",
+])
+def test_integer_keys_filter_as_before(changes: list[LogEntry], query: str) -> None:
+    path = f"{CHANGES}?" + query.format(
+        type=ContentType.objects.get_for_model(Invoice).id, ada=changes[0].user_id, grace=changes[1].user_id)
+    before, after = both("GET", path)
+    assert before.status == 200 and 0 < before.body["count"] <= len(changes), before.content
+    assert (after.status, after.body) == (before.status, before.body)
 
 
 def test_the_tenant_filter_takes_a_key_as_before(invoices: list[Invoice]) -> None:

@@ -27,6 +27,9 @@ from decimal import Decimal
 from typing import Any
 
 import django_filters
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth.models import User
+from django.contrib.contenttypes.models import ContentType
 from django.db.models import ProtectedError, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, HttpResponseServerError
 from drf_spectacular.openapi import AutoSchema
@@ -70,6 +73,25 @@ class InvoiceFilterSet(django_filters.FilterSet):  # type: ignore[misc]
 
     def search(self, queryset: QuerySet[Any], name: str, value: str) -> QuerySet[Any]:
         return queryset.filter(Q(id__icontains=value) | Q(currency__icontains=value))
+
+
+class ObjectChangeFilterSet(django_filters.FilterSet):  # type: ignore[misc]
+    """Integer keys, as NetBox's: one value or several (repeated), ``null`` for none."""
+
+    user_id = django_filters.ModelMultipleChoiceFilter(field_name="user", queryset=User.objects.all())
+    changed_object_type_id = django_filters.ModelChoiceFilter(
+        field_name="content_type", queryset=ContentType.objects.all(), null_label="None")
+
+    class Meta:
+        model = LogEntry
+        fields = ["action_flag"]
+
+
+class ObjectChangeSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = LogEntry
+        fields = ["id", "user", "content_type", "object_repr", "action_flag"]
+        brief_fields = ["id", "object_repr"]
 
 
 class TenantSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -216,7 +238,14 @@ def build_router(*bases: type) -> routers.DefaultRouter:
         serializer_class = TenantSerializer
         filterset_fields = ["name"]
 
+    class ObjectChangeViewSet(NetBoxModelViewSet):
+        http_method_names = ["get", "head", "options"]
+        queryset = LogEntry.objects.order_by("id")
+        serializer_class = ObjectChangeSerializer
+        filterset_class = ObjectChangeFilterSet
+
     router = routers.DefaultRouter()
+    router.register("core/object-changes", ObjectChangeViewSet, basename="objectchange")
     router.register("billing/invoices", InvoiceViewSet, basename="invoice")
     router.register("tenancy/tenants", TenantViewSet, basename="tenant")
     return router
