@@ -162,7 +162,7 @@ def test_a_lost_lease_rolls_back_the_async_views_write(monkeypatch: pytest.Monke
         monkeypatch.setattr(store_class, method, lambda self, *args, **kwargs: False)
     if not store_class.transactional:
         # A store outside the transaction checks its lease before the commit only once half is used.
-        monkeypatch.setattr("django_api_conventions.idempotency.execution.KeyedRequest.lease_half_used",
+        monkeypatch.setattr("django_api_conventions.idempotency.leases.KeyedRequest.lease_half_used",
                             lambda self: True)
     key = new_key()
     response = post("/idempotency/async/create", {"email": f"{key}@example.com"}, key)

@@ -16,7 +16,7 @@ import pytest
 from django.db import transaction
 from rest_framework.test import APIClient
 
-from django_api_conventions.idempotency.execution import is_durable_nesting
+from django_api_conventions.idempotency.transactions import is_durable_nesting
 from testproject.billing.models import Customer
 
 from .http import send

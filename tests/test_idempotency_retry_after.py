@@ -18,7 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 
 from django_api_conventions.idempotency import IdempotencyOptions, get_store, run_idempotently
-from django_api_conventions.idempotency.execution import in_flight_retry_after
+from django_api_conventions.idempotency.waiting import in_flight_retry_after
 from django_api_conventions.problems import ProblemException
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -95,7 +95,7 @@ def test_the_redis_store_renews_before_the_commit_only_past_half_the_lease(
 def test_a_short_renewal_brings_the_renewal_before_the_commit_back() -> None:
     import time
 
-    from django_api_conventions.idempotency.execution import KeyedRequest
+    from django_api_conventions.idempotency.leases import KeyedRequest
 
     store, key = DatabaseStore(), f"key-{uuid.uuid4().hex}"
     claim = store.claim("scope", key, "fp", 60, 3600)

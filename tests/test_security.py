@@ -16,7 +16,7 @@ from rest_framework.test import APIClient, APIRequestFactory
 from rest_framework.views import APIView
 
 from django_api_conventions.idempotency import IdempotencyMixin
-from django_api_conventions.idempotency.execution import OMITTED_BODY_HEADER
+from django_api_conventions.idempotency.replay import OMITTED_BODY_HEADER
 from django_api_conventions.idempotency.stores import get_store
 from testproject.billing.models import Customer, Invoice, Payment
 

@@ -1,9 +1,10 @@
 """Idempotent requests: each keyed request runs at most once; retries get its stored answer."""
 
 from .decorators import idempotent
-from .execution import IdempotencyOptions, KeyedRequest, LeaseExpired, run_idempotently
+from .leases import KeyedRequest, LeaseExpired
 from .middleware import IdempotencyMiddleware
 from .mixins import IdempotencyMixin
+from .protocol import IdempotencyOptions, run_idempotently
 from .stores import IdempotencyStore, get_store
 
 __all__ = [

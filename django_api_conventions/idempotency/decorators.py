@@ -11,14 +11,8 @@ from asgiref.sync import async_to_sync, markcoroutinefunction, sync_to_async
 from django.http import HttpRequest, HttpResponseBase
 
 from ..problems.details import ProblemException, render_problem
-from .execution import (
-    DEFAULT_METHODS,
-    IdempotencyOptions,
-    exempt_from_atomic_requests,
-    keep_final_answers,
-    request_transaction,
-    run_idempotently,
-)
+from .protocol import DEFAULT_METHODS, IdempotencyOptions, keep_final_answers, run_idempotently
+from .transactions import exempt_from_atomic_requests, run_unkeyed
 
 
 def idempotent(
@@ -40,8 +34,7 @@ def idempotent(
     def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
         def handle(request: HttpRequest, call_view: Callable[[], HttpResponseBase]) -> HttpResponseBase:
             if request.method not in options.methods:
-                with request_transaction(None):
-                    return call_view()
+                return run_unkeyed(call_view)
             try:
                 return run_idempotently(request, options, call_view)
             except ProblemException as problem:

@@ -13,8 +13,8 @@ from django.http import HttpRequest, HttpResponseBase
 from ..conf import api_settings
 from ..hook_middleware import HookMiddleware
 from ..problems.details import ProblemException, render_problem
-from .execution import DEFAULT_METHODS, IdempotencyOptions, run_idempotently, run_idempotently_async
 from .mixins import IdempotencyMixin
+from .protocol import DEFAULT_METHODS, IdempotencyOptions, run_idempotently, run_idempotently_async
 
 
 class IdempotencyMiddleware(HookMiddleware):

@@ -1,25 +1,35 @@
-"""``IdempotencyMixin``: idempotency keys for DRF views and viewsets."""
+"""``IdempotencyMixin``: idempotency keys for DRF views and viewsets.
+
+The mixin keeps DRF's (and adrf's) ``dispatch()``: it overrides ``initial()`` alone, the hook
+that ``dispatch()`` calls after authentication, permissions and throttles and before it looks
+the handler up by the request's method. There it puts, in place of that handler, one that
+runs it through the protocol, as DRF's viewsets put their actions in place of ``post()`` and
+``get()``. ``tests/test_idempotency_wiring.py`` fails when the installed DRF or adrf
+changes the functions this relies on.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from inspect import iscoroutinefunction
 from typing import Any
 
-from asgiref.sync import async_to_sync, iscoroutinefunction, sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request, is_form_media_type
 
 from ..conf import api_settings
-from .execution import (
+from .protocol import (
     DEFAULT_METHODS,
     IdempotencyOptions,
-    exempt_from_atomic_requests,
     keep_final_answers,
-    request_transaction,
     run_idempotently,
     run_idempotently_async,
 )
+from .transactions import exempt_from_atomic_requests, run_unkeyed
+
+Handler = Callable[..., Any]
 
 
 class IdempotencyMixin:
@@ -42,8 +52,8 @@ class IdempotencyMixin:
 
     @classmethod
     def as_view(cls, *args: Any, **initkwargs: Any) -> Callable[..., HttpResponseBase]:
-        # The claim must commit before the view's transaction opens: dispatch() opens that
-        # transaction itself, ATOMIC_REQUESTS included.
+        # The claim must commit before the view's transaction opens: the handler put in place
+        # by initial() opens that transaction itself, ATOMIC_REQUESTS included.
         return exempt_from_atomic_requests(super().as_view(*args, **initkwargs))  # type: ignore[misc]
 
     def get_idempotency_options(self) -> IdempotencyOptions:
@@ -55,89 +65,64 @@ class IdempotencyMixin:
             lease_seconds=self.idempotency_lease_seconds,
         )
 
-    # DRF's APIView.dispatch, with the idempotency check between initial() and the handler.
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        """DRF's checks, then the handler that ``dispatch()`` calls next, wrapped in the protocol
+        (a keyed method) or in the ``ATOMIC_REQUESTS`` transaction (any other)."""
+        super().initial(request, *args, **kwargs)  # type: ignore[misc]
         view: Any = self
-        if getattr(view, "view_is_async", False):
-            # An async view (adrf's APIView or ViewSet with async handlers): its dispatch must
-            # answer a coroutine, as adrf's own does.
-            return _dispatch_async(self, request, *args, **kwargs)
-        view.args = args
-        view.kwargs = kwargs
-        drf_request = view.initialize_request(request, *args, **kwargs)
-        view.request = drf_request
-        view.headers = view.default_response_headers
+        method = request.method
+        if not (method.lower() in view.http_method_names and hasattr(view, method.lower())):
+            return  # DRF's dispatch answers 405, whatever the key says
         options = self.get_idempotency_options()
-        try:
-            view.initial(drf_request, *args, **kwargs)
-            # A method the view does not handle is a 405, whatever the key says.
-            if drf_request.method in options.methods and self._handles(drf_request.method):
-                _parse_before_claim(request, drf_request)
-                response = run_idempotently(
-                    request, options, lambda: self._handle(drf_request, *args, **kwargs), scope_request=drf_request
-                )
-            else:
-                with request_transaction(None):
-                    response = self._handle(drf_request, *args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 -- DRF's own contract: handle_exception decides
-            response = view.handle_exception(exc)
-        view.response = view.finalize_response(drf_request, response, *args, **kwargs)
-        return view.response
-
-    def _handles(self, method: str) -> bool:
-        view: Any = self
-        return method.lower() in view.http_method_names and hasattr(view, method.lower())
-
-    def _handle(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        view: Any = self
-        try:
-            method = request.method.lower()
-            handler = getattr(view, method, view.http_method_not_allowed)
-            if method not in view.http_method_names:
-                handler = view.http_method_not_allowed
-            response = handler(request, *args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 -- as in DRF's dispatch
-            response = view.handle_exception(exc)
-        return view.finalize_response(request, response, *args, **kwargs)
+        keyed = method in options.methods
+        if keyed:
+            _parse_before_claim(request._request, request)
+        wrap = _async_handler if getattr(view, "view_is_async", False) else _sync_handler
+        setattr(view, method.lower(), wrap(view, getattr(view, method.lower()), options if keyed else None))
 
 
-# adrf's APIView.async_dispatch, with the idempotency check of IdempotencyMixin.dispatch. Functions, not
-# methods: adrf's ViewSet.view_is_async counts a mixin's coroutine methods, and would make a sync
-# viewset async.
-async def _dispatch_async(view: Any, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-    view.args = args
-    view.kwargs = kwargs
-    drf_request = view.initialize_request(request, *args, **kwargs)
-    view.request = drf_request
-    view.headers = view.default_response_headers
-    options = view.get_idempotency_options()
+def _sync_handler(view: Any, handler: Handler, options: IdempotencyOptions | None) -> Handler:
+    def handle(request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        def run_view() -> HttpResponseBase:
+            return _respond(view, handler, request, *args, **kwargs)
+
+        if options is None:
+            return run_unkeyed(run_view)
+        return run_idempotently(request._request, options, run_view, scope_request=request)
+
+    return handle
+
+
+def _respond(view: Any, handler: Handler, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    """The handler's answer as DRF's dispatch makes it, exceptions handled and finalized: in
+    the transaction, so that an error answer rolls it back and what is stored is what is sent."""
     try:
-        # adrf runs initial() (authentication, permissions, throttles) on Django's
-        # thread-sensitive thread: they may read the database.
-        await sync_to_async(view.initial)(drf_request, *args, **kwargs)
-        if drf_request.method in options.methods and view._handles(drf_request.method):
-            _parse_before_claim(request, drf_request)
-
-            def run_view() -> HttpResponseBase:
-                # Called inside the request's transaction on the thread-sensitive thread; the
-                # handler's own sync_to_async calls come back to this thread, to its connection.
-                return async_to_sync(_handle_async)(view, drf_request, *args, **kwargs)  # type: ignore[no-any-return]
-
-            response = await run_idempotently_async(request, options, run_view, scope_request=drf_request)
-        else:
-            response = await _handle_unkeyed_async(view, drf_request, *args, **kwargs)
-    except Exception as exc:  # noqa: BLE001 -- DRF's own contract: handle_exception decides
+        response = handler(request, *args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 -- as in DRF's dispatch
         response = view.handle_exception(exc)
-    view.response = view.finalize_response(drf_request, response, *args, **kwargs)
-    return view.response  # type: ignore[no-any-return]
+    return view.finalize_response(request, response, *args, **kwargs)  # type: ignore[no-any-return]
 
 
-async def _handle_async(view: Any, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+# The async handler is a function's closure, set on the instance per request: adrf's
+# ViewSet.view_is_async counts the class's coroutine methods, and would make a sync viewset async.
+def _async_handler(view: Any, handler: Handler, options: IdempotencyOptions | None) -> Handler:
+    async def handle(request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if options is None:
+            return await _respond_unkeyed_async(view, handler, request, *args, **kwargs)
+
+        def run_view() -> HttpResponseBase:
+            # Called inside the request's transaction on the thread-sensitive thread; the
+            # handler's own sync_to_async calls come back to this thread, to its connection.
+            return async_to_sync(_respond_async)(view, handler, request, *args, **kwargs)  # type: ignore[no-any-return]
+
+        return await run_idempotently_async(request._request, options, run_view, scope_request=request)
+
+    return handle
+
+
+async def _respond_async(view: Any, handler: Handler, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    """:func:`_respond` as adrf's async dispatch calls a handler."""
     try:
-        method = request.method.lower()
-        handler = getattr(view, method, view.http_method_not_allowed)
-        if method not in view.http_method_names:
-            handler = view.http_method_not_allowed
         if iscoroutinefunction(handler):
             response = await handler(request, *args, **kwargs)
         else:
@@ -147,18 +132,19 @@ async def _handle_async(view: Any, request: Request, *args: Any, **kwargs: Any) 
     return view.finalize_response(request, response, *args, **kwargs)  # type: ignore[no-any-return]
 
 
-async def _handle_unkeyed_async(view: Any, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
-    """A method that takes no key: in the ``ATOMIC_REQUESTS`` transaction when there is one, as
+async def _respond_unkeyed_async(
+    view: Any, handler: Handler, request: Request, *args: Any, **kwargs: Any
+) -> HttpResponseBase:
+    """A request without a key: in the ``ATOMIC_REQUESTS`` transaction when there is one, as
     on the sync path (``as_view()`` exempted the view from Django's own wrapping, which Django
     refuses for async views anyway)."""
     if not any(config.get("ATOMIC_REQUESTS") for config in settings.DATABASES.values()):
-        return await _handle_async(view, request, *args, **kwargs)
+        return await _respond_async(view, handler, request, *args, **kwargs)
 
-    def run_in_transaction() -> HttpResponseBase:
-        with request_transaction(None):
-            return async_to_sync(_handle_async)(view, request, *args, **kwargs)  # type: ignore[no-any-return]
+    def run_view() -> HttpResponseBase:
+        return async_to_sync(_respond_async)(view, handler, request, *args, **kwargs)  # type: ignore[no-any-return]
 
-    return await sync_to_async(run_in_transaction)()
+    return await sync_to_async(run_unkeyed)(run_view)
 
 
 def _parse_before_claim(http_request: HttpRequest, drf_request: Request) -> None:

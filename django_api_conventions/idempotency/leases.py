@@ -1,0 +1,166 @@
+"""One claimed key: its lease, renewed by a long view and held over the commit, and its answer.
+
+A view reaches its :class:`KeyedRequest` as ``request.idempotency``. Every store call made for
+it answers a 503 when the store cannot be reached (fail closed): :func:`store_errors`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponseBase
+from django.utils.translation import gettext
+
+from ..conf import api_settings
+from ..problems.details import ProblemException, retry_after_header
+from . import signals
+from .commit_markers import transaction_marker
+from .replay import OMITTED_BODY_HEADER, stored_response
+from .request_state import dumps_since
+from .stores import IdempotencyStore, StoredResponse
+from .stores.base import NotReplicated
+
+logger = logging.getLogger("django_api_conventions.idempotency")
+
+
+class LeaseExpired(Exception):
+    """The lease passed to another request while the view ran: this attempt must roll back."""
+
+
+@dataclass
+class KeyedRequest:
+    """One claimed key: what the view needs to renew its lease or to be told it lost it."""
+
+    store: IdempotencyStore
+    scope: str
+    key: str
+    owner: str
+    lease_seconds: float
+    completed: bool = field(default=False)
+    #: ``time.monotonic()`` before which the lease cannot end, whatever the store's clock says:
+    #: measured from just before the claim (or the last renewal) was sent.
+    lease_deadline: float = field(default_factory=time.monotonic)
+    #: The request, and the marks of its replayed state (:mod:`.request_state`) before the view.
+    request: HttpRequest | None = field(default=None)
+    state_marks: dict[str, Any] = field(default_factory=dict)
+    #: The response last made into a :class:`StoredResponse`, and what it made: a store outside
+    #: the transaction stores the same answer twice (committing, then resolved), built once.
+    _stored_from: tuple[HttpResponseBase, StoredResponse] | None = field(default=None, repr=False)
+    #: What logs and signals name this key by, :func:`key_hash` (a SHA-256, worked out once).
+    hashed_key: str = field(default="")
+    #: The store holds the response as committing, with the transaction's id (:meth:`hold_over_commit`).
+    prepared: bool = field(default=False)
+
+    def __post_init__(self) -> None:
+        if not self.hashed_key:
+            self.hashed_key = key_hash(self.scope, self.key)
+
+    def lease_half_used(self) -> bool:
+        """Whether less than half of ``lease_seconds`` is surely left of the lease."""
+        return self.lease_deadline - time.monotonic() < self.lease_seconds / 2
+
+    def renew_lease(self, seconds: float | None = None) -> None:
+        """Call from a long view to keep its key; raises :class:`LeaseExpired` if it was lost."""
+        started = time.monotonic()
+        with store_errors(self.store, self.signal_context()):
+            renewed = self.store.renew(self.scope, self.key, self.owner, seconds or self.lease_seconds)
+        if not renewed:
+            raise LeaseExpired
+        self.lease_deadline = started + (seconds or self.lease_seconds)
+
+    def hold_over_commit(self, response: HttpResponseBase) -> None:
+        """For a store outside the transaction, just before the commit: prove the lease is still
+        ours and extend it over the commit, storing the response as committing where the
+        database can later tell whether the commit happened. Raises :class:`LeaseExpired`."""
+        alias = api_settings.IDEMPOTENCY_DATABASE
+        marker = transaction_marker(alias) if self.store.prepares_commits and alias in settings.DATABASES else None
+        if marker is None and not self.lease_half_used():
+            # With half the lease left it cannot have passed to another request, and it
+            # outlasts the commit: no round trip to the store needed.
+            return
+        started = time.monotonic()
+        with store_errors(self.store, self.signal_context()):
+            if marker is None:
+                held = self.store.renew(self.scope, self.key, self.owner, self.lease_seconds)
+            else:
+                held = self.store.prepare(
+                    self.scope, self.key, self.owner, self.stored(response), marker, alias, self.lease_seconds
+                )
+        if not held:
+            raise LeaseExpired
+        self.lease_deadline = started + self.lease_seconds
+        self.prepared = marker is not None
+
+    def signal_context(self) -> dict[str, Any]:
+        """The keyword arguments of the :mod:`.signals` sent about this key."""
+        return {"request": self.request, "scope": self.scope, "key_hash": self.hashed_key}
+
+    def stored(self, response: HttpResponseBase) -> StoredResponse:
+        if self._stored_from is not None and self._stored_from[0] is response:
+            # The same response object, not modified in between: hold_over_commit() stored it
+            # just before the commit, complete() stores it again just after (nothing runs
+            # between the two but the COMMIT; the MISS headers are set after both).
+            return self._stored_from[1]
+        stored = stored_response(response)
+        if self.request is not None:
+            stored.headers.update(dumps_since(self.request, self.state_marks))
+        self._stored_from = (response, stored)
+        return stored
+
+    def complete(self, response: HttpResponseBase, retention: int) -> bool:
+        stored = self.stored(response)
+        self.warn_if_body_omitted(stored)
+        with store_errors(self.store, self.signal_context()):
+            return self.store.complete(self.scope, self.key, self.owner, stored, retention)
+
+    def warn_if_body_omitted(self, stored: StoredResponse) -> None:
+        if OMITTED_BODY_HEADER in stored.headers:
+            logger.warning(
+                "Idempotent response of %s bytes not stored (IDEMPOTENCY_MAX_STORED_BODY_BYTES = %s): "
+                "a retry gets idempotency-response-too-large",
+                stored.headers[OMITTED_BODY_HEADER], api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES,
+                extra={"key_hash": self.hashed_key},
+            )
+
+
+def key_hash(scope: str, key: str) -> str:
+    """What logs and signals name a key by: never the key itself."""
+    return hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()[:16]
+
+
+@contextmanager
+def store_errors(store: IdempotencyStore, signal_context: dict[str, Any] | None = None) -> Iterator[None]:
+    """A store that cannot be reached answers 503 (fail closed); the view's own errors pass.
+
+    ``signal_context``: the keyword arguments of the ``store_unavailable`` signal (none sent without).
+    """
+    try:
+        yield
+    except store.unavailable_errors as exc:
+        if signal_context is not None:
+            signals.store_unavailable.send(sender=store.__class__, fail_open=False, error=exc, **signal_context)
+        raise store_unavailable_problem(exc) from exc
+
+
+def store_unavailable_problem(exc: BaseException) -> ProblemException:
+    # The trace id comes from the request's context (TraceIdFilter), like Django's own lines.
+    logger.error("Idempotency store unavailable: %s", exc)
+    if isinstance(exc, NotReplicated):
+        detail = gettext(
+            "The idempotency store could not copy this key's record to {required} replicas in time; retry later."
+        ).format(required=exc.required)
+    else:
+        detail = gettext("Keyed requests cannot run while the idempotency store is unreachable; retry later.")
+    return ProblemException(
+        "idempotency-store-unavailable",
+        detail,
+        headers=retry_after_header(api_settings.IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER),
+    )
+

@@ -1,0 +1,49 @@
+"""Waiting for a request in flight: how a keyed request waits for its twin's answer, and how
+long a 409 ``idempotency-key-in-use`` tells the client to wait."""
+
+from __future__ import annotations
+
+import math
+import time
+
+from .stores import Claim, ClaimOutcome
+
+_WAIT_FIRST_PAUSE = 0.05
+_WAIT_LONGEST_PAUSE = 1.0
+
+
+class ClaimWait:
+    """The one wait loop's decisions; the sync and the async driver only claim and sleep.
+
+    A view with ``wait_seconds`` claims its key again while the first request with it runs,
+    after pauses doubling from 50 ms to 1 s, as long as the next look comes before the wait
+    ends; the last claim is answered (a replay, or the 409 after all).
+    """
+
+    def __init__(self, wait_seconds: float) -> None:
+        # Counted from before the first claim, as the client counts it.
+        self.deadline = time.monotonic() + wait_seconds
+        self.pause = _WAIT_FIRST_PAUSE
+
+    def pause_after(self, claim: Claim | None) -> float | None:
+        """How long to sleep before claiming again; ``None``: answer ``claim``."""
+        if claim is None or claim.outcome is not ClaimOutcome.IN_FLIGHT:
+            return None
+        if time.monotonic() + self.pause > self.deadline:
+            return None
+        pause, self.pause = self.pause, min(self.pause * 2, _WAIT_LONGEST_PAUSE)
+        return pause
+
+
+def in_flight_retry_after(lease_seconds: float, lease_remaining: float) -> int:
+    """The ``Retry-After`` of a 409 ``idempotency-key-in-use``, in whole seconds, at least 1.
+
+    The first request has run for about ``lease_seconds - lease_remaining`` (since its claim,
+    or its last lease renewal). Most requests finish in milliseconds, and one that has run for
+    a while is likely to run a while longer: wait half of what it has run so far (1 second
+    during its first 2 seconds), and never beyond the end of its lease, when a retry may take
+    the key over.
+    """
+    elapsed = max(0.0, lease_seconds - lease_remaining)
+    estimate = max(1, math.ceil(elapsed / 2))
+    return max(1, min(estimate, math.ceil(lease_remaining)))
