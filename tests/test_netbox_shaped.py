@@ -97,7 +97,14 @@ def changes(invoices: list[Invoice]) -> list[LogEntry]:
 # What stays as it was.
 
 UNCHANGED = [
+    "/api/",
     INVOICES,
+    f"{INVOICES}?format=json",
+    "/api/billing/invoices.json",
+    f"{INVOICES}?limit=0",  # DRF's paginator forgives what it cannot read
+    f"{INVOICES}?limit=1000",
+    f"{INVOICES}?offset=abc",
+    f"{INVOICES}?ordering=bogus",  # as OrderingFilter does
     f"{INVOICES}?limit=3",
     f"{INVOICES}?limit=3&offset=2",
     f"{INVOICES}?limit=2&start=4",  # the paginator's own parameter
@@ -153,6 +160,19 @@ def test_the_tenant_filter_takes_a_key_as_before(invoices: list[Invoice]) -> Non
     assert (after.status, after.body) == (before.status, before.body)
 
 
+@pytest.mark.parametrize(("method", "path", "body"), [
+    ("OPTIONS", INVOICES, None),
+    ("PATCH", f"{INVOICES}inv_02/", {"status": "paid"}),
+    ("POST", f"{INVOICES}inv_02/set-status/", {"status": "void"}),
+])
+def test_other_methods_answer_as_before(invoices: list[Invoice], method: str, path: str, body: Any) -> None:
+    before = send(False, method, path, body)
+    Invoice.objects.filter(id="inv_02").update(status="open")
+    after = send(True, method, path, body)
+    assert before.status == 200, before.content
+    assert (after.status, after.body) == (before.status, before.body)
+
+
 def test_a_valid_write_answers_as_before(invoices: list[Invoice]) -> None:
     for adopted in (False, True):
         body = {"user": invoices[0].user_id, "amount_due": 5,
@@ -174,6 +194,15 @@ def test_an_unknown_parameter_is_a_400_problem_where_it_was_ignored(invoices: li
     assert (after.status, after.headers["Content-Type"]) == (400, PROBLEM)
     assert after.body["type"].endswith("/problems/invalid-parameters")
     assert [item["parameter"] for item in after.body["errors"]] == ["foo"]
+
+
+@pytest.mark.parametrize("query", ["tenant_id=usr_nonexistent", "status=bogus"])
+def test_a_filter_value_refused_is_a_400_problem_naming_it(invoices: list[Invoice], query: str) -> None:
+    before, after = both("GET", f"{INVOICES}?{query}")
+    name = query.split("=")[0]
+    assert before.status == 400 and list(before.body) == [name]
+    assert (after.status, after.headers["Content-Type"]) == (400, PROBLEM)
+    assert [item["parameter"] for item in after.body["errors"]] == [name]
 
 
 def test_a_broken_business_rule_is_a_422_problem_with_the_same_messages(invoices: list[Invoice]) -> None:

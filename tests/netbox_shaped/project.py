@@ -244,7 +244,15 @@ def build_router(*bases: type) -> routers.DefaultRouter:
         serializer_class = ObjectChangeSerializer
         filterset_class = ObjectChangeFilterSet
 
+    class APIRootView(routers.APIRootView):
+        authentication_classes = NetBoxModelViewSet.authentication_classes
+        permission_classes = NetBoxModelViewSet.permission_classes
+        throttle_classes = NetBoxModelViewSet.throttle_classes
+        versioning_class = NetBoxModelViewSet.versioning_class
+        renderer_classes = NetBoxModelViewSet.renderer_classes
+
     router = routers.DefaultRouter()
+    router.APIRootView = APIRootView
     router.register("core/object-changes", ObjectChangeViewSet, basename="objectchange")
     router.register("billing/invoices", InvoiceViewSet, basename="invoice")
     router.register("tenancy/tenants", TenantViewSet, basename="tenant")
