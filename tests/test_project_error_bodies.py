@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.urls import include, path
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView, exception_handler
@@ -117,7 +118,24 @@ class RaisingView(APIView):
         raise OwnAnswer(case)
 
 
+class CheckInSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    reason = serializers.CharField()
+
+
+class SerializerErrorsView(APIView):
+    """Answers a serializer's errors by hand, as many views do: ``Response(serializer.errors)``."""
+
+    authentication_classes: list[Any] = []
+    permission_classes: list[Any] = []
+
+    def get(self, request: Request) -> Response:
+        serializer = CheckInSerializer(data={})
+        serializer.is_valid()
+        return Response(serializer.errors, status=400)
+
+
 urlpatterns = [
+    path("faults/serializer-errors", SerializerErrorsView.as_view()),
     path("faults/own-errors/<str:case>", OwnErrorView.as_view()),
     path("faults/own-json-errors/<str:case>", own_json_error),
     path("faults/raised/<str:case>", RaisingView.as_view()),
@@ -142,6 +160,12 @@ def test_a_body_converts_the_same_whichever_layer_converts_it(settings: Any, cas
         for kind in ("own-errors", "own-json-errors", "raised")
     ]
     assert bodies[0] == bodies[1] == bodies[2]
+
+
+@pytest.mark.urls(__name__)
+def test_a_responses_data_keeps_drfs_error_codes() -> None:
+    body = _problem("/faults/serializer-errors", 400, "bad-request")
+    assert body["errors"] == [{"pointer": "/reason", "detail": "This field is required.", "code": "required"}]
 
 
 def test_a_detail_field_messages_and_other_members_are_all_kept() -> None:
