@@ -124,9 +124,11 @@ def build_invoices(rows: int) -> None:
     generator = random.Random(7)
     base = datetime(2025, 6, 1, tzinfo=UTC)
     with transaction.atomic():
-        Payment.objects.all().delete()
-        Invoice.all_objects.all().delete()
-        Customer.objects.all().delete()
+        # Only this scenario's rows: the smoke run shares one SQLite file with the other parts.
+        ours = Customer.objects.filter(id__startswith="usr_bf_")
+        Payment.objects.filter(invoice__user__in=ours).delete()
+        Invoice.all_objects.filter(user__in=ours).hard_delete()
+        ours.delete()
         customers = [Customer(id=f"usr_bf_{index:03d}", email=f"c{index:03d}@example.com",
                               name=f"Customer {index:03d}", created_at=base) for index in range(CUSTOMERS)]
         Customer.objects.bulk_create([*customers, Customer(id="usr_bf_marker", email="marker@example.com",
