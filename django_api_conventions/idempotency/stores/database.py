@@ -51,63 +51,72 @@ class DatabaseStore(IdempotencyStore):
         read_first = connection.vendor == "sqlite"
         for _attempt in range(5):  # the record may vanish between our INSERT and our SELECT
             now = timezone.now()
-            lease = {
-                "state": State.STARTED,
-                "lease_owner": owner,
-                "lease_expires_at": now + timedelta(seconds=lease_seconds),
-                "expires_at": now + timedelta(seconds=max(retention_seconds, lease_seconds)),
-            }
+            lease = _lease(owner, now, lease_seconds, retention_seconds)
             if insert_first:
                 claimed_now, record = self._insert_or_read(scope, key, fingerprint, lease, now)
-                if claimed_now:
-                    return Claim(ClaimOutcome.CLAIMED, owner=owner)
             else:
-                # SQLite has one writer at a time, and the request that holds a key in flight
-                # holds the write lock for as long as its view runs: an INSERT would wait for it,
-                # and past the lock timeout answer "database is locked" (a 503) where the
-                # contract says 409. Readers are not blocked (WAL), so read first: only a key
-                # that is new, failed or expired needs the write lock.
-                record = self.records.filter(scope=scope, key=key).first() if read_first else None
-                if record is None:
-                    try:
-                        # Inside the caller's transaction (or with autocommit off) the claim keeps its
-                        # durability: relaxing it there would relax the commit of the caller's work too.
-                        with transaction.atomic(using=self.database_alias):
-                            self.records.create(scope=scope, key=key, fingerprint=fingerprint, **lease)
-                        return Claim(ClaimOutcome.CLAIMED, owner=owner)
-                    except IntegrityError:
-                        pass
-                    except OperationalError:
-                        if not read_first:
-                            raise
-                        # The key may have been claimed between our read and our INSERT, by the
-                        # request that now holds the lock: then it is in flight, not unavailable.
-                        now = timezone.now()
-                        record = self.records.filter(scope=scope, key=key).first()
-                        if record is None or not _held(record, fingerprint, now):
-                            raise
-                    if record is None:
-                        record = self.records.filter(scope=scope, key=key).first()
-            if record is None:
-                continue
-            expired = record.expires_at <= now and record.lease_expires_at <= now
-            if not expired and record.fingerprint != fingerprint:
-                return Claim(ClaimOutcome.MISMATCH)
-            if not expired and record.state == State.RESOLVED:
-                return Claim(ClaimOutcome.RESOLVED, response=_stored_response(record),
-                             retention_remaining=(record.expires_at - now).total_seconds())
-            if not expired and record.state == State.STARTED and record.lease_expires_at > now:
-                remaining = (record.lease_expires_at - now).total_seconds()
-                return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=remaining)
-            # A failed key, a dead worker's key, or a record past its retention: take it over,
-            # provided nobody else did since we read it.
-            taken = self.records.filter(pk=record.pk, state=record.state, lease_owner=record.lease_owner).update(
-                fingerprint=fingerprint, response_status=None, response_headers={}, response_body=None,
-                updated_at=now, **lease,
-            )
-            if taken:
-                return Claim(ClaimOutcome.CLAIMED, owner=owner, taken_over_from=record.state)
+                claimed_now, record, now = self._create_or_read(scope, key, fingerprint, lease, now, read_first)
+            if claimed_now:
+                return Claim(ClaimOutcome.CLAIMED, owner=owner)
+            claim = None if record is None else self._claim_held(record, fingerprint, lease, now)
+            if claim is not None:
+                return claim
         return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=1.0)
+
+    def _create_or_read(
+        self, scope: str, key: str, fingerprint: str, lease: dict[str, Any], now: datetime, read_first: bool
+    ) -> tuple[bool, IdempotencyRecord | None, datetime]:
+        """INSERT the claim in a transaction of its own, or else read the record that holds the
+        key: whether it inserted, the record (``None``: gone again, try again), and the time
+        the record is judged at.
+
+        SQLite has one writer at a time, and the request that holds a key in flight holds the
+        write lock for as long as its view runs: an INSERT would wait for it, and past the lock
+        timeout answer "database is locked" (a 503) where the contract says 409. Readers are
+        not blocked (WAL), so there (``read_first``) the record is read first: only a key that
+        is new, failed or expired needs the write lock.
+        """
+        record = self.records.filter(scope=scope, key=key).first() if read_first else None
+        if record is not None:
+            return False, record, now
+        try:
+            # Inside the caller's transaction (or with autocommit off) the claim keeps its
+            # durability: relaxing it there would relax the commit of the caller's work too.
+            with transaction.atomic(using=self.database_alias):
+                self.records.create(scope=scope, key=key, fingerprint=fingerprint, **lease)
+            return True, None, now
+        except IntegrityError:
+            pass
+        except OperationalError:
+            if not read_first:
+                raise
+            # The key may have been claimed between our read and our INSERT, by the request
+            # that now holds the lock: then it is in flight, not unavailable.
+            now = timezone.now()
+            record = self.records.filter(scope=scope, key=key).first()
+            if record is None or not _held(record, fingerprint, now):
+                raise
+            return False, record, now
+        return False, self.records.filter(scope=scope, key=key).first(), now
+
+    def _claim_held(
+        self, record: IdempotencyRecord, fingerprint: str, lease: dict[str, Any], now: datetime
+    ) -> Claim | None:
+        """What the record that holds the key answers; ``None`` when it changed under us."""
+        expired = record.expires_at <= now and record.lease_expires_at <= now
+        if not expired:
+            answer = _answer_of_live_record(record, fingerprint, now)
+            if answer is not None:
+                return answer
+        # A failed key, a dead worker's key, or a record past its retention: take it over,
+        # provided nobody else did since we read it.
+        taken = self.records.filter(pk=record.pk, state=record.state, lease_owner=record.lease_owner).update(
+            fingerprint=fingerprint, response_status=None, response_headers={}, response_body=None,
+            updated_at=now, **lease,
+        )
+        if taken:
+            return Claim(ClaimOutcome.CLAIMED, owner=lease["lease_owner"], taken_over_from=record.state)
+        return None
 
     def _insert_or_read(
         self, scope: str, key: str, fingerprint: str, lease: dict[str, Any], now: datetime
@@ -317,6 +326,29 @@ def _update_owned_sql(connection: Any, names: tuple[str, ...]) -> str:
             f"AND {quote('state')} = %s"
         )
     return sql
+
+
+def _lease(owner: str, now: datetime, lease_seconds: float, retention_seconds: int) -> dict[str, Any]:
+    """The fields of a record claimed by ``owner`` at ``now``."""
+    return {
+        "state": State.STARTED,
+        "lease_owner": owner,
+        "lease_expires_at": now + timedelta(seconds=lease_seconds),
+        "expires_at": now + timedelta(seconds=max(retention_seconds, lease_seconds)),
+    }
+
+
+def _answer_of_live_record(record: IdempotencyRecord, fingerprint: str, now: datetime) -> Claim | None:
+    """A record within its retention: another request (422), a stored answer, or a live lease
+    (409); ``None`` for a failed key or a dead worker's, which may be taken over."""
+    if record.fingerprint != fingerprint:
+        return Claim(ClaimOutcome.MISMATCH)
+    if record.state == State.RESOLVED:
+        return Claim(ClaimOutcome.RESOLVED, response=_stored_response(record),
+                     retention_remaining=(record.expires_at - now).total_seconds())
+    if record.state == State.STARTED and record.lease_expires_at > now:
+        return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=(record.lease_expires_at - now).total_seconds())
+    return None
 
 
 def _held(record: IdempotencyRecord, fingerprint: str, now: datetime) -> bool:
