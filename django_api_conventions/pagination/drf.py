@@ -218,16 +218,13 @@ class StrictQueryParametersMixin:
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)  # type: ignore[misc]
-        method = (request.method or "").lower()
-        if method not in self.http_method_names or not hasattr(self, method):  # type: ignore[attr-defined]
+        if not _is_allowed(self, request):
             return  # the method is not allowed: that 405 says more than any parameter could
         list_read = _is_list_read(self, request)
         if list_read and _strict_backend_checks(self):
             return  # the strict backend checks the same names, with the one FilterSet of the request
         accepted = self.get_query_parameters(request)
-        repeatable = set(_repeatable_parameters(self)) if list_read else set()
-        query = {name: request.query_params.getlist(name)[:1 if name in repeatable else None]
-                 for name in request.query_params}
+        query = _query_counting_repeatable_once(request, _repeatable_parameters(self) if list_read else [])
         unlisted = unlisted_parameters(self, query)
         refuse_undeclared({name: values for name, values in query.items() if name not in unlisted},
                           [name for name in accepted if name not in unlisted])
@@ -240,6 +237,18 @@ class StrictQueryParametersMixin:
         if _is_list_read(self, request):
             return [*filter_parameter_names(self), *declared_parameters(self)]
         return list(dict.fromkeys([*extra_parameters(self), *format_override()]))
+
+
+def _is_allowed(view: Any, request: Request) -> bool:
+    method = (request.method or "").lower()
+    return method in view.http_method_names and hasattr(view, method)
+
+
+def _query_counting_repeatable_once(request: Request, repeatable: list[str]) -> dict[str, list[str]]:
+    """The query string as name -> values, a repeatable parameter's values cut to one: it is
+    never "sent twice"."""
+    return {name: request.query_params.getlist(name)[:1 if name in repeatable else None]
+            for name in request.query_params}
 
 
 def _strict_backend_checks(view: Any) -> bool:

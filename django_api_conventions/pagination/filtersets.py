@@ -124,21 +124,11 @@ class StrictFilters:
     def _validate(self, filterset: Any, parameters: dict[str, Parameter], values: dict[str, list[str]]
                   ) -> list[Problem]:
         """The problems of ``values``; without any, they are ``filterset``'s data."""
-        problems: list[Problem] = []
-        for name, texts in values.items():
-            field = field_of(filterset, parameters[name])
-            reason = next((reason for text in texts
-                           if (reason := value_problem(text, field, csv=parameters[name].csv))), None)
-            if reason is not None:
-                problems.append((name, _predicate(name, reason)))
+        problems = _spelling_problems(filterset, parameters, values)
         # The form never sees a refused value (it would forgive it, or send a NUL to the database).
         refused = {name for name, _ in problems}
         kept = {name: texts for name, texts in values.items() if name not in refused}
-        data = QueryDict(mutable=True)
-        for name, texts in kept.items():
-            # An in filter's widget reads one comma-separated value: repeated, its values are joined.
-            data.setlist(name, [",".join(texts)] if parameters[name].joins else texts)
-        filterset.data = data
+        filterset.data = _form_data(parameters, kept)
         for filter_name, errors in filterset.form.errors.as_data().items():
             problems.extend(problem for problem in _form_problems(filterset, parameters, kept, filter_name, errors)
                             if problem[0] not in refused)
@@ -146,6 +136,27 @@ class StrictFilters:
 
     def _model_queryset(self) -> QuerySet[Any]:
         return queryset_of(self.view, self._queryset)
+
+
+def _spelling_problems(filterset: Any, parameters: dict[str, Parameter], values: dict[str, list[str]]
+                       ) -> list[Problem]:
+    """The first spelling the strict backend refuses (:func:`.value_problem`) of each parameter."""
+    problems: list[Problem] = []
+    for name, texts in values.items():
+        field = field_of(filterset, parameters[name])
+        reason = next((reason for text in texts
+                       if (reason := value_problem(text, field, csv=parameters[name].csv))), None)
+        if reason is not None:
+            problems.append((name, _predicate(name, reason)))
+    return problems
+
+
+def _form_data(parameters: dict[str, Parameter], values: dict[str, list[str]]) -> QueryDict:
+    data = QueryDict(mutable=True)
+    for name, texts in values.items():
+        # An in filter's widget reads one comma-separated value: repeated, its values are joined.
+        data.setlist(name, [",".join(texts)] if parameters[name].joins else texts)
+    return data
 
 
 def any_of(alternatives: Sequence[BoundFilters], queryset: QuerySet[Any]) -> QuerySet[Any]:
@@ -251,15 +262,23 @@ def _form_problems(filterset: Any, parameters: dict[str, Parameter], values: dic
     sent = [name for name in own if name in values] or own  # a required filter left out: all of its own
     field = filterset.filters[filter_name].field
     if isinstance(field, forms.MultiValueField) and len(sent) > 1:
-        narrowed = []  # which of the range's parameters is wrong
-        for name in sent:
-            try:
-                field.fields[parameters[name].index].clean(values[name][0])
-            except ValidationError as error:
-                narrowed.append((name, _detail(name, field.fields[parameters[name].index], error)))
+        narrowed = _range_problems(field, [parameters[name] for name in sent], values)
         if narrowed:
             return narrowed
     return [(name, _detail(name, field, error)) for name in sent for error in errors]
+
+
+def _range_problems(field: forms.MultiValueField, sent: list[Parameter], values: dict[str, list[str]]
+                    ) -> list[Problem]:
+    """Which of a range's parameters is wrong, each cleaned by its own sub-field."""
+    problems = []
+    for parameter in sent:
+        sub_field = field.fields[parameter.index]
+        try:
+            sub_field.clean(values[parameter.name][0])
+        except ValidationError as error:
+            problems.append((parameter.name, _detail(parameter.name, sub_field, error)))
+    return problems
 
 
 def _detail(name: str, field: Any, error: ValidationError) -> str:
