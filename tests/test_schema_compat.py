@@ -15,6 +15,7 @@ from django_api_conventions.contrib.spectacular.compat import (
     breaking_changes,
     compare_openapi,
 )
+from django_api_conventions.contrib.spectacular.compat.rules import RULES
 
 
 def ref(name: str) -> dict[str, str]:
@@ -107,6 +108,12 @@ def operation(doc: dict[str, Any], path: str, method: str) -> dict[str, Any]:
     return doc["paths"][path][method]
 
 
+def test_every_rule_is_registered_once_and_says_which_change_it_detects() -> None:
+    assert len(RULES) > 30
+    assert len({(each.kind, each.event, each.check) for each in RULES}) == len(RULES)
+    assert all(each.check.__doc__ for each in RULES), [each.check.__name__ for each in RULES if not each.check.__doc__]
+
+
 def test_identical_documents_have_no_findings() -> None:
     assert compare_openapi(BASELINE, copy.deepcopy(BASELINE)) == []
 
@@ -150,6 +157,7 @@ def test_a_changed_operation_id_breaks_generated_call_sites() -> None:
     operation(renamed, "/v2/invoices", "get")["operationId"] = "v2_invoices_list"
     assert texts(compare_openapi(old, renamed), BREAKING) == {
         "GET /v2/invoices: operationId changed from 'invoices_list' to 'v2_invoices_list'"}
+    assert texts(compare_openapi(old, BASELINE), BREAKING) == {"GET /v2/invoices: operationId 'invoices_list' removed"}
     # A first operationId names nothing a client already calls.
     assert compare_openapi(BASELINE, old) == []
 
@@ -645,3 +653,34 @@ def test_circular_references_are_an_error() -> None:
     operation(doc, "/v2/invoices/{id}", "get")["responses"]["200"]["content"] = json_body(ref("Self"))
     with pytest.raises(ValueError, match="circular"):
         compare_openapi(doc, doc)
+
+
+def test_a_union_that_may_now_be_null_breaks_readers_one_that_accepts_null_does_not() -> None:
+    before = copy.deepcopy(BASELINE)
+    with_payment_method(before, ["Card", "Transfer"])
+    after = copy.deepcopy(before)
+    invoice(after)["properties"]["method"]["oneOf"].append({"type": "null"})
+    findings = compare_openapi(before, after)
+    assert "GET /v2/invoices/{id} 200 method: may now be null" in texts(findings, BREAKING)
+    assert "POST /v2/invoices request body method: null now accepted" in texts(findings, COMPATIBLE)
+
+
+def test_a_union_with_every_variant_replaced_breaks_and_is_not_compared_further() -> None:
+    before = copy.deepcopy(BASELINE)
+    with_payment_method(before, ["Card", "Transfer"])
+    after = copy.deepcopy(before)
+    invoice(after)["properties"]["method"] = {"oneOf": [ref("Wallet"), {"type": "object"}]}
+    breaking = texts(breaking_changes(before, after))
+    assert "GET /v2/invoices/{id} 200 method: every variant replaced" in breaking
+    assert not [text for text in breaking if "variant Card removed" in text]
+
+
+def test_a_changed_type_is_not_compared_further() -> None:
+    findings = changed(lambda d: invoice(d)["properties"]["memo"].update(type="integer", maxLength=100))
+    assert "POST /v2/invoices request body memo: type changed from string to integer" in texts(findings)
+    assert not [text for text in texts(findings) if "maxLength" in text]
+
+
+def test_a_request_field_made_read_only_is_not_compared_further() -> None:
+    findings = changed(lambda d: invoice(d)["properties"]["memo"].update(readOnly=True, maxLength=100))
+    assert texts(findings) == {"POST /v2/invoices request body memo: field now read-only"}
