@@ -14,9 +14,12 @@ from typing import Any
 def floor_round_trips() -> dict[str, Any]:
     """Statements to PostgreSQL and commands to Redis of each scenario and floor, once warm; and
     the budget's figures for the fresh key and the replay on this store."""
-    from django.conf import settings
-    from django.test import Client, override_settings
+    from unittest import mock
 
+    from django.conf import settings
+    from django.test import Client
+
+    from django_api_conventions import maintenance
     from tests.test_round_trip_budget import BUDGET
     from tests.wire import postgres_wire, redis_monitor
 
@@ -42,9 +45,8 @@ def floor_round_trips() -> dict[str, Any]:
         "floor_replay": lambda: post(floor_views.REPLAY_PATH, f"floor-replay-{run}"),
     }
     # The maintenance switch read once before, not during (as in tests/test_round_trip_budget.py).
-    conventions = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_POLL_SECONDS": 3600}
     counted: dict[str, Any] = {}
-    with override_settings(API_CONVENTIONS=conventions):
+    with mock.patch.object(maintenance, "SWITCH_POLL_SECONDS", 3600):
         assert post("/v2/orders", f"replay-{run}") == 201
         assert floor_views.prepare_replay(f"floor-replay-{run}", body) == 201
         for action in scenarios.values():

@@ -34,8 +34,7 @@ def _keep_deprecations_on_replay() -> None:
 
 
 def _record_idempotency_in_opentelemetry() -> None:
-    # With opentelemetry-api installed, the idempotency signals feed spans and a counter;
-    # OPENTELEMETRY_IDEMPOTENCY is read on each signal, so it can be switched off live.
+    # With opentelemetry-api installed, the idempotency signals feed spans and a counter.
     try:
         from .contrib.opentelemetry.idempotency import connect
     except ImportError as exc:

@@ -18,130 +18,117 @@ from . import header_names
 SETTINGS_NAME = "API_CONVENTIONS"
 
 #: Every setting with its default. The docs' settings reference is generated from this table.
+#: Each comment says why a project would change the setting; what no project needs to change is a
+#: class attribute or a constant of the module that uses it.
 DEFAULTS: dict[str, Any] = {
-    # Absolute base URL of the problem type pages, e.g. "https://api.example.com/problems".
-    # None: derived from the request and the package's own problem type view.
+    # Problem type URLs on the public docs site rather than on this service: set an absolute base
+    # URL, e.g. "https://api.example.com/problems". None: the package's own problem type view.
     "PROBLEM_BASE_URL": None,
-    # Regular expressions searched in request.path naming the API: there every error is a
-    # problem; elsewhere (Django's admin) Django's error pages and CSRF page answer as usual.
+    # A site that serves HTML pages (Django's admin) beside its API: regular expressions searched
+    # in request.path naming the API, where every error is a problem; elsewhere Django's error
+    # pages and CSRF page answer as usual.
     "API_PATHS": [r"^/"],
-    # The error views that answer outside API_PATHS, by Django's names ("handler400", "handler403",
-    # "handler404", "handler500", "CSRF_FAILURE_VIEW"): the project's own (dotted paths). Unnamed:
-    # Django's defaults.
+    # A project with error views of its own for its HTML pages, by Django's names ("handler400",
+    # "handler403", "handler404", "handler500", "CSRF_FAILURE_VIEW"), as dotted paths: they keep
+    # answering outside API_PATHS. Unnamed: Django's defaults.
     "HTML_ERROR_HANDLERS": {},
-    # Dotted path of the project's own DRF exception handler, run first by the package's: its
-    # answer is converted into a problem. None: the package's mapping alone.
+    # A project with a DRF exception handler of its own: its dotted path, run first by the
+    # package's, whose answer is converted into a problem. None: the package's mapping alone.
     "PROJECT_EXCEPTION_HANDLER": None,
-    # Response header that carries the trace id (also read on the way in).
+    # A gateway or clients that already use another request id header: its name, echoed in
+    # responses and read on the way in.
     "TRACE_ID_HEADER": header_names.REQUEST_ID,
-    # Honour a valid incoming trace id header or W3C traceparent.
+    # Callers the service must not let choose its trace ids (a public API behind no gateway):
+    # False ignores incoming trace id headers and W3C traceparent.
     "TRUST_INCOMING_TRACE_ID": True,
-    # Name of the request attribute where the project's own middleware puts its request id
-    # (NetBox: "id"): once set, it is the trace id of problems, log lines and the response header.
+    # A project whose own middleware already assigns request ids (NetBox: "id"): the request
+    # attribute holding it, which then is the trace id of problems, log lines and the header.
     "REQUEST_ID_ATTRIBUTE": None,
-    # With opentelemetry-api installed: the current span's trace id is the request's trace id.
-    "OPENTELEMETRY_TRACE_ID": True,
-    # With opentelemetry-api installed: idempotency outcomes as span attributes, events and a counter.
-    "OPENTELEMETRY_IDEMPOTENCY": True,
-    # Callable(request) -> str giving the client id of a request.
+    # Clients told apart otherwise than by user, credential or X-Client-ID (by address, by a
+    # gateway's header): a dotted path of a callable(request) -> str.
     "CLIENT_ID_RESOLVER": "django_api_conventions.clients.default_client_id_resolver",
     # Request header that names the calling client when nothing authenticated it.
     "CLIENT_ID_HEADER": header_names.CLIENT_ID,
-    # Deepest JSON nesting the StrictJSONParser accepts.
-    "JSON_MAX_DEPTH": 64,
-    # Static maintenance switch: every non-exempt path answers 503.
+    # During a deployment or a migration: every non-exempt path answers 503.
     "MAINTENANCE_MODE": False,
-    # Where the run-time maintenance switch lives: "cache" or "database".
+    # A default cache that the workers do not share (local memory): "database" keeps the
+    # run-time maintenance switch in the database instead of the "default" cache.
     "MAINTENANCE_SWITCH_STORE": "cache",
-    # Cache alias used when MAINTENANCE_SWITCH_STORE is "cache".
-    "MAINTENANCE_SWITCH_CACHE": "default",
-    # How long one process trusts its last reading of the run-time switch.
-    "MAINTENANCE_SWITCH_POLL_SECONDS": 1.0,
-    # Retry-After (seconds) sent during maintenance.
+    # How long a maintenance usually lasts: the Retry-After (seconds) sent meanwhile.
     "MAINTENANCE_RETRY_AFTER": 300,
-    # Regular expressions of paths that keep working during maintenance, besides the views
-    # marked maintenance_exempt (the package's problem type pages, OpenAPI schema and docs).
+    # Paths that must keep answering during maintenance (health checks, the admin): regular
+    # expressions, besides the views marked maintenance_exempt.
     "MAINTENANCE_EXEMPT_PATHS": [],
-    # Retry-After (seconds) sent when the database cannot be reached.
-    "DATABASE_UNAVAILABLE_RETRY_AFTER": 5,
-    # Where idempotency records live: "database", "redis", or the dotted path of a store class.
+    # Where idempotency records live: "database", "redis" (a service with Redis at hand and many
+    # keyed requests), or the dotted path of a store class of the project's.
     "IDEMPOTENCY_STORE": "database",
-    # Database alias of the database store: always this one, whatever the database routers say.
+    # A project with several databases: the alias of the database store's, always this one,
+    # whatever the database routers say.
     "IDEMPOTENCY_DATABASE": "default",
-    # Cache alias of the Redis store: django-redis, Django's RedisCache or django-valkey.
+    # A Redis cache other than "default": the alias whose connection the Redis store uses
+    # (django-redis, Django's RedisCache or django-valkey).
     "IDEMPOTENCY_CACHE": "default",
-    # URL of the Redis store's own client (redis://, rediss://, redis+sentinel://,
-    # redis+cluster://); when set it is used instead of IDEMPOTENCY_CACHE.
+    # A Redis for idempotency apart from the cache (Sentinel, Cluster, another server): its URL
+    # (redis://, rediss://, redis+sentinel://, redis+cluster://), used instead of IDEMPOTENCY_CACHE.
     "IDEMPOTENCY_REDIS_URL": None,
-    # Replicas that must hold a Redis claim (WAIT) before the view runs: 0 (asynchronous
-    # replication: a failover may lose a claim) or N (at most once across failovers).
+    # Payments and other operations that must run at most once across Redis failovers: N
+    # replicas must hold a claim (WAIT) before the view runs. 0: asynchronous replication, and
+    # a failover may lose a claim.
     "IDEMPOTENCY_REDIS_WAIT_REPLICAS": 0,
     # How long the claim waits for those replicas before the request answers 503.
     "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": 500,
     # Request header that carries the key.
     "IDEMPOTENCY_HEADER": header_names.IDEMPOTENCY_KEY,
-    # How long a started (in-flight) key is held before a retry may take it over.
+    # Views that run longer than a minute: how long a started (in-flight) key is held before a
+    # retry may take it over.
     "IDEMPOTENCY_LEASE_SECONDS": 60,
-    # How long a resolved key answers replays.
+    # Clients that retry later than a day, or storage to save: how long a resolved key answers
+    # replays.
     "IDEMPOTENCY_RETENTION_SECONDS": 24 * 60 * 60,
     # Response headers stored and replayed with the body; no other header is ever stored.
     "IDEMPOTENCY_REPLAYED_HEADERS": ["Content-Type", "Location", "ETag"],
-    # Largest response body stored for replay, in bytes; None: no limit. A larger response is
-    # sent, never stored: a retry gets 410 idempotency-response-too-large, never a second run.
+    # Views that answer large bodies, or a store to keep small: the largest response body stored
+    # for replay, in bytes; None: no limit. A larger response is sent, never stored: a retry gets
+    # 410 idempotency-response-too-large, never a second run.
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": 1024 * 1024,
     # Callable(request) -> str: whose key it is. Default: the client id.
     "IDEMPOTENCY_SCOPE_RESOLVER": "django_api_conventions.clients.get_client_id",
-    # Regular expressions of paths IdempotencyMiddleware protects (for views without the mixin).
+    # Views the project cannot edit (a third-party app's): regular expressions of the paths
+    # IdempotencyMiddleware protects.
     "IDEMPOTENCY_PATHS": [],
-    # What the middleware asks of those paths: is the key required?
+    # Whether those paths require a key (400 without one) or only honour one.
     "IDEMPOTENCY_REQUIRED": False,
     # Retry-After (seconds) sent when the idempotency store cannot be reached.
     "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": 5,
-    # When the store cannot be reached for the claim: "fail-closed" (503, the view does not
-    # run) or "fail-open" (the view runs once without idempotency, as if no key were sent).
+    # Operations where availability matters more than at-most-once: "fail-open" runs the view
+    # once without idempotency when the store cannot be reached; "fail-closed" answers 503.
     "IDEMPOTENCY_STORE_UNAVAILABLE": "fail-closed",
-    # Page size when the client sends no `limit`.
+    # Larger or smaller pages for the project's clients: the page size without a `limit`.
     "PAGINATION_DEFAULT_LIMIT": 20,
-    # Largest `limit` a client may ask for.
+    # What one page may cost the database: the largest `limit` a client may ask for.
     "PAGINATION_MAX_LIMIT": 100,
-    # Query parameters every strict view accepts besides its filters and its paginator's: those the
-    # project's serializers or views read on any request (NetBox: "brief", "fields", "omit", "exclude").
+    # Query parameters the project's serializers or views read on any request (NetBox: "brief",
+    # "fields", "omit", "exclude"): every strict view accepts them besides its filters and its
+    # paginator's.
     "EXTRA_QUERY_PARAMS": [],
     # Salt of the cursor signatures (with SECRET_KEY): change it to invalidate every cursor.
     "CURSOR_SALT": "django_api_conventions.cursor",
-    # The API versions, oldest first: dicts with "name", "status" ("current", "deprecated" or
-    # "retired"), "deprecation" and "sunset" dates and a "migration_guide" URL. Empty: off.
+    # A versioned API: its versions, oldest first, dicts with "name", "status" ("current",
+    # "deprecated" or "retired"), "deprecation" and "sunset" dates and a "migration_guide" URL.
+    # Empty: versioning off.
     "VERSIONS": [],
-    # Regular expression searched in request.path_info whose "version" group names the version.
+    # Versions named otherwise than /v1/: a regular expression searched in request.path_info
+    # whose "version" group names the version.
     "VERSION_PATH_REGEX": r"^/(?P<version>v[0-9]+)/",
-    # Shortest support window, in days, between a deprecation and its sunset (30 for internal APIs).
-    "MIN_SUPPORT_DAYS": 90,
-    # Warn about verbs, singular collections and deep nesting in the routes of DRF views.
-    "URL_CONVENTION_CHECKS": True,
-    # Regular expressions of routes (as the warnings show them) the URL convention checks skip.
+    # Routes that cannot follow the URL conventions (an existing API's): regular expressions,
+    # as the warnings show the routes, that the URL convention checks skip.
     "URL_CONVENTION_SILENCED": [],
-    # Dotted paths of the URLconfs the project serves besides ROOT_URLCONF (per-host URLconfs, those
-    # a middleware sets as request.urlconf): the checks that read URLconfs read these too.
+    # A project serving URLconfs besides ROOT_URLCONF (per-host URLconfs, those a middleware sets
+    # as request.urlconf): their dotted paths, so that the checks that read URLconfs read them too.
     "EXTRA_URLCONFS": [],
     # Directory of the committed OpenAPI baselines (one <version>.json each) `api_compat` compares
     # the schemas with; relative paths are relative to the current directory.
     "SCHEMA_BASELINE_DIR": "openapi",
-    # OpenAPI (ProblemAutoSchema): response fields with choices as extensible enums (the known
-    # values, and any other value accepted); request enums stay closed.
-    "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": True,
-    # OpenAPI: every field a response serializer writes is `required` in its response component.
-    "OPENAPI_RESPONSE_FIELDS_REQUIRED": True,
-    # OpenAPI: request fields' defaults as `default` (True) or in their description (False):
-    # openapi-typescript makes a field with a `default` required, in request bodies too.
-    "OPENAPI_REQUEST_DEFAULTS": False,
-    # OpenAPI: info.version as MAJOR.MINOR.PATCH ("2" -> "2.0.0"), valid SemVer and PEP 440.
-    "OPENAPI_SEMVER_INFO_VERSION": True,
-    # OpenAPI: operationIds and tags without the URL version (`invoices_list`, not `v2_invoices_list`).
-    "OPENAPI_VERSIONLESS_NAMES": True,
-    # OpenAPI: how an operation anonymous callers may use declares its security: "omit" (no
-    # security requirement; generated clients take a plain client) or "optional" (drf-spectacular's
-    # `[{scheme: []}, {}]`).
-    "OPENAPI_ANONYMOUS_SECURITY": "omit",
 }
 
 #: Settings holding dotted paths, imported on first access.

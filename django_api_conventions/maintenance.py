@@ -26,6 +26,12 @@ logger = logging.getLogger("django_api_conventions.maintenance")
 
 SWITCH_NAME = "maintenance"
 CACHE_KEY = "api_conventions:maintenance"
+#: The cache alias of the run-time switch when ``MAINTENANCE_SWITCH_STORE`` is ``"cache"``: the
+#: default cache, which every worker must share (Redis, Memcached, the database cache).
+SWITCH_CACHE = "default"
+#: How long one process trusts its last reading of the run-time switch, in seconds: the switch
+#: costs one round trip per process per interval, and reaches every worker within it.
+SWITCH_POLL_SECONDS = 1.0
 
 _View = TypeVar("_View", bound=Callable[..., object])
 
@@ -61,7 +67,7 @@ def unshared_switch_cache() -> str | None:
     or ``None`` when the switch store is shared (the database, or a cache such as Redis)."""
     if api_settings.MAINTENANCE_SWITCH_STORE != "cache":
         return None
-    backend = settings.CACHES.get(api_settings.MAINTENANCE_SWITCH_CACHE, {}).get("BACKEND")
+    backend = settings.CACHES.get(SWITCH_CACHE, {}).get("BACKEND")
     return PROCESS_LOCAL_CACHES.get(backend)
 
 
@@ -81,7 +87,7 @@ def read_switch(*, strict: bool = False) -> MaintenanceState:
             if switch is None:
                 return MaintenanceState(False, api_settings.MAINTENANCE_RETRY_AFTER)
             return MaintenanceState(switch.enabled, switch.retry_after)
-        stored = caches[api_settings.MAINTENANCE_SWITCH_CACHE].get(CACHE_KEY)
+        stored = caches[SWITCH_CACHE].get(CACHE_KEY)
     except Exception as exc:
         if strict:
             raise
@@ -108,14 +114,14 @@ def write_switch(enabled: bool, retry_after: int | None = None) -> MaintenanceSt
             name=SWITCH_NAME, defaults={"enabled": state.enabled, "retry_after": state.retry_after}
         )
     else:
-        caches[api_settings.MAINTENANCE_SWITCH_CACHE].set(
+        caches[SWITCH_CACHE].set(
             CACHE_KEY, {"enabled": state.enabled, "retry_after": state.retry_after}, timeout=None
         )
     _last_reading.clear()
     return state
 
 
-# One reading per process, trusted for MAINTENANCE_SWITCH_POLL_SECONDS, so that the switch
+# One reading per process, trusted for SWITCH_POLL_SECONDS, so that the switch
 # costs no round trip on most requests.
 _last_reading: dict[str, tuple[float, MaintenanceState]] = {}
 
@@ -126,7 +132,7 @@ def maintenance_retry_after() -> int | None:
         return int(api_settings.MAINTENANCE_RETRY_AFTER)
     now = time.monotonic()
     reading = _last_reading.get(SWITCH_NAME)
-    if reading is None or now - reading[0] >= api_settings.MAINTENANCE_SWITCH_POLL_SECONDS:
+    if reading is None or now - reading[0] >= SWITCH_POLL_SECONDS:
         reading = (now, read_switch())
         _last_reading[SWITCH_NAME] = reading
     state = reading[1]
@@ -135,11 +141,11 @@ def maintenance_retry_after() -> int | None:
 
 async def amaintenance_retry_after() -> int | None:
     """:func:`maintenance_retry_after` for async code: the switch's store is read in a thread,
-    and only when the last reading is older than ``MAINTENANCE_SWITCH_POLL_SECONDS``."""
+    and only when the last reading is older than :data:`SWITCH_POLL_SECONDS`."""
     if api_settings.MAINTENANCE_MODE:
         return int(api_settings.MAINTENANCE_RETRY_AFTER)
     reading = _last_reading.get(SWITCH_NAME)
-    if reading is None or time.monotonic() - reading[0] >= api_settings.MAINTENANCE_SWITCH_POLL_SECONDS:
+    if reading is None or time.monotonic() - reading[0] >= SWITCH_POLL_SECONDS:
         return await sync_to_async(maintenance_retry_after)()
     # The reading in hand, not maintenance_retry_after(): should it go stale meanwhile, that
     # would read the store here, on the event loop.

@@ -14,7 +14,6 @@ from django.utils.translation import gettext
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from .conf import api_settings
 from .http_request import http_request_of
 from .negotiation import refuse_wildcard_media_type
 
@@ -60,7 +59,7 @@ class StrictJSONParser(JSONParser):
     Rejects (400 ``malformed-request``, with the position of the fault): invalid UTF-8,
     malformed or truncated JSON, ``NaN`` / ``Infinity``, numbers too large for a float
     (``1e999999``, which the stock parser silently turns into ``inf``), duplicate object keys,
-    integers beyond Python's digit limit, and nesting deeper than ``JSON_MAX_DEPTH`` (the stock
+    integers beyond Python's digit limit, and nesting deeper than :attr:`max_depth` (the stock
     parser lets a ``RecursionError`` escape as a 500 on 10,000 nested arrays).
 
     Keeps numbers exact: a number with a fraction or an exponent is a :class:`JSONNumber`, a
@@ -74,6 +73,9 @@ class StrictJSONParser(JSONParser):
 
     #: The structured syntax suffix (RFC 6839) of the other media types this parser reads.
     structured_syntax_suffix = "+json"
+    #: Deepest nesting of arrays and objects accepted. A subclass raises it for documents that
+    #: nest deeper (Python's recursion limit still bounds what the decoder reads), or lowers it.
+    max_depth: int = 64
 
     def parse(
         self, stream: IO[bytes], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
@@ -106,10 +108,10 @@ class StrictJSONParser(JSONParser):
                 )
             ) from None
         except RecursionError:
-            raise ParseError(_too_deep()) from None
+            raise ParseError(_too_deep(self.max_depth)) from None
         except ValueError as exc:  # our hooks
             raise ParseError(gettext("Malformed JSON: {error}").format(error=exc)) from None
-        _check_structure(data, api_settings.JSON_MAX_DEPTH)
+        _check_structure(data, self.max_depth)
         return data
 
 
@@ -124,8 +126,8 @@ def _declared_charset(parser_context: Mapping[str, Any] | None) -> str | None:
     return None
 
 
-def _too_deep() -> str:
-    return gettext("The JSON body is nested deeper than {maximum} levels.").format(maximum=api_settings.JSON_MAX_DEPTH)
+def _too_deep(maximum: int) -> str:
+    return gettext("The JSON body is nested deeper than {maximum} levels.").format(maximum=maximum)
 
 
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -225,7 +227,7 @@ def _check_structure(data: Any, limit: int) -> None:
         else:
             continue
         if depth > limit:
-            raise ParseError(_too_deep())
+            raise ParseError(_too_deep(limit))
         pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, str)))
 
 

@@ -2,10 +2,10 @@
 
 Where the id comes from, first found wins: the project's own request id (the request attribute
 ``REQUEST_ID_ATTRIBUTE`` names, once the project's middleware has set it), the current
-OpenTelemetry span's trace id (with opentelemetry-api installed and ``OPENTELEMETRY_TRACE_ID``
-on), the caller's request id header, the caller's ``traceparent`` (both with
-``TRUST_INCOMING_TRACE_ID``), a new id. The response header is set only where nothing else set
-it: a project's own id header is never replaced.
+OpenTelemetry span's trace id (with opentelemetry-api installed), the caller's request id
+header, the caller's ``traceparent`` (both with ``TRUST_INCOMING_TRACE_ID``), a new id. The
+response header is set only where nothing else set it: a project's own id header is never
+replaced.
 """
 
 from __future__ import annotations
@@ -67,11 +67,10 @@ _span_trace_id_lookup: Callable[[], str | None] | None = None
 def span_trace_id() -> str | None:
     """The current OpenTelemetry span's trace id (32 lower-case hex digits), if any.
 
-    ``None`` when opentelemetry-api is not installed, when no valid span is current, or when
-    ``OPENTELEMETRY_TRACE_ID`` is off.
+    ``None`` when opentelemetry-api is not installed or when no valid span is current.
     """
     lookup = _span_trace_id_lookup
-    if lookup is None or not api_settings.OPENTELEMETRY_TRACE_ID:
+    if lookup is None:
         return None
     return lookup()
 

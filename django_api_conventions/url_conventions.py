@@ -10,8 +10,8 @@ Only routes of DRF views are checked, in every URLconf the project serves (``ROO
 ``EXTRA_URLCONFS``). DRF's format-suffix twins (``/invoices.json``) are the route they suffix. A
 segment of several words whose last word is plural (``export-templates``) names a collection,
 whatever its first word. Silence one route with a regular expression in
-``URL_CONVENTION_SILENCED`` (searched in the route as the warning shows it), all of them with
-``URL_CONVENTION_CHECKS = False``.
+``URL_CONVENTION_SILENCED`` (searched in the route as the warning shows it), a whole kind with
+``SILENCED_SYSTEM_CHECKS`` (``django_api_conventions.W023`` to ``W025``).
 """
 
 from __future__ import annotations

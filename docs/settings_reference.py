@@ -31,6 +31,7 @@ class SettingDoc:
     type: str  # the values it takes, e.g. "a positive integer"
     meaning: str  # what it does, where it is explained, which check guards it
     default: str | None = None  # Markdown shown instead of the default's literal
+    why: str = ""  # when a project changes it: a setting no project would change is no setting
 
 
 #: The documentation of every setting of DEFAULTS, in any order (the table follows DEFAULTS).
@@ -42,6 +43,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "from the request and the package's own `/problems/<slug>` view. See [Problem "
             "details](problem-details.md#problem_base_url)."
         ),
+        why="The problem type pages should live on your public docs site rather than on this service.",
     ),
     "API_PATHS": SettingDoc(
         "a list of regular expressions",
@@ -51,6 +53,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "The default is the whole site; `[r\"^/(?!admin/)\"]` leaves the admin out. Unset with the admin "
             "installed: warning `W012`. See [API paths and HTML pages](problem-details.md#api-paths-and-html-pages)."
         ),
+        why="The site serves HTML pages (Django's admin, a front end) beside the API.",
     ),
     "HTML_ERROR_HANDLERS": SettingDoc(
         "a dict of Django's error handler names to dotted paths",
@@ -61,6 +64,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "package's own views, is error `E003`; a path that cannot be imported, `E004`. See [Your own error "
             "views outside the API](problem-details.md#your-own-error-views-outside-the-api)."
         ),
+        why="The project has error views of its own for its HTML pages.",
     ),
     "PROJECT_EXCEPTION_HANDLER": SettingDoc(
         "a dotted path or None",
@@ -71,6 +75,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "`E004`; the package's own handler, `E003`. See [Keeping your DRF exception "
             "handler](problem-details.md#keeping-your-drf-exception-handler)."
         ),
+        why="The project already has a DRF exception handler whose answers must stay.",
     ),
     "TRACE_ID_HEADER": SettingDoc(
         "a header name",
@@ -78,13 +83,15 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Response header that carries the trace id; also read on the way in. Set only where the response "
             "has none: a header the project set itself is kept. See [Tracing](tracing-and-clients.md#trace-ids)."
         ),
+        why="A gateway or your clients already use another request id header.",
     ),
     "TRUST_INCOMING_TRACE_ID": SettingDoc(
         "True or False",
         (
             "Honour a valid incoming trace id header or W3C `traceparent`. `False`: every request gets a new id "
-            "(or its OpenTelemetry span's: `OPENTELEMETRY_TRACE_ID`)."
+            "(or, with opentelemetry-api installed, its span's)."
         ),
+        why="Callers must not choose the ids in your logs: a public API with no gateway in front.",
     ),
     "REQUEST_ID_ATTRIBUTE": SettingDoc(
         "an attribute name or None",
@@ -95,30 +102,17 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "package's own, is error `E003`. See [Your project's own request "
             "id](tracing-and-clients.md#your-projects-own-request-id)."
         ),
-    ),
-    "OPENTELEMETRY_TRACE_ID": SettingDoc(
-        "True or False",
-        (
-            "With opentelemetry-api installed and a valid span current (recording or not), the request's trace id "
-            "is the span's, ahead of an incoming request id header: one id in traces, logs, problems and "
-            "`X-Request-ID`. `False`: the span is ignored. See "
-            "[Observability](observability.md#trace-ids-and-opentelemetry)."
-        ),
-    ),
-    "OPENTELEMETRY_IDEMPOTENCY": SettingDoc(
-        "True or False",
-        (
-            "With opentelemetry-api installed, each idempotency outcome (miss, hit, conflict, mismatch, takeover, "
-            "store unavailable) is recorded on the current span and in the counter "
-            "`api_conventions.idempotency.outcomes`. `False`: nothing is recorded. See "
-            "[Observability](observability.md#idempotency-outcomes)."
-        ),
+        why="Your own middleware already gives each request an id.",
     ),
     "CLIENT_ID_RESOLVER": SettingDoc(
         "a dotted path",
         (
             "Callable `(request) -> str` giving the client id of a request. See "
             "[CLIENT_ID_RESOLVER](tracing-and-clients.md#client_id_resolver)."
+        ),
+        why=(
+            "Clients are told apart otherwise than by user, credential or `X-Client-ID`: by address, by a "
+            "gateway's header."
         ),
     ),
     "CLIENT_ID_HEADER": SettingDoc(
@@ -127,10 +121,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Request header that names the calling client when nothing authenticated it; self-declared, see [the "
             "risk](tracing-and-clients.md#x-client-id-is-self-declared)."
         ),
-    ),
-    "JSON_MAX_DEPTH": SettingDoc(
-        "a positive integer",
-        "Deepest JSON nesting `StrictJSONParser` accepts. See [JSON parsing](json-parsing.md).",
+        why="Your clients name themselves in another header.",
     ),
     "MAINTENANCE_MODE": SettingDoc(
         "True or False",
@@ -138,25 +129,16 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Static maintenance switch: every non-exempt path answers 503. See "
             "[Operations](operations.md#the-static-setting)."
         ),
+        why="A deployment or a migration during which the API must not be used, decided before the processes start.",
     ),
     "MAINTENANCE_SWITCH_STORE": SettingDoc(
         "`'cache'` or `'database'`",
         (
-            "Where the run-time maintenance switch lives. See [Where the switch "
-            "lives](operations.md#where-the-switch-lives)."
+            "Where the run-time maintenance switch lives: the `default` cache, which every worker must share (a "
+            "local-memory or dummy cache is warning `W007`, and `manage.py maintenance` refuses to run on it), "
+            "or the database. See [Where the switch lives](operations.md#where-the-switch-lives)."
         ),
-    ),
-    "MAINTENANCE_SWITCH_CACHE": SettingDoc(
-        "a cache alias",
-        (
-            'Alias of `CACHES` used when `MAINTENANCE_SWITCH_STORE` is `"cache"`; it must be shared by all '
-            "workers (a local-memory or dummy cache is warning `W007`, and `manage.py maintenance` refuses to "
-            "run on it)."
-        ),
-    ),
-    "MAINTENANCE_SWITCH_POLL_SECONDS": SettingDoc(
-        "a number of seconds, 0 or more",
-        "How long one process trusts its last reading of the run-time switch. `0`: read it on every request.",
+        why="The `default` cache is not shared by every worker (local memory): keep the switch in the database.",
     ),
     "MAINTENANCE_RETRY_AFTER": SettingDoc(
         "a positive number of seconds",
@@ -164,6 +146,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "`Retry-After` sent during maintenance (the static setting, and the run-time switch when turned on "
             "without `--retry-after`)."
         ),
+        why="Your maintenances usually last more or less than five minutes.",
     ),
     "MAINTENANCE_EXEMPT_PATHS": SettingDoc(
         "a list of regular expressions",
@@ -172,13 +155,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "The package's problem type pages, `/openapi.json` and `/docs` keep working without being listed, "
             "wherever they are mounted. See [Exempt paths](operations.md#exempt-paths)."
         ),
-    ),
-    "DATABASE_UNAVAILABLE_RETRY_AFTER": SettingDoc(
-        "a positive number of seconds",
-        (
-            "`Retry-After` sent when the database cannot be reached. See [Database "
-            "unavailable](operations.md#database-unavailable)."
-        ),
+        why="Health checks or the admin must keep answering during maintenance.",
     ),
     "IDEMPOTENCY_STORE": SettingDoc(
         "`'database'`, `'redis'` or the dotted path of a store class",
@@ -187,6 +164,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "store](idempotency.md#the-redis-store), or your own `IdempotencyStore` subclass. A store that cannot "
             "be loaded is error `E009`."
         ),
+        why="Redis is at hand and keyed requests are many, or the records belong in a store of your own.",
     ),
     "IDEMPOTENCY_DATABASE": SettingDoc(
         "a database alias",
@@ -194,6 +172,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Alias of `DATABASES` of the database store: always this one, whatever the database routers say. Not "
             "an alias of `DATABASES`: error `E010`."
         ),
+        why="The project has several databases, and the records belong in one the routers would not pick.",
     ),
     "IDEMPOTENCY_CACHE": SettingDoc(
         "a cache alias",
@@ -203,6 +182,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "caches; anything else is error `E011`. Not read when `IDEMPOTENCY_REDIS_URL` is set. See [the Redis "
             "store](idempotency.md#the-redis-store)."
         ),
+        why="The Redis store should use a Redis cache other than `default`.",
     ),
     "IDEMPOTENCY_REDIS_URL": SettingDoc(
         "a Redis URL or None",
@@ -211,6 +191,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "server), `redis+sentinel://sentinel,.../service_name[/db]`, `redis+cluster://node,...`. A URL of "
             "another form is error `E014` at start-up. See [the Redis store](idempotency.md#the-redis-store)."
         ),
+        why="Idempotency needs a Redis apart from the cache: Sentinel, Cluster or another server.",
     ),
     "IDEMPOTENCY_REDIS_WAIT_REPLICAS": SettingDoc(
         "a number of replicas, 0 or more",
@@ -221,6 +202,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "`IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS` release the claim and answer 503 `idempotency-store-unavailable` "
             "with `Retry-After`. See [Redis failovers](reliability.md#redis-failovers)."
         ),
+        why="An operation must run at most once even across a Redis failover: payments.",
     ),
     "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": SettingDoc(
         "a positive number of milliseconds",
@@ -228,6 +210,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "How long a claim waits for `IDEMPOTENCY_REDIS_WAIT_REPLICAS` replicas before the request answers 503. "
             "Not read while that setting is `0`."
         ),
+        why="Your replicas acknowledge slower than half a second.",
     ),
     "IDEMPOTENCY_HEADER": SettingDoc(
         "a header name",
@@ -235,6 +218,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Request header that carries the idempotency key. See [the header "
             "rules](idempotency.md#the-idempotency-key-header)."
         ),
+        why="Your clients send the key in another header.",
     ),
     "IDEMPOTENCY_LEASE_SECONDS": SettingDoc(
         "a positive number of seconds",
@@ -242,6 +226,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "How long a started (in-flight) key is held before the same request may take it over; a view can set "
             "its own and [renew it](idempotency.md#renewing-the-lease)."
         ),
+        why="Keyed views run longer than a minute.",
     ),
     "IDEMPOTENCY_RETENTION_SECONDS": SettingDoc(
         "a positive number of seconds",
@@ -252,6 +237,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "states it. Shorter than the lease: warning `W008`."
         ),
         default="`86400` (`24 * 60 * 60`)",
+        why="Clients retry later than a day after, or the store should keep less.",
     ),
     "IDEMPOTENCY_REPLAYED_HEADERS": SettingDoc(
         "a list of header names, without `Set-Cookie`",
@@ -260,6 +246,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "but `Content-Language`, always stored with the body it describes. `Set-Cookie` in the list is "
             "error `E003`."
         ),
+        why="Keyed views answer headers of their own that a replay must repeat.",
     ),
     "IDEMPOTENCY_SCOPE_RESOLVER": SettingDoc(
         "a dotted path",
@@ -267,6 +254,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Callable `(request) -> str`: whose key it is, by default the client id. See "
             "[Scope](idempotency.md#scope-whose-key-it-is). A path that cannot be imported is error `E004`."
         ),
+        why="Keys are shared otherwise than per client: per organisation.",
     ),
     "IDEMPOTENCY_PATHS": SettingDoc(
         "a list of regular expressions",
@@ -274,14 +262,17 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Paths that [`IdempotencyMiddleware`](idempotency.md#idempotencymiddleware-for-views-you-cannot-edit) "
             "protects, searched in `request.path`. An invalid pattern is error `E006`."
         ),
+        why="Views you cannot edit (a third-party app's) should honour keys.",
     ),
     "IDEMPOTENCY_REQUIRED": SettingDoc(
         "True or False",
         "Whether the paths of `IDEMPOTENCY_PATHS` require a key (400 `idempotency-key-missing` without one).",
+        why="Those paths must refuse a request without a key.",
     ),
     "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": SettingDoc(
         "a positive number of seconds",
         ("`Retry-After` of the 503 `idempotency-store-unavailable` sent when the idempotency store cannot be reached."),
+        why="Your store takes longer to come back.",
     ),
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": SettingDoc(
         "a positive number of bytes, or `None` for no limit",
@@ -292,6 +283,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "run. Logged at `WARNING`. See [Security](security.md#what-is-stored)."
         ),
         default="`1048576` (`1024 * 1024`)",
+        why="Keyed views answer bodies larger than 1 MiB, or the store should hold less.",
     ),
     "IDEMPOTENCY_STORE_UNAVAILABLE": SettingDoc(
         '`"fail-closed"` or `"fail-open"`',
@@ -302,6 +294,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "stored: a retry runs it again). Another value is error `E003`. See "
             "[When the store is unreachable](idempotency.md#when-the-store-is-unreachable)."
         ),
+        why="Availability matters more than running at most once while the store is down.",
     ),
     "PAGINATION_DEFAULT_LIMIT": SettingDoc(
         "a positive integer",
@@ -309,6 +302,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Page size of a [keyset-paginated list](pagination.md#page-size-limit) when the client sends no "
             "`limit`; capped at `PAGINATION_MAX_LIMIT`. Also the `default` of `limit` in the OpenAPI schema."
         ),
+        why="Your clients want larger or smaller pages when they do not say.",
     ),
     "PAGINATION_MAX_LIMIT": SettingDoc(
         "a positive integer",
@@ -317,6 +311,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "`invalid-parameters` (a 422 at `/limit` in a search body). Also the `maximum` of `limit` in the "
             "OpenAPI schema."
         ),
+        why="A page of 100 costs your database too much, or clients need more at once.",
     ),
     "EXTRA_QUERY_PARAMS": SettingDoc(
         "a list of query parameter names",
@@ -325,6 +320,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "accepts besides its filters and its paginator's, on any method: those the project's serializers or "
             "views read (`[\"brief\", \"fields\"]`). A view adds its own with `extra_query_params`."
         ),
+        why="Your serializers or views read query parameters of their own on any request (NetBox's `brief`).",
     ),
     "CURSOR_SALT": SettingDoc(
         "a non-empty string",
@@ -332,6 +328,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Salt of the cursor signatures, used with `SECRET_KEY`: change it to invalidate every cursor handed "
             "out (they then answer 400 `invalid-cursor`). See [Cursors](pagination.md#cursors)."
         ),
+        why="Every cursor handed out must stop working.",
     ),
     "VERSIONS": SettingDoc(
         "a list of version dicts, oldest first",
@@ -340,6 +337,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "`deprecation` and `sunset` dates and a `migration_guide` URL. Empty: versioning off. See [The "
             "lifecycle](versioning.md#the-lifecycle); errors `E020` to `E024`."
         ),
+        why="The API has versions in its URLs.",
     ),
     "VERSION_PATH_REGEX": SettingDoc(
         "a regular expression with a `version` group",
@@ -348,20 +346,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "group: error `E025`. See [URLs in a version](versioning.md#urls-in-a-version)."
         ),
         default='`r"^/(?P<version>v[0-9]+)/"`',
-    ),
-    "MIN_SUPPORT_DAYS": SettingDoc(
-        "a positive number of days",
-        (
-            "Shortest support window between a deprecation and its sunset, for versions, endpoints and field "
-            "renames (`E024`). The conventions ask 90 days for external consumers, 30 for internal services."
-        ),
-    ),
-    "URL_CONVENTION_CHECKS": SettingDoc(
-        "True or False",
-        (
-            "Warn about verbs (`W023`), singular collections (`W024`) and deep nesting (`W025`) in the routes of "
-            "DRF views. See [URL convention checks](versioning.md#url-convention-checks)."
-        ),
+        why="Your versions are named otherwise than `/v1/`.",
     ),
     "URL_CONVENTION_SILENCED": SettingDoc(
         "a list of regular expressions",
@@ -369,6 +354,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Routes the URL convention checks skip, searched in the route as the warning shows it "
             "(`/{version}/invoices/{pk}/pay`). An invalid pattern is error `E006`."
         ),
+        why="Some routes cannot follow the conventions: an existing API's, kept for its clients.",
     ),
     "EXTRA_URLCONFS": SettingDoc(
         "a list of dotted module paths",
@@ -378,6 +364,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "(error handlers `W004`, URL conventions `W023` to `W026`, pagination, idempotency, deprecations) "
             "read each of them too. See [URL convention checks](versioning.md#url-convention-checks)."
         ),
+        why="The project serves URLconfs besides `ROOT_URLCONF`: per host, or set by a middleware.",
     ),
     "SCHEMA_BASELINE_DIR": SettingDoc(
         "a directory path (string or `Path`)",
@@ -386,59 +373,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "`<version>.json` per version; a relative path is relative to the current directory. See "
             "[Schema compatibility](schema-compatibility.md)."
         ),
-    ),
-    "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": SettingDoc(
-        "True or False",
-        (
-            "`ProblemAutoSchema` writes a response field with choices as an extensible enum, `anyOf` of the "
-            "named enum and its plain type, with the known values in `x-extensible-enum`: generated clients "
-            "accept a value added later. Request enums stay closed. `False`: drf-spectacular's closed `enum`. "
-            "See [OpenAPI](openapi.md#what-client-generators-get)."
-        ),
-    ),
-    "OPENAPI_RESPONSE_FIELDS_REQUIRED": SettingDoc(
-        "True or False",
-        (
-            "Every field a response serializer writes is `required` in its response component (not a deprecated "
-            "one, which goes away at its sunset), so generated clients do not type it as maybe absent. `False` if "
-            "your serializers leave fields out of some responses. See "
-            "[OpenAPI](openapi.md#what-client-generators-get)."
-        ),
-    ),
-    "OPENAPI_REQUEST_DEFAULTS": SettingDoc(
-        "True or False",
-        (
-            "`False`: a request field's default is said in its description (``Default: `\"open\"`.``), not as "
-            "`default`, because openapi-typescript types a property with a `default` as always present, in a "
-            "request body too, so that clients would have to send what the server fills in. `True`: "
-            "drf-spectacular's `default`. See [OpenAPI](openapi.md#what-client-generators-get)."
-        ),
-    ),
-    "OPENAPI_SEMVER_INFO_VERSION": SettingDoc(
-        "True or False",
-        (
-            "`info.version` is `SPECTACULAR_SETTINGS[\"VERSION\"]` as SemVer's `MAJOR.MINOR.PATCH` (`\"2\"` is "
-            "written `\"2.0.0\"`), which PEP 440 reads too: a generated package installs. `False`: as configured. "
-            "See [OpenAPI](openapi.md#the-documents-version-and-the-apis)."
-        ),
-    ),
-    "OPENAPI_VERSIONLESS_NAMES": SettingDoc(
-        "True or False",
-        (
-            "operationIds name the resource and the action (`invoices_list`, `invoices_search`) and tags the "
-            "resource (`invoices`), the same in every URL version, so generated call sites and module paths survive "
-            "a new version. `False`: drf-spectacular's (`v2_invoices_search_create`, tag `v2`). See "
-            "[OpenAPI](openapi.md#what-client-generators-get)."
-        ),
-    ),
-    "OPENAPI_ANONYMOUS_SECURITY": SettingDoc(
-        "`\"omit\"` or `\"optional\"`",
-        (
-            "How an operation that anonymous callers may use declares its security. `\"omit\"`: no security "
-            "requirement, so generated clients take a plain client there (the security schemes stay declared). "
-            "`\"optional\"`: drf-spectacular's `[{scheme: []}, {}]`, which makes openapi-python-client demand an "
-            "authenticated client. See [OpenAPI](openapi.md#authentication-and-security)."
-        ),
+        why="The baselines live elsewhere than `openapi/` of the current directory.",
     ),
 }
 
@@ -478,10 +413,10 @@ def render_reference() -> str:
     missing = missing_docs()
     if missing:
         raise KeyError(f"Describe {', '.join(missing)} in SETTING_DOCS (docs/settings_reference.py).")
-    lines = [BEGIN, "", "| Key | Default | Type | Meaning |", "|---|---|---|---|"]
+    lines = [BEGIN, "", "| Key | Default | Type | Change it when | Meaning |", "|---|---|---|---|---|"]
     for name in DEFAULTS:
         doc = SETTING_DOCS[name]
-        lines.append(f"| `{name}` | {default_cell(name)} | {doc.type} | {doc.meaning} |")
+        lines.append(f"| `{name}` | {default_cell(name)} | {doc.type} | {doc.why} | {doc.meaning} |")
     return "\n".join([*lines, "", END])
 
 

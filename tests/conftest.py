@@ -22,6 +22,7 @@ from django.core.servers import basehttp
 from django.db import connections
 from django.utils import translation
 
+from django_api_conventions import maintenance
 from django_api_conventions.maintenance import _last_reading
 
 from .browser import INSTALL_BROWSER, find_browser
@@ -164,6 +165,12 @@ def _default_language_afterwards() -> Iterator[None]:
     # test that asked in German must not leave German to the next test of the session.
     yield
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def _switch_read_on_every_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A test that flips the maintenance switch sees it on its next request, not a poll later.
+    monkeypatch.setattr(maintenance, "SWITCH_POLL_SECONDS", 0)
 
 
 @pytest.fixture(autouse=True)

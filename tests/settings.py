@@ -13,7 +13,6 @@ MIDDLEWARE = [
 ]
 API_CONVENTIONS = {
     **API_CONVENTIONS,
-    "MAINTENANCE_SWITCH_POLL_SECONDS": 0,
     "IDEMPOTENCY_PATHS": [r"^/idempotency/plain$"],
     # Views that fail on purpose, named for what they do, not resources.
     "URL_CONVENTION_SILENCED": [r"^/faults/", r"^/idempotency/"],

@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from django_api_conventions import maintenance
 from django_api_conventions.maintenance import maintenance_exempt, maintenance_retry_after, read_switch, write_switch
 
 pytestmark = pytest.mark.django_db
@@ -26,14 +27,12 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(params=["cache", "database"])
 def store(request: pytest.FixtureRequest, settings: Any, tmp_path: Any) -> str:
-    overrides = {"MAINTENANCE_SWITCH_STORE": request.param}
     if request.param == "cache":
-        # A cache that other processes share (unlike the local-memory default), as the
+        # A default cache that other processes share (unlike the local-memory one), as the
         # command requires.
-        settings.CACHES = {**settings.CACHES, "switch": {
+        settings.CACHES = {**settings.CACHES, "default": {
             "BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(tmp_path)}}
-        overrides["MAINTENANCE_SWITCH_CACHE"] = "switch"
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, **overrides}
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_STORE": request.param}
     return str(request.param)
 
 
@@ -107,9 +106,9 @@ def test_static_setting_wins_and_says_so(settings: Any) -> None:
     assert run("status").endswith("the MAINTENANCE_MODE setting keeps it on regardless")
 
 
-def test_a_reading_is_trusted_for_the_poll_interval(settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_POLL_SECONDS": 3600,
-                                "MAINTENANCE_SWITCH_STORE": "cache"}
+def test_a_reading_is_trusted_for_the_poll_interval(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(maintenance, "SWITCH_POLL_SECONDS", 3600)
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_STORE": "cache"}
     assert maintenance_retry_after() is None
     # Another host flips the switch: this process sees it only after its poll interval.
     from django.core.cache import cache
@@ -144,12 +143,12 @@ def test_retry_after_must_be_positive(store: str) -> None:
 
 
 @pytest.mark.redis
-def test_switch_is_shared_through_redis(settings: Any) -> None:
+def test_switch_is_shared_through_redis(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     settings.CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": os.environ["REDIS_URL"]},
                        "other-worker": {"BACKEND": "django_redis.cache.RedisCache",
                                         "LOCATION": os.environ["REDIS_URL"]}}
     write_switch(True, retry_after=30)
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_CACHE": "other-worker"}
+    monkeypatch.setattr(maintenance, "SWITCH_CACHE", "other-worker")  # another client of the same Redis
     assert read_switch().enabled and read_switch().retry_after == 30
     write_switch(False)
 

@@ -100,7 +100,7 @@ def test_maintenance_reads_its_switch_in_a_thread_and_answers_on_the_loop(hops: 
 
 
 def test_the_switch_is_read_once_per_poll(hops: list[str], settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_POLL_SECONDS": 60}
+    monkeypatch.setattr("django_api_conventions.maintenance.SWITCH_POLL_SECONDS", 60)
     reads: list[int] = []
     monkeypatch.setattr("django_api_conventions.maintenance.read_switch",
                         lambda **kwargs: reads.append(1) or MaintenanceState(True, 7))

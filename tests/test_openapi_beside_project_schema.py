@@ -88,7 +88,7 @@ def test_the_mixin_composes_with_a_project_schema_class_that_writes_decimal_defa
     response_amount = schema["components"]["schemas"]["Price"]["properties"]["amount"]
     assert response_amount["default"] == 0.0  # its Decimal, as the renderer writes it
     request_amount = schema["components"]["schemas"]["PriceRequest"]["properties"]["amount"]
-    assert "Default: `0.0`." in request_amount["description"]  # OPENAPI_REQUEST_DEFAULTS off: said in words
+    assert "Default: `0.0`." in request_amount["description"]  # request_defaults off: said in words
     responses = responses_of(schema, operation)
     assert {"400", "404", "409", "422", "500", "503"} <= set(responses)
     assert all(PROBLEM_JSON in responses[status]["content"] for status in responses if int(status) >= 400)

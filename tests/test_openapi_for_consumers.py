@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import django_api_conventions
+from django_api_conventions.contrib.spectacular import ProblemSchemaMixin, hooks
 from django_api_conventions.contrib.spectacular.components import IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN
 from django_api_conventions.contrib.spectacular.enums import EXTENSIBLE_ENUM
 from django_api_conventions.contrib.spectacular.hooks import finish_schema
@@ -169,8 +170,8 @@ def test_the_hook_listed_before_drf_spectacular_s_keeps_every_reference() -> Non
     assert refs <= set(components), refs - set(components)
 
 
-def test_closed_response_enums_when_the_setting_says_so(settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": False}
+def test_closed_response_enums_when_the_schema_class_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ProblemSchemaMixin, "extensible_response_enums", False)
     status = build()["components"]["schemas"]["Order"]["properties"]["status"]
     assert "anyOf" not in status and EXTENSIBLE_ENUM not in status
 
@@ -190,8 +191,9 @@ def test_fields_every_response_carries_are_required(documents: Any) -> None:
     assert set(user_fields["required"]) == {"id", "carrier", "state", "checkpoint", "tags", "note"}
 
 
-def test_response_fields_as_drf_spectacular_marks_them_when_the_setting_says_so(settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "OPENAPI_RESPONSE_FIELDS_REQUIRED": False}
+def test_response_fields_as_drf_spectacular_marks_them_when_the_schema_class_says_so(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ProblemSchemaMixin, "response_fields_required", False)
     assert "status" not in build()["components"]["schemas"]["Invoice"]["required"]
 
 
@@ -200,8 +202,8 @@ def test_request_defaults_are_said_in_words_so_typescript_clients_need_not_send_
     assert "default" not in status and status["description"].endswith('Default: `"open"`.')
 
 
-def test_request_defaults_as_default_when_the_setting_says_so(settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "OPENAPI_REQUEST_DEFAULTS": True}
+def test_request_defaults_as_default_when_the_schema_class_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ProblemSchemaMixin, "request_defaults", True)
     assert build()["components"]["schemas"]["InvoiceRequest"]["properties"]["status"]["default"] == "open"
 
 
@@ -215,8 +217,8 @@ def test_info_version_is_semver_and_pep_440(configured: str, written: str) -> No
     assert (info["version"], info["x-api-version"]) == (written, "v1")
 
 
-def test_info_version_as_configured_when_the_setting_says_so(settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "OPENAPI_SEMVER_INFO_VERSION": False}
+def test_info_version_as_configured_when_the_hook_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hooks, "SEMVER_INFO_VERSION", False)
     assert build()["info"]["version"] == "2"
 
 
@@ -238,8 +240,8 @@ def test_operation_ids_name_resource_and_action_the_same_in_every_version(docume
     assert tags["v1"] == tags["v2"] == {"users", "invoices", "orders"}
 
 
-def test_operation_ids_with_the_version_when_the_setting_says_so(settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "OPENAPI_VERSIONLESS_NAMES": False}
+def test_operation_ids_with_the_version_when_the_schema_class_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ProblemSchemaMixin, "versionless_names", False)
     search = build()["paths"]["/v2/invoices/search"]["post"]
     assert (search["operationId"], search["tags"]) == ("v2_invoices_search_create", ["v2"])
 
@@ -312,8 +314,8 @@ def test_operations_anonymous_callers_may_use_declare_no_security(documents: Any
     assert "security" not in user["paths"]["/v2/shipments"]["post"]
 
 
-def test_optional_security_when_the_setting_says_so(settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "OPENAPI_ANONYMOUS_SECURITY": "optional"}
+def test_optional_security_when_the_schema_class_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ProblemSchemaMixin, "anonymous_security", "optional")
     assert build()["paths"]["/v2/users"]["get"]["security"] == [{"basicAuth": []}, {}]
 
 

@@ -92,15 +92,6 @@ def test_without_a_valid_span_the_caller_s_id_is_kept(client: APIClient) -> None
     assert response.json()["trace_id"] == "caller-chosen" == response["X-Request-ID"]
 
 
-def test_the_span_can_be_ignored(client: APIClient, settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "OPENTELEMETRY_TRACE_ID": False}
-    with trace.use_span(remote_span()):
-        response = client.get("/v2/nowhere", headers={"X-Request-ID": "caller-chosen"})
-    assert response["X-Request-ID"] == "caller-chosen"
-    with trace.use_span(remote_span()):
-        assert client.get("/v2/nowhere")["X-Request-ID"] != SPAN_TRACE_ID
-
-
 def test_log_lines_of_the_request_carry_the_span_s_trace_id(client: APIClient, caplog: pytest.LogCaptureFixture,
                                                             settings: Any) -> None:
     caplog.handler.addFilter(tracing.TraceIdFilter())
@@ -236,15 +227,6 @@ def test_an_unreachable_store_is_on_the_span_and_counted(client: APIClient, sett
     assert event.attributes is not None and event.attributes[otel_idempotency.FAIL_OPEN] is (policy == "fail-open")
     assert str(event.attributes[otel_idempotency.ERROR_TYPE]).startswith("redis.")
     assert outcome_counts()["store_unavailable"] == before + 1
-
-
-@pytest.mark.django_db(transaction=True)
-def test_outcomes_can_be_left_unrecorded(client: APIClient, settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "OPENTELEMETRY_IDEMPOTENCY": False}
-    before = outcome_counts()
-    response, span = traced(client, {"email": f"{uuid.uuid4().hex}@example.com", "name": "N"}, uuid.uuid4().hex)
-    assert response.status_code == 201
-    assert not span.attributes and not span.events and outcome_counts() == before
 
 
 @pytest.mark.django_db(transaction=True)

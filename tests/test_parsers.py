@@ -8,7 +8,7 @@ import pickle
 from decimal import Decimal
 
 import pytest
-from django.test import RequestFactory, override_settings
+from django.test import RequestFactory
 from hypothesis import given
 from hypothesis import strategies as st
 from rest_framework.exceptions import ParseError, UnsupportedMediaType
@@ -16,11 +16,12 @@ from rest_framework.exceptions import ParseError, UnsupportedMediaType
 from django_api_conventions.parsers import JSONNumber, StrictJSONParser
 
 
-def parse(raw: bytes, charset: str | None = None) -> object:
+def parse(raw: bytes, charset: str | None = None, parser: StrictJSONParser | None = None) -> object:
     content_type = "application/json" + (f"; charset={charset}" if charset else "")
     request = RequestFactory().post("/", raw, content_type="application/json")
     request.META["CONTENT_TYPE"] = content_type
-    return StrictJSONParser().parse(io.BytesIO(raw), content_type, {"request": request, "encoding": "latin-1"})
+    context = {"request": request, "encoding": "latin-1"}
+    return (parser or StrictJSONParser()).parse(io.BytesIO(raw), content_type, context)
 
 
 @pytest.mark.parametrize(
@@ -55,11 +56,16 @@ def test_nesting_up_to_the_limit_is_accepted() -> None:
     assert parse(b'{"a": {"b": [1, {"c": null}]}}') == {"a": {"b": [1, {"c": None}]}}
 
 
-def test_depth_limit_is_a_setting() -> None:
-    with override_settings(API_CONVENTIONS={"JSON_MAX_DEPTH": 2}):
-        assert parse(b'{"a": [1]}') == {"a": [1]}
-        with pytest.raises(ParseError, match="deeper than 2"):
-            parse(b'{"a": [[1]]}')
+class ShallowJSONParser(StrictJSONParser):
+    max_depth = 2
+
+
+def test_a_subclass_sets_the_depth_limit() -> None:
+    assert parse(b'{"a": [1]}', parser=ShallowJSONParser()) == {"a": [1]}
+    with pytest.raises(ParseError, match="deeper than 2"):
+        parse(b'{"a": [[1]]}', parser=ShallowJSONParser())
+    with pytest.raises(ParseError, match="deeper than 2"):
+        parse(b"[" * 100_000 + b"]" * 100_000, parser=ShallowJSONParser())
 
 
 @pytest.mark.parametrize("charset", ["latin-1", "zlib", "hex", "no-such-charset"])

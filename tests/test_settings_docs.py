@@ -28,7 +28,8 @@ def test_every_setting_is_described(name: str) -> None:
     assert name in SETTING_DOCS, f"Describe {name} in SETTING_DOCS (docs/settings_reference.py)"
     doc = SETTING_DOCS[name]
     assert doc.type.strip() and doc.meaning.strip()
-    assert "|" not in doc.type + doc.meaning, "a | would break the Markdown table"
+    assert doc.why.strip(), f"Say when a project changes {name}, or make it a class attribute or a constant"
+    assert "|" not in doc.type + doc.meaning + doc.why, "a | would break the Markdown table"
 
 
 @pytest.mark.parametrize("name", list(SETTING_DOCS))
@@ -50,8 +51,10 @@ def test_a_setting_without_description_fails_the_generator(monkeypatch: pytest.M
 
 def test_a_new_setting_gets_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(DEFAULTS, "BRAND_NEW_SETTING", ["a", 'b"c'])
-    monkeypatch.setitem(SETTING_DOCS, "BRAND_NEW_SETTING", settings_docs.SettingDoc("a list", "Does new things."))
-    assert '| `BRAND_NEW_SETTING` | `["a", "b\\"c"]` | a list | Does new things. |' in render_reference()
+    monkeypatch.setitem(SETTING_DOCS, "BRAND_NEW_SETTING",
+                        settings_docs.SettingDoc("a list", "Does new things.", why="New things are needed."))
+    row = '| `BRAND_NEW_SETTING` | `["a", "b\\"c"]` | a list | New things are needed. | Does new things. |'
+    assert row in render_reference()
 
 
 def test_python_literals() -> None:
@@ -76,6 +79,7 @@ def test_a_page_without_markers_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_shown_default_must_hold_a_value(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(SETTING_DOCS, "JSON_MAX_DEPTH", settings_docs.SettingDoc("a number", "Depth.", default="none"))
-    with pytest.raises(ValueError, match="JSON_MAX_DEPTH shows no value"):
-        shown_default_value("JSON_MAX_DEPTH")
+    monkeypatch.setitem(SETTING_DOCS, "PAGINATION_MAX_LIMIT",
+                        settings_docs.SettingDoc("a number", "Largest.", default="none"))
+    with pytest.raises(ValueError, match="PAGINATION_MAX_LIMIT shows no value"):
+        shown_default_value("PAGINATION_MAX_LIMIT")

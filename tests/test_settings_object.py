@@ -9,13 +9,13 @@ from django_api_conventions.conf import DEFAULTS, api_settings
 
 def test_defaults_apply_when_unset() -> None:
     with override_settings(API_CONVENTIONS={}):
-        assert DEFAULTS["JSON_MAX_DEPTH"] == api_settings.JSON_MAX_DEPTH
+        assert DEFAULTS["PAGINATION_MAX_LIMIT"] == api_settings.PAGINATION_MAX_LIMIT
 
 
 def test_override_settings_is_seen_at_once() -> None:
-    with override_settings(API_CONVENTIONS={"JSON_MAX_DEPTH": 3}):
-        assert api_settings.JSON_MAX_DEPTH == 3
-    assert DEFAULTS["JSON_MAX_DEPTH"] == api_settings.JSON_MAX_DEPTH
+    with override_settings(API_CONVENTIONS={"PAGINATION_MAX_LIMIT": 3}):
+        assert api_settings.PAGINATION_MAX_LIMIT == 3
+    assert DEFAULTS["PAGINATION_MAX_LIMIT"] == api_settings.PAGINATION_MAX_LIMIT
 
 
 def test_import_strings_are_resolved_lazily() -> None:

@@ -33,9 +33,6 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
     "E006": (checks.Error,
              _("API_CONVENTIONS[{key!r}] has an invalid pattern {value!r}: {error}."),
              _("Give regular expressions matched against request.path.")),
-    "E007": (checks.Error,
-             _("API_CONVENTIONS['MAINTENANCE_SWITCH_CACHE'] = {value!r} is not in CACHES."),
-             _("Name an alias of settings.CACHES, shared by all workers (e.g. Redis).")),
     "E008": (checks.Error,
              _("Problem type URLs cannot be built: PROBLEM_BASE_URL is unset and the "
                "'api_conventions:problem-type' URL is not routed."),
@@ -71,7 +68,7 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
          "'https://api.example.com/docs/v1-to-v2'}}, oldest first; see docs/versioning.md.")),
     "E021": (checks.Error,
              _("{subject}: the sunset {sunset} is before the deprecation {deprecation}."),
-             _("Put the sunset after the deprecation, at least MIN_SUPPORT_DAYS later.")),
+             _("Put the sunset after the deprecation, at least {minimum} days later.")),
     "E022": (checks.Error,
              _("API_CONVENTIONS['VERSIONS'] has {count} versions with status 'current'; exactly one must "
                "be."),
@@ -83,9 +80,9 @@ MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promis
          "replaces {current}.")),
     "E024": (checks.Error,
              _("{subject} is supported for {days} days between its deprecation and its sunset, fewer "
-               "than API_CONVENTIONS['MIN_SUPPORT_DAYS'] ({minimum})."),
-             _("Move the sunset to {earliest} or later (the conventions ask 90 days for external "
-         "consumers, 30 for internal services).")),
+               "than the {minimum} the conventions ask."),
+             _("Move the sunset to {earliest} or later. An internal service whose clients move faster "
+               "may add 'django_api_conventions.E024' to SILENCED_SYSTEM_CHECKS.")),
     "E025": (checks.Error,
              _("API_CONVENTIONS['VERSION_PATH_REGEX'] = {value!r} has no group named 'version'."),
              _("Capture the version segment as (?P<version>...), e.g. r'^/(?P<version>v[0-9]+)/'.")),

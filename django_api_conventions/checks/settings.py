@@ -28,18 +28,12 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "TRACE_ID_HEADER": ((str,), "a header name"),
     "TRUST_INCOMING_TRACE_ID": ((bool,), "True or False"),
     "REQUEST_ID_ATTRIBUTE": ((str, type(None)), "an attribute name (not 'trace_id') or None"),
-    "OPENTELEMETRY_TRACE_ID": ((bool,), "True or False"),
-    "OPENTELEMETRY_IDEMPOTENCY": ((bool,), "True or False"),
     "CLIENT_ID_RESOLVER": ((str,), "a dotted path"),
     "CLIENT_ID_HEADER": ((str,), "a header name"),
-    "JSON_MAX_DEPTH": ((int,), "a positive integer"),
     "MAINTENANCE_MODE": ((bool,), "True or False"),
     "MAINTENANCE_SWITCH_STORE": ((str,), "'cache' or 'database'"),
-    "MAINTENANCE_SWITCH_CACHE": ((str,), "a cache alias"),
-    "MAINTENANCE_SWITCH_POLL_SECONDS": ((int, float), "a number of seconds, 0 or more"),
     "MAINTENANCE_RETRY_AFTER": ((int,), "a positive number of seconds"),
     "MAINTENANCE_EXEMPT_PATHS": ((list, tuple), "a list of regular expressions"),
-    "DATABASE_UNAVAILABLE_RETRY_AFTER": ((int,), "a positive number of seconds"),
     "IDEMPOTENCY_STORE": ((str,), "'database', 'redis' or the dotted path of a store class"),
     "IDEMPOTENCY_DATABASE": ((str,), "a database alias"),
     "IDEMPOTENCY_CACHE": ((str,), "a cache alias"),
@@ -62,26 +56,49 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "CURSOR_SALT": ((str,), "a non-empty string"),
     "VERSIONS": ((list, tuple), "a list of version dicts, oldest first"),
     "VERSION_PATH_REGEX": ((str,), "a regular expression with a 'version' group"),
-    "MIN_SUPPORT_DAYS": ((int,), "a positive number of days"),
-    "URL_CONVENTION_CHECKS": ((bool,), "True or False"),
     "URL_CONVENTION_SILENCED": ((list, tuple), "a list of regular expressions"),
     "EXTRA_URLCONFS": ((list, tuple), "a list of dotted module paths"),
     "SCHEMA_BASELINE_DIR": ((str, os.PathLike), "a directory path"),
-    "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": ((bool,), "True or False"),
-    "OPENAPI_RESPONSE_FIELDS_REQUIRED": ((bool,), "True or False"),
-    "OPENAPI_REQUEST_DEFAULTS": ((bool,), "True or False"),
-    "OPENAPI_SEMVER_INFO_VERSION": ((bool,), "True or False"),
-    "OPENAPI_VERSIONLESS_NAMES": ((bool,), "True or False"),
-    "OPENAPI_ANONYMOUS_SECURITY": ((str,), "'omit' or 'optional'"),
+}
+
+#: Settings the package does not have, with what a project does instead: E002's hint.
+REPLACED_SETTINGS: dict[str, str] = {
+    "OPENAPI_EXTENSIBLE_RESPONSE_ENUMS": "subclass ProblemAutoSchema and set extensible_response_enums",
+    "OPENAPI_RESPONSE_FIELDS_REQUIRED": "subclass ProblemAutoSchema and set response_fields_required",
+    "OPENAPI_REQUEST_DEFAULTS": "subclass ProblemAutoSchema and set request_defaults",
+    "OPENAPI_VERSIONLESS_NAMES": "subclass ProblemAutoSchema and set versionless_names",
+    "OPENAPI_ANONYMOUS_SECURITY": "subclass ProblemAutoSchema and set anonymous_security",
+    "OPENAPI_SEMVER_INFO_VERSION": (
+        "set django_api_conventions.contrib.spectacular.hooks.SEMVER_INFO_VERSION = False in your "
+        "AppConfig.ready()"
+    ),
+    "OPENTELEMETRY_TRACE_ID": (
+        "with opentelemetry-api installed, the current span's trace id is always the request's"
+    ),
+    "OPENTELEMETRY_IDEMPOTENCY": (
+        "with opentelemetry-api installed, the idempotency outcomes are always recorded"
+    ),
+    "JSON_MAX_DEPTH": "subclass StrictJSONParser and set max_depth",
+    "MAINTENANCE_SWITCH_CACHE": (
+        "the run-time switch lives in the 'default' cache; MAINTENANCE_SWITCH_STORE = 'database' "
+        "keeps it in the database"
+    ),
+    "MAINTENANCE_SWITCH_POLL_SECONDS": "each process reads the run-time switch at most once a second",
+    "DATABASE_UNAVAILABLE_RETRY_AFTER": "the 503 database-unavailable always sends Retry-After: 5",
+    "URL_CONVENTION_CHECKS": (
+        "add 'django_api_conventions.W023', 'django_api_conventions.W024' and "
+        "'django_api_conventions.W025' to SILENCED_SYSTEM_CHECKS"
+    ),
+    "MIN_SUPPORT_DAYS": (
+        "the conventions ask 90 days; an internal service adds 'django_api_conventions.E024' to "
+        "SILENCED_SYSTEM_CHECKS"
+    ),
 }
 
 #: Extra constraints on values that have the right type.
 _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
-    "JSON_MAX_DEPTH": lambda v: v > 0,
     "MAINTENANCE_SWITCH_STORE": lambda v: v in ("cache", "database"),
-    "MAINTENANCE_SWITCH_POLL_SECONDS": lambda v: v >= 0,
     "MAINTENANCE_RETRY_AFTER": lambda v: v > 0,
-    "DATABASE_UNAVAILABLE_RETRY_AFTER": lambda v: v > 0,
     "IDEMPOTENCY_LEASE_SECONDS": lambda v: v > 0,
     "IDEMPOTENCY_RETENTION_SECONDS": lambda v: v > 0,
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": lambda v: v is None or v > 0,
@@ -97,11 +114,9 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "EXTRA_QUERY_PARAMS": lambda v: all(isinstance(name, str) and name for name in v),
     "CURSOR_SALT": lambda v: bool(v),
     "IDEMPOTENCY_REPLAYED_HEADERS": lambda v: "set-cookie" not in {str(h).lower() for h in v},
-    "MIN_SUPPORT_DAYS": lambda v: v > 0,
     # request.trace_id is the package's own: the project's id is read from another attribute.
     "REQUEST_ID_ATTRIBUTE": lambda v: v is None or (v.isidentifier() and v != "trace_id"),
     "EXTRA_URLCONFS": lambda v: all(isinstance(name, str) and name for name in v),
-    "OPENAPI_ANONYMOUS_SECURITY": lambda v: v in ("omit", "optional"),
 }
 
 
@@ -112,12 +127,17 @@ def check_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     errors = []
     for key, value in user_settings.items():
         if key not in DEFAULTS:
-            close = difflib.get_close_matches(key, DEFAULTS, n=1)
-            suggestion = f"Did you mean {close[0]!r}?" if close else f"Known keys: {', '.join(sorted(DEFAULTS))}."
-            errors.append(message("E002", key=key, suggestion=suggestion))
+            errors.append(message("E002", key=key, suggestion=_unknown_key_hint(key)))
             continue
         errors.extend(_check_value(key, value))
     return errors
+
+
+def _unknown_key_hint(key: str) -> str:
+    if key in REPLACED_SETTINGS:
+        return f"{key} is not a setting: {REPLACED_SETTINGS[key]}."
+    close = difflib.get_close_matches(key, DEFAULTS, n=1)
+    return f"Did you mean {close[0]!r}?" if close else f"Known keys: {', '.join(sorted(DEFAULTS))}."
 
 
 def _check_value(key: str, value: Any) -> list[checks.CheckMessage]:
@@ -171,10 +191,6 @@ def _check_patterns(key: str, value: Any) -> list[checks.CheckMessage]:
     return []
 
 
-def _check_cache_alias(key: str, value: str) -> list[checks.CheckMessage]:
-    return [] if value in settings.CACHES else [message("E007", value=value)]
-
-
 def _check_database_alias(key: str, value: str) -> list[checks.CheckMessage]:
     return [] if value in settings.DATABASES else [message("E010", value=value)]
 
@@ -188,7 +204,6 @@ _VALUE_CHECKS: dict[str, Callable[[str, Any], list[checks.CheckMessage]]] = {
     "MAINTENANCE_EXEMPT_PATHS": _check_patterns,
     "IDEMPOTENCY_PATHS": _check_patterns,
     "URL_CONVENTION_SILENCED": _check_patterns,
-    "MAINTENANCE_SWITCH_CACHE": _check_cache_alias,
     "IDEMPOTENCY_DATABASE": _check_database_alias,
 }
 

@@ -9,8 +9,8 @@ from django.conf import settings
 from django.core import checks
 from django.utils.module_loading import import_string
 
-from ..conf import SETTINGS_NAME, api_settings
-from ..maintenance import unshared_switch_cache
+from ..conf import SETTINGS_NAME
+from ..maintenance import SWITCH_CACHE, unshared_switch_cache
 from ..problems.checks import EXCEPTION_HANDLER, HANDLERS
 from ..problems.django_handlers import HTML_ERROR_HANDLER_NAMES, is_own_view
 from .messages import PACKAGE, message
@@ -112,4 +112,4 @@ def check_maintenance_switch(**kwargs: Any) -> list[checks.CheckMessage]:
     local_cache = unshared_switch_cache()
     if local_cache is None:
         return []
-    return [message("W007", backend=local_cache, value=api_settings.MAINTENANCE_SWITCH_CACHE)]
+    return [message("W007", backend=local_cache, value=SWITCH_CACHE)]

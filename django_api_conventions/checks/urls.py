@@ -31,8 +31,6 @@ def check_url_conventions(**kwargs: Any) -> list[checks.CheckMessage]:
     errors = []
     if not get_version_table() and any(_uses_versioned_urls(r) for r in project_resolvers()):
         errors.append(message("W026"))
-    if not api_settings.URL_CONVENTION_CHECKS:
-        return errors
     silenced = [re.compile(pattern) for pattern in api_settings.URL_CONVENTION_SILENCED]
     seen: set[tuple[str, str]] = set()
     for route in iter_routes():

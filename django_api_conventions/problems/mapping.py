@@ -30,7 +30,6 @@ from rest_framework import exceptions as drf
 from rest_framework.fields import get_error_detail
 
 from .. import header_names
-from ..conf import api_settings
 from ..tracing import assign_trace_id
 from .details import ProblemException, retry_after_header
 from .error_items import pointer_items
@@ -45,6 +44,9 @@ PERMISSION_DENIED_DETAIL = drf.PermissionDenied.default_detail
 #: Seconds a client waits before retrying a request that lost a uniqueness race: by then the
 #: winner has committed, and the retry gets the definitive answer (a 422, usually).
 UNIQUE_CONFLICT_RETRY_AFTER = 1
+#: Seconds a client waits before retrying when the database cannot be reached: a restart or a
+#: failover of the database is usually over by then.
+DATABASE_UNAVAILABLE_RETRY_AFTER = 5
 INTERNAL_ERROR_DETAIL = _("The service failed to answer this request. Quote the trace_id when you contact support.")
 
 
@@ -154,7 +156,7 @@ def package_problem(exc: BaseException) -> ProblemException | None:
         return ProblemException(
             "database-unavailable",
             gettext("The database cannot be reached; retry later."),
-            headers=retry_after_header(api_settings.DATABASE_UNAVAILABLE_RETRY_AFTER),
+            headers=retry_after_header(DATABASE_UNAVAILABLE_RETRY_AFTER),
         )
     if isinstance(exc, UnreadablePostError):
         return ProblemException("unreadable-request", gettext("The request body could not be read."))

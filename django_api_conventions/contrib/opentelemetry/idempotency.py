@@ -18,7 +18,6 @@ from typing import Any
 from django.dispatch import Signal
 from opentelemetry import metrics, trace
 
-from ...conf import api_settings
 from ...idempotency import signals
 
 #: The instrumentation scope of the meter.
@@ -52,9 +51,7 @@ _outcomes = metrics.get_meter(SCOPE).create_counter(
 
 
 def record_outcome(outcome: str, key_hash: str, **attributes: Any) -> None:
-    """Record ``outcome`` on the current span and in the counter (off: ``OPENTELEMETRY_IDEMPOTENCY``)."""
-    if not api_settings.OPENTELEMETRY_IDEMPOTENCY:
-        return
+    """Record ``outcome`` on the current span and in the counter."""
     span = trace.get_current_span()
     if span.is_recording():
         span.set_attribute(OUTCOME, outcome)

@@ -4,8 +4,8 @@ drf-spectacular writes ``info.version`` as ``"<VERSION> (<api version>)"``, ``"2
 builds the document of one URL version: neither PEP 440 nor SemVer, so tools that parse it
 (client generators, whose generated package then does not install; registries) choke. Here
 ``info.version`` is ``SPECTACULAR_SETTINGS["VERSION"]`` written as SemVer's
-``MAJOR.MINOR.PATCH`` (``"2"`` becomes ``"2.0.0"``, which PEP 440 reads too; setting
-``OPENAPI_SEMVER_INFO_VERSION``), and the URL version is said apart: ``info["x-api-version"]`` and
+``MAJOR.MINOR.PATCH`` (``"2"`` becomes ``"2.0.0"``, which PEP 440 reads too; off with
+:data:`SEMVER_INFO_VERSION`), and the URL version is said apart: ``info["x-api-version"]`` and
 a line of ``info.description``. Response enums made extensible by ``ProblemAutoSchema`` get
 their names (:mod:`.enums`).
 
@@ -27,12 +27,15 @@ from typing import Any
 
 from drf_spectacular.settings import spectacular_settings
 
-from ...conf import api_settings
 from .enums import name_extensible_enums
 
 #: The member of ``info`` that names the URL version the document describes.
 API_VERSION_MEMBER = "x-api-version"
 _NUMERIC_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
+#: ``info.version`` as ``MAJOR.MINOR.PATCH`` (``"2"`` -> ``"2.0.0"``), valid SemVer and PEP 440,
+#: so that a generated client package installs. ``False``: ``SPECTACULAR_SETTINGS["VERSION"]``
+#: as configured (read on each call, so an ``AppConfig.ready()`` may set it).
+SEMVER_INFO_VERSION = True
 
 
 def postprocess_schema(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
@@ -49,12 +52,12 @@ def finish_schema(schema: dict[str, Any], api_version: str | None, registry: Any
 
 def document_version() -> str | None:
     """``SPECTACULAR_SETTINGS["VERSION"]``, as ``MAJOR.MINOR.PATCH`` when it is 1 to 3 numbers
-    and ``OPENAPI_SEMVER_INFO_VERSION`` is on; ``None`` when it is not configured."""
+    and :data:`SEMVER_INFO_VERSION` is on; ``None`` when it is not configured."""
     configured = spectacular_settings.VERSION
     if not configured:
         return None
     version = str(configured)
-    if api_settings.OPENAPI_SEMVER_INFO_VERSION and _NUMERIC_VERSION.fullmatch(version):
+    if SEMVER_INFO_VERSION and _NUMERIC_VERSION.fullmatch(version):
         parts = version.split(".")
         version = ".".join([*parts, *["0"] * (3 - len(parts))])
     return version

@@ -2,7 +2,7 @@
 
 - **operationId**: the resource and the action, ``invoices_list``, ``invoices_search``,
   ``invoices_payments_create``, without the URL version: a client generated from v2's document
-  keeps its call sites when v3 ships (``OPENAPI_VERSIONLESS_NAMES``).
+  keeps its call sites when v3 ships (``ProblemSchemaMixin.versionless_names``).
 - **description**: the public documentation of the view (its action's docstring, else the
   view class's), never the docstring of a class or method of this package. drf-spectacular
   walks the view's bases for a docstring: a view without one of its own would be described by

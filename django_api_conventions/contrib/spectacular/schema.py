@@ -14,7 +14,7 @@ schema of one version. Each operation gets:
   ``POST .../search``: its request body and the list envelope;
 - the trace id and client id headers; deprecation flags and headers;
 - 401 (or 403) wherever an authenticator is declared, and no security requirement on the
-  operations anonymous callers may use (``OPENAPI_ANONYMOUS_SECURITY``);
+  operations anonymous callers may use (``anonymous_security``);
 - an operationId without the URL version, a summary, and a description from the view's public
   docs, never from this package's classes (:mod:`.operations`);
 - in response components, every field ``required`` and choices as extensible enums
@@ -38,7 +38,6 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from ... import header_names
-from ...conf import api_settings
 from ...idempotency.mixins import IdempotencyMixin
 from ...pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
 from ...pagination.drf import get_filterset_class, strict_filters
@@ -104,8 +103,27 @@ class ProblemSchemaMixin(_SchemaBase):
         class APISchema(ProblemSchemaMixin, ProjectAutoSchema):
             pass
 
-    :class:`ProblemAutoSchema` is this mixin on drf-spectacular's ``AutoSchema``.
+    :class:`ProblemAutoSchema` is this mixin on drf-spectacular's ``AutoSchema``. A subclass
+    changes what generated clients get with the class attributes below.
     """
+
+    #: Response fields with choices as extensible enums (the known values, and any other value
+    #: accepted), so that a value added later does not break generated clients; request enums
+    #: stay closed. ``False``: drf-spectacular's closed ``enum``.
+    extensible_response_enums: bool = True
+    #: Every field a response serializer writes is ``required`` in its response component.
+    #: ``False`` for serializers that leave fields out of some responses.
+    response_fields_required: bool = True
+    #: Request fields' defaults as ``default`` (``True``) or in their description (``False``):
+    #: openapi-typescript makes a field with a ``default`` required, in request bodies too.
+    request_defaults: bool = False
+    #: operationIds and tags without the URL version (``invoices_list``, not
+    #: ``v2_invoices_list``). ``False``: drf-spectacular's.
+    versionless_names: bool = True
+    #: How an operation anonymous callers may use declares its security: ``"omit"`` (no security
+    #: requirement: generated clients take a plain client) or ``"optional"`` (drf-spectacular's
+    #: ``[{scheme: []}, {}]``).
+    anonymous_security: str = "omit"
 
     # --- names, descriptions, security ------------------------------------------------------------
 
@@ -116,14 +134,14 @@ class ProblemSchemaMixin(_SchemaBase):
         return resource_tokens(self._tokenize_path(), self.view, self._action())
 
     def get_operation_id(self) -> str:
-        if not api_settings.OPENAPI_VERSIONLESS_NAMES:
+        if not self.versionless_names:
             return super().get_operation_id()  # type: ignore[no-any-return]
         return operation_id(self._resource_words(), self._action())
 
     def get_tags(self) -> list[str]:
         # drf-spectacular tags by the first path segment, the URL version: generated clients
         # group their modules by tag (openapi-python-client's api/v2/...).
-        if not api_settings.OPENAPI_VERSIONLESS_NAMES:
+        if not self.versionless_names:
             return super().get_tags()  # type: ignore[no-any-return]
         return self._resource_words()[:1] or super().get_tags()
 
@@ -141,7 +159,7 @@ class ProblemSchemaMixin(_SchemaBase):
         auths: list[dict[str, Any]] = super().get_auth()
         # openapi-python-client types every operation with a security requirement as taking an
         # AuthenticatedClient, even when `{}` (anonymous) is one of its alternatives.
-        if {} in auths and api_settings.OPENAPI_ANONYMOUS_SECURITY == "omit":
+        if {} in auths and self.anonymous_security == "omit":
             return []
         return auths
 
@@ -150,7 +168,7 @@ class ProblemSchemaMixin(_SchemaBase):
     def _map_serializer_field(self, field: Any, direction: Any, bypass_extensions: bool = False) -> Any:
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
         if (direction == "response" and isinstance(schema, dict) and spectacular_settings.COMPONENT_SPLIT_REQUEST
-                and api_settings.OPENAPI_EXTENSIBLE_RESPONSE_ENUMS):
+                and self.extensible_response_enums):
             return extensible(schema)
         return schema
 
@@ -164,7 +182,7 @@ class ProblemSchemaMixin(_SchemaBase):
             else:
                 schema.pop("description", None)
         if (direction == "request" and spectacular_settings.COMPONENT_SPLIT_REQUEST
-                and not api_settings.OPENAPI_REQUEST_DEFAULTS):
+                and not self.request_defaults):
             # openapi-typescript reads `default` as "always present", in a component a request
             # body refers to as well: the generated type would make clients send the field the
             # server fills in. Said in words instead.
@@ -176,7 +194,7 @@ class ProblemSchemaMixin(_SchemaBase):
                     said = f"Default: `{json.dumps(prop.pop('default'), cls=JSONEncoder)}`."
                     prop["description"] = f"{prop['description']}\n\n{said}" if prop.get("description") else said
         if (direction == "response" and spectacular_settings.COMPONENT_SPLIT_REQUEST
-                and api_settings.OPENAPI_RESPONSE_FIELDS_REQUIRED and not is_patched_serializer(instance, direction)):
+                and self.response_fields_required and not is_patched_serializer(instance, direction)):
             # DRF's to_representation writes every readable field of an object; a deprecated one
             # (a renamed field's old name) goes away at its sunset, so clients must not need it.
             properties = schema.get("properties", {})

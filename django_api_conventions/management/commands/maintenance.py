@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ...conf import SETTINGS_NAME, api_settings
-from ...maintenance import read_switch, unshared_switch_cache, write_switch
+from ...maintenance import SWITCH_CACHE, read_switch, unshared_switch_cache, write_switch
 
 
 class Command(BaseCommand):
@@ -29,7 +29,7 @@ class Command(BaseCommand):
         if local_cache is not None:
             # This command runs in a process of its own: a switch written to its private cache
             # dies with it, and reading one always says "off". Reporting success would be a lie.
-            alias = api_settings.MAINTENANCE_SWITCH_CACHE
+            alias = SWITCH_CACHE
             raise CommandError(
                 f"The maintenance switch lives in the {local_cache} cache {alias!r} "
                 f"({SETTINGS_NAME}['MAINTENANCE_SWITCH_STORE'] is 'cache'), which is private to each process: "
