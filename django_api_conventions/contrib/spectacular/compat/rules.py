@@ -90,8 +90,12 @@ def rule(kind: str, event: Event, *, stops: bool = False) -> Callable[[Check], C
     return register
 
 
-def rules_for(kind: str, event: Event) -> list[Rule]:
-    return [each for each in RULES if each.kind == kind and each.event == event]
+def rules_by_element() -> dict[tuple[str, Event], list[Rule]]:
+    """:data:`RULES` by the kind of element and the event they apply to, in their order."""
+    index: dict[tuple[str, Event], list[Rule]] = {}
+    for each in RULES:
+        index.setdefault((each.kind, each.event), []).append(each)
+    return index
 
 
 def _show(value: Any) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .findings import BREAKING, Direction, Finding
-from .rules import ADDED, CHANGED, REMOVED, Change, Event, Field, VariantSet, rules_for
+from .rules import ADDED, CHANGED, REMOVED, Change, Event, Field, VariantSet, rules_by_element
 from .shapes import Shape, resolve, shape_of
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -97,6 +97,7 @@ class Comparison:
         self.old_doc = old
         self.new_doc = new
         self.findings: list[Finding] = []
+        self.rules = rules_by_element()
 
     def run(self) -> list[Finding]:
         self.each("path", str, self._paths(self.old_doc), self._paths(self.new_doc),
@@ -105,7 +106,7 @@ class Comparison:
 
     def apply(self, kind: str, event: Event, where: str, change: Change) -> bool:
         """Apply the rules for ``kind`` and ``event``; False when one stopped the comparison."""
-        for each in rules_for(kind, event):
+        for each in self.rules.get((kind, event), ()):
             verdicts = list(each.check(change))
             self.findings.extend(Finding(severity, where, message)
                                  for severity, message in verdicts)
