@@ -126,9 +126,6 @@ DEFAULTS: dict[str, Any] = {
     # A project serving URLconfs besides ROOT_URLCONF (per-host URLconfs, those a middleware sets
     # as request.urlconf): their dotted paths, so that the checks that read URLconfs read them too.
     "EXTRA_URLCONFS": [],
-    # Directory of the committed OpenAPI baselines (one <version>.json each) `api_compat` compares
-    # the schemas with; relative paths are relative to the current directory.
-    "SCHEMA_BASELINE_DIR": "openapi",
 }
 
 #: Settings holding dotted paths, imported on first access.

@@ -366,15 +366,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         ),
         why="The project serves URLconfs besides `ROOT_URLCONF`: per host, or set by a middleware.",
     ),
-    "SCHEMA_BASELINE_DIR": SettingDoc(
-        "a directory path (string or `Path`)",
-        (
-            "Where `manage.py api_compat` reads and writes the committed OpenAPI baselines, one "
-            "`<version>.json` per version; a relative path is relative to the current directory. See "
-            "[Schema compatibility](schema-compatibility.md)."
-        ),
-        why="The baselines live elsewhere than `openapi/` of the current directory.",
-    ),
 }
 
 BEGIN = "<!-- settings reference: generated from docs.settings_reference, do not edit -->"

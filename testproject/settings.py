@@ -1,7 +1,6 @@
 """Settings of the example service: a billing API built from the package's public pieces."""
 
 import os
-from pathlib import Path
 
 from .environment import cache_from_url, database_from_url, flag, idempotency_redis_url, integer, shared_cache
 
@@ -138,8 +137,6 @@ API_CONVENTIONS = {
          "migration_guide": MIGRATION_GUIDE},
         {"name": "v2", "status": "current"},
     ],
-    # The committed OpenAPI baselines `python -m testproject api_compat` guards (--update rewrites them).
-    "SCHEMA_BASELINE_DIR": Path(__file__).resolve().parent / "openapi",
 }
 
 # Example-service knobs.

@@ -62,9 +62,11 @@ def test_update_writes_one_baseline_per_served_version_and_they_match(baselines:
     assert output.splitlines() == [f"v1: matches {baselines / 'v1.json'}", f"v2: matches {baselines / 'v2.json'}"]
 
 
-def test_the_baseline_directory_comes_from_the_setting(settings: Any, baselines: Path) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "SCHEMA_BASELINE_DIR": baselines}
-    assert "v2: matches" in api_compat("--api-version", "v2")
+def test_the_baselines_are_in_openapi_of_the_current_directory_by_default(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    api_compat("--update", "--api-version", "v2", baseline_dir=str(tmp_path / "openapi"))
+    monkeypatch.chdir(tmp_path)
+    assert api_compat("--api-version", "v2").startswith("v2: matches openapi/v2.json")
 
 
 def test_a_missing_baseline_is_an_error_that_says_how_to_write_it(tmp_path: Path) -> None:

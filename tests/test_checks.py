@@ -70,7 +70,7 @@ def test_every_message_formats() -> None:
         ({"PAGINATION_MAX_LIMIT": True}, ["E003"]),
         ({"PAGINATION_MAX_LIMIT": 0}, ["E003"]),
         ({"MAINTENANCE_SWITCH_STORE": "disk"}, ["E003"]),
-        ({"SCHEMA_BASELINE_DIR": 3}, ["E003"]),
+        ({"EXTRA_URLCONFS": "urls"}, ["E003"]),
         ({"IDEMPOTENCY_STORE_UNAVAILABLE": "open"}, ["E003"]),
         ({"TRUST_INCOMING_TRACE_ID": "yes"}, ["E003"]),
         ({"IDEMPOTENCY_REQUIRED": 1}, ["E003"]),

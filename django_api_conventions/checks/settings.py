@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -58,7 +57,6 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "VERSION_PATH_REGEX": ((str,), "a regular expression with a 'version' group"),
     "URL_CONVENTION_SILENCED": ((list, tuple), "a list of regular expressions"),
     "EXTRA_URLCONFS": ((list, tuple), "a list of dotted module paths"),
-    "SCHEMA_BASELINE_DIR": ((str, os.PathLike), "a directory path"),
 }
 
 #: Settings the package does not have, with what a project does instead: E002's hint.
@@ -89,6 +87,7 @@ REPLACED_SETTINGS: dict[str, str] = {
         "add 'django_api_conventions.W023', 'django_api_conventions.W024' and "
         "'django_api_conventions.W025' to SILENCED_SYSTEM_CHECKS"
     ),
+    "SCHEMA_BASELINE_DIR": "pass --baseline-dir to manage.py api_compat (default: openapi)",
     "MIN_SUPPORT_DAYS": (
         "the conventions ask 90 days; an internal service adds 'django_api_conventions.E024' to "
         "SILENCED_SYSTEM_CHECKS"

@@ -1,7 +1,7 @@
 """The committed OpenAPI baseline of each served version, and the live schema to compare with it.
 
 A baseline is the schema of one version as drf-spectacular wrote it when the version's contract
-was last accepted: ``<SCHEMA_BASELINE_DIR>/<version>.json`` (``openapi.json`` for an API without
+was last accepted: ``<baseline directory>/<version>.json`` (``openapi.json`` for an API without
 ``VERSIONS``), committed with the code. ``manage.py api_compat`` compares each served version's
 schema with its baseline (see :mod:`django_api_conventions.contrib.spectacular.compat`).
 """
@@ -14,7 +14,6 @@ from typing import Any
 
 from django.utils import timezone
 
-from ...conf import api_settings
 from ...versioning.lifecycle import get_version_table
 
 #: File stem of the baseline of an API without ``VERSIONS``.
@@ -23,10 +22,6 @@ UNVERSIONED = "openapi"
 
 class SchemaUnavailable(Exception):
     """The schema cannot be built: drf-spectacular is missing or not the schema class."""
-
-
-def baseline_dir(override: str | Path | None = None) -> Path:
-    return Path(override if override is not None else api_settings.SCHEMA_BASELINE_DIR)
 
 
 def versions_to_check(now: Any = None) -> list[str | None]:

@@ -11,7 +11,6 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 try:
     from ...contrib.spectacular.baselines import (
         SchemaUnavailable,
-        baseline_dir,
         baseline_path,
         build_schema,
         dump_schema,
@@ -28,17 +27,22 @@ else:
     MISSING_OPENAPI = None
 
 
+#: Where the baselines are without ``--baseline-dir``: ``openapi/`` of the current directory.
+DEFAULT_BASELINE_DIR = "openapi"
+
+
 class Command(BaseCommand):
     help = (
         "Compare the OpenAPI schema of every served version with its committed baseline "
-        "(<SCHEMA_BASELINE_DIR>/<version>.json) and exit 1 on a breaking change: a path, method, field, "
+        "(<baseline dir>/<version>.json) and exit 1 on a breaking change: a path, method, field, "
         "enum value or success status removed, a type changed, a request field or parameter made required. "
         "Additive changes pass. --update writes the baselines."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--baseline-dir", dest="directory",
-                            help="Directory of the baselines (default: API_CONVENTIONS['SCHEMA_BASELINE_DIR']).")
+        parser.add_argument("--baseline-dir", dest="directory", type=Path, default=Path(DEFAULT_BASELINE_DIR),
+                            help=f"Directory of the baselines; a relative path is relative to the current "
+                            f"directory (default: {DEFAULT_BASELINE_DIR}).")
         parser.add_argument("--update", action="store_true",
                             help="Write the current schemas as the new baselines (after a reviewed change).")
         parser.add_argument("--api-version", action="append", dest="api_versions", metavar="VERSION",
@@ -49,7 +53,7 @@ class Command(BaseCommand):
                             help="Also exit 1 on compatible changes not yet recorded with --update, so the "
                             "baselines stay current and a later removal of a new field is caught too.")
 
-    def handle(self, *args: Any, directory: str | None, update: bool, api_versions: list[str] | None,
+    def handle(self, *args: Any, directory: Path | str, update: bool, api_versions: list[str] | None,
                urlconf: str | None, strict: bool, **options: Any) -> None:
         if MISSING_OPENAPI is not None:
             raise CommandError(
@@ -58,7 +62,7 @@ class Command(BaseCommand):
         failures: list[str] = []
         for version in versions:
             name = version or "the API"
-            path = _relative(baseline_path(baseline_dir(directory), version))
+            path = _relative(baseline_path(Path(directory), version))
             try:
                 schema = build_schema(version, urlconf)
             except SchemaUnavailable as error:
@@ -111,7 +115,7 @@ class Command(BaseCommand):
             if required:
                 raise CommandError(
                     f"No baseline {path}. Write it with `manage.py api_compat --update`, review it and commit it "
-                    "(or point --baseline-dir / API_CONVENTIONS['SCHEMA_BASELINE_DIR'] at the baselines).")
+                    "(or point --baseline-dir at the baselines).")
             return None
         try:
             baseline = json.loads(path.read_text(encoding="utf-8"))
