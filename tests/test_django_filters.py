@@ -453,3 +453,29 @@ def test_no_search_body_is_a_500(client: APIClient, invoices: list[Invoice]) -> 
         assert response.status_code in (200, 422), (alternatives, response.status_code, response.content)
 
     check()
+
+
+def test_the_parameters_follow_filters_an_instance_adds() -> None:
+    """The parameter table is kept per FilterSet class, and read again when an instance's
+    filters differ from the last ones read (a filter added in ``__init__``, per request)."""
+    import django_filters
+
+    from django_api_conventions.pagination.parameters import parameters_of
+
+    class Dynamic(django_filters.FilterSet):  # type: ignore[misc]
+        status = django_filters.CharFilter()
+
+        def __init__(self, *args: Any, extra: bool = False, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            if extra:
+                self.filters["number"] = django_filters.NumberFilter(field_name="amount_due")
+
+        class Meta:
+            model = Invoice
+            fields: list[str] = []
+
+    plain = Invoice.objects.none()
+    assert list(parameters_of(Dynamic(queryset=plain))) == ["status"]
+    assert list(parameters_of(Dynamic(queryset=plain, extra=True))) == ["status", "number"]
+    assert list(parameters_of(Dynamic(queryset=plain))) == ["status"]
+    assert parameters_of(Dynamic(queryset=plain)) is parameters_of(Dynamic(queryset=plain))

@@ -21,7 +21,7 @@ import operator
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from functools import cached_property, reduce
+from functools import cache, cached_property, reduce
 from typing import Any
 from uuid import UUID
 
@@ -292,10 +292,11 @@ def _detail(name: str, field: Any, error: ValidationError) -> str:
     return gettext("{name}: {message}").format(name=name, message=message)
 
 
-def ordering_filters(filterset_class: Any) -> list[str]:
-    """The ``OrderingFilter``s of a FilterSet, which the strict backend refuses."""
-    return [name for name, filter_ in filterset_class.base_filters.items()
-            if isinstance(filter_, django_filters.OrderingFilter)]
+@cache
+def ordering_filters(filterset_class: Any) -> tuple[str, ...]:
+    """The ``OrderingFilter``s of a FilterSet, which the strict backend refuses (read once per class)."""
+    return tuple(name for name, filter_ in filterset_class.base_filters.items()
+                 if isinstance(filter_, django_filters.OrderingFilter))
 
 
 def refuse_ordering_filters(filterset_class: Any) -> None:

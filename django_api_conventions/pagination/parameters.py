@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from django import forms
 from django.core.exceptions import FieldDoesNotExist, ValidationError
@@ -61,8 +62,23 @@ class Parameter:
         return self.multiple or self.joins
 
 
+#: Per FilterSet class: the names of its filters and their parameters. A list reads them on every
+#: request; they change only when an instance adds or removes filters, which the names show.
+_PARAMETERS: WeakKeyDictionary[type, tuple[tuple[str, ...], dict[str, Parameter]]] = WeakKeyDictionary()
+
+
 def parameters_of(filterset: Any) -> dict[str, Parameter]:
-    """The parameters of a FilterSet instance (its filters' fields are built), by name."""
+    """The parameters of a FilterSet instance, by name (shared between requests: not to be changed)."""
+    names = tuple(filterset.filters)
+    known = _PARAMETERS.get(type(filterset))
+    if known is not None and known[0] == names:
+        return known[1]
+    found = _read_parameters(filterset)
+    _PARAMETERS[type(filterset)] = (names, found)
+    return found
+
+
+def _read_parameters(filterset: Any) -> dict[str, Parameter]:
     found: dict[str, Parameter] = {}
     for filter_name, filter_ in filterset.filters.items():
         widget = filter_.field.widget
