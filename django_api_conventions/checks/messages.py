@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core import checks
-from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 PACKAGE = "django_api_conventions"
 DOCS = _("See the settings reference (docs/settings.md) of django-api-conventions.")
@@ -14,7 +16,7 @@ DOCS = _("See the settings reference (docs/settings.md) of django-api-convention
 #: id -> (level, message, hint). Messages and hints are lazy translations (formatted with the
 #: check's values when the check runs), spelled out in full so that translators see each one:
 #: API_CONVENTIONS is conf.SETTINGS_NAME, django_api_conventions is PACKAGE.
-MESSAGES: dict[str, tuple[type[checks.CheckMessage], str | Promise, str | Promise]] = {
+MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, StrOrPromise]] = {
     "E001": (checks.Error,
              _("API_CONVENTIONS must be a dict, not {type}."),
              _("Set API_CONVENTIONS = {{...}} in your settings.")),

@@ -6,7 +6,7 @@ import json
 import logging
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
@@ -21,6 +21,9 @@ from ..conf import api_settings
 from ..tracing import assign_trace_id
 from .hosts import checked_host
 from .types import ProblemType, problem_types
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -44,7 +47,7 @@ class ProblemException(APIException):
     def __init__(
         self,
         problem_type: str | ProblemType,
-        detail: str | None = None,
+        detail: StrOrPromise | None = None,
         *,
         status: int | None = None,
         errors: Iterable[ErrorItem] = (),

@@ -21,7 +21,7 @@ import functools
 import logging
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
@@ -51,7 +51,7 @@ def html_error_handler(name: str) -> Callable[..., HttpResponse] | None:
     view = _import_view(target) if isinstance(target, str) else target
     if not callable(view) or is_own_view(view):
         return None
-    return view  # type: ignore[no-any-return]
+    return cast("Callable[..., HttpResponse]", view)  # callable, checked above
 
 
 @functools.lru_cache(maxsize=64)
@@ -71,14 +71,17 @@ def is_own_view(view: object) -> bool:
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if not is_api_path(request):
-        return (html_error_handler("handler400") or defaults.bad_request)(request, exception)
+        # Django always passes the exception; a direct call may not.
+        view: Callable[..., HttpResponse] = html_error_handler("handler400") or defaults.bad_request
+        return view(request, exception)
     problem = problem_for_exception(exception) if exception is not None else None
     return render_problem(request, problem or ProblemException("bad-request"))
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if not is_api_path(request):
-        return (html_error_handler("handler403") or defaults.permission_denied)(request, exception)
+        view: Callable[..., HttpResponse] = html_error_handler("handler403") or defaults.permission_denied
+        return view(request, exception)
     return render_problem(request, ProblemException("permission-denied", PERMISSION_DENIED_DETAIL))
 
 

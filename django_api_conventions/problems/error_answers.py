@@ -58,8 +58,8 @@ def problem_for_error_answer(
     problem_type = problem_types.for_status(status)
     if status >= 500:
         # Whatever the body says of the failure (NetBox's names the exception) is for the logs.
-        detail = INTERNAL_ERROR_DETAIL if status == 500 else problem_type.title
-        return ProblemException(problem_type, str(detail), status=status, headers=headers)
+        failure = INTERNAL_ERROR_DETAIL if status == 500 else problem_type.title
+        return ProblemException(problem_type, str(failure), status=status, headers=headers)
     detail, errors, extensions = _read_error_body(data)
     if not detail:
         detail = gettext("The request breaks the rules of the resource.") if errors else str(problem_type.title)

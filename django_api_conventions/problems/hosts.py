@@ -8,14 +8,17 @@ are echoed into every URL built from the request (``Location``, ``Link``, proble
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest
 from django.http.request import split_domain_port
 from django.utils import translation
-from django.utils.functional import Promise
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 # ASCII digits only, no sign, no leading zero: "080" and "80" would be two spellings of one
 # origin, and a URL built from the request would carry the client's spelling.
@@ -28,13 +31,13 @@ class InvalidHostPort(DisallowedHost):
 
     The message is English, for logs; ``detail`` is the lazy translation, for the client."""
 
-    def __init__(self, detail: str | Promise) -> None:
+    def __init__(self, detail: StrOrPromise) -> None:
         with translation.override("en"):
             super().__init__(str(detail))
         self.detail = detail
 
 
-def host_port_error(host: str) -> str | Promise | None:
+def host_port_error(host: str) -> StrOrPromise | None:
     """Why the port of ``host`` (as ``get_host()`` returns it) is not a TCP port, a lazy
     translation; ``None`` when it is, or is absent."""
     _domain, port = split_domain_port(host)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from django.conf import settings
 from django.core.exceptions import (
@@ -37,10 +37,13 @@ from .hosts import InvalidHostPort
 from .types import problem_types
 from .unique_violations import UniqueViolation, unique_violation
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrPromise
+
 logger = logging.getLogger("django_api_conventions.problems")
 
 #: Lazy translations: rendered in the language of the request they answer.
-PERMISSION_DENIED_DETAIL = drf.PermissionDenied.default_detail
+PERMISSION_DENIED_DETAIL = cast("StrPromise", drf.PermissionDenied.default_detail)  # a gettext_lazy text
 #: Seconds a client waits before retrying a request that lost a uniqueness race: by then the
 #: winner has committed, and the retry gets the definitive answer (a 422, usually).
 UNIQUE_CONFLICT_RETRY_AFTER = 1
@@ -185,8 +188,9 @@ def _from_api_exception(exc: drf.APIException) -> ProblemException:
         # No challenge to send: a 401 without WWW-Authenticate would break RFC 9110.
         return ProblemException("permission-denied", str(exc.detail), status=403)
     if isinstance(exc, drf.Throttled):
-        if exc.wait is not None:
-            headers.update(retry_after_header(exc.wait))
+        wait: float | None = exc.wait  # type: ignore[attr-defined]  # Throttled.__init__ sets it; the stubs omit it
+        if wait is not None:
+            headers.update(retry_after_header(wait))
         return ProblemException("rate-limited", str(exc.detail), headers=headers)
     problem_type = problem_types.for_status(exc.status_code)
     if problem_type.status == 500 and exc.status_code != 500:

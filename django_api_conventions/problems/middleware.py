@@ -144,7 +144,7 @@ def _check_content_length(request: HttpRequest) -> None:
     # Django applies this limit only when the body is read, deep inside a view or another
     # middleware, where it becomes a 400 or an HTML page; here it becomes a precise 413.
     # Multipart bodies stream file parts to disk and are limited field by field instead.
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    limit: int | None = settings.DATA_UPLOAD_MAX_MEMORY_SIZE  # None: no limit (Django's docs)
     if limit is None or request.content_type == "multipart/form-data":
         return
     length = _content_length(request)
@@ -179,12 +179,12 @@ def _view_body_limit_before_routing(request: HttpRequest) -> int | None:
 def _check_view_body_limit(request: HttpRequest, limit: int | None) -> None:
     """Apply a view's own limit to its whole body, multipart included (its file parts too); a
     view without one keeps the default, in case process_request saw another view."""
-    default = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    default: int | None = settings.DATA_UPLOAD_MAX_MEMORY_SIZE  # None: no limit (Django's docs)
     if limit is None and (default is None or request.content_type == "multipart/form-data"):
         return
     length = _content_length(request)
     if limit is None:
-        if length > default:  # type: ignore[operator]
+        if default is not None and length > default:  # always set here: None returned above
             raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
         return
     if length > limit:
@@ -202,8 +202,8 @@ def _read_body(request: HttpRequest) -> None:
     except OSError as exc:
         raise UnreadablePostError(*exc.args) from exc
     finally:
-        request._stream.close()  # type: ignore[attr-defined]
-    request._stream = BytesIO(request._body)  # type: ignore[attr-defined]
+        request._stream.close()
+    request._stream = BytesIO(request._body)
 
 
 def _too_large(limit: int) -> ProblemException:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from http import HTTPStatus
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ImproperlyConfigured
-from django.utils.functional import Promise
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -24,7 +27,7 @@ class ProblemField:
     for a header); ``description`` may be a lazy translation, in the Markdown subset."""
 
     name: str
-    description: str | Promise
+    description: StrOrPromise
     # Lists and objects are examples too: left out of the hash, which they would break.
     example: object = field(default=None, hash=False)
 
@@ -43,13 +46,13 @@ class ProblemType:
     """
 
     slug: str
-    title: str | Promise
+    title: StrOrPromise
     status: int
-    description: str | Promise
-    fix: str | Promise = ""
+    description: StrOrPromise
+    fix: StrOrPromise = ""
     members: tuple[ProblemField, ...] = ()
     headers: tuple[ProblemField, ...] = ()
-    example_detail: str | Promise = ""
+    example_detail: StrOrPromise = ""
 
     def __post_init__(self) -> None:
         if not _SLUG.fullmatch(self.slug):
@@ -89,7 +92,7 @@ class ProblemTypeRegistry:
             raise KeyError(f"No problem type {slug!r} is registered.")
         return problem_type
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[ProblemType]:
         return iter(sorted(self._types.values(), key=lambda t: (t.status, t.slug)))
 
     def for_status(self, status: int) -> ProblemType:
@@ -107,7 +110,7 @@ class ProblemTypeRegistry:
             return None
         status = int(match.group(1))
         # HTTP's own reason phrases (RFC 9110) stay as they are: no catalogue translates them.
-        phrase: str | Promise
+        phrase: StrOrPromise
         try:
             phrase = HTTPStatus(status).phrase
         except ValueError:
@@ -133,14 +136,14 @@ problem_types = ProblemTypeRegistry()
 
 def register_problem_type(
     slug: str,
-    title: str | Promise,
+    title: StrOrPromise,
     status: int,
-    description: str | Promise,
+    description: StrOrPromise,
     *,
-    fix: str | Promise = "",
+    fix: StrOrPromise = "",
     members: Iterable[ProblemField] = (),
     headers: Iterable[ProblemField] = (),
-    example_detail: str | Promise = "",
+    example_detail: StrOrPromise = "",
     default_for_status: bool = False,
 ) -> ProblemType:
     """Register a problem type of your own; call it from your ``AppConfig.ready()``.

@@ -107,7 +107,7 @@ def _fields_of_named_constraint(name: str, candidates: list[type[models.Model]])
 def _referenced_fields(expressions: Any) -> Iterator[str]:
     for expression in expressions:
         if isinstance(expression, models.F):
-            yield expression.name.split(LOOKUP_SEP)[0]
+            yield expression.name.split(LOOKUP_SEP)[0]  # type: ignore[attr-defined]  # F.__init__ sets it; the stubs omit it
         elif hasattr(expression, "get_source_expressions"):
             yield from _referenced_fields(expression.get_source_expressions())
 
