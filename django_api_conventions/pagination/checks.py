@@ -86,7 +86,7 @@ def check_strict_filtersets(**kwargs: Any) -> list[checks.CheckMessage]:
     errors = []
     for view_class in view_classes():
         backends = getattr(view_class, "filter_backends", None) or ()
-        filterset_class = getattr(view_class, "filterset_class", None)
+        filterset_class: Any = getattr(view_class, "filterset_class", None)
         if not any(_is_strict_backend(backend) for backend in backends) or not hasattr(filterset_class,
                                                                                       "base_filters"):
             continue
@@ -165,7 +165,7 @@ def _transform_path(expression: Any) -> str | None:
     """``created_at__year`` for ``ExtractYear("created_at")`` (or ``F("created_at__year")``), the
     field's name for ``F("field")``; ``None`` for any other expression."""
     if isinstance(expression, F):
-        return str(expression.name)
+        return str(expression.name)  # type: ignore[attr-defined]  # F.__init__ sets it; the stubs omit it
     lookup_name = getattr(expression, "lookup_name", None)
     sources = expression.get_source_expressions() if hasattr(expression, "get_source_expressions") else []
     if not lookup_name or len(sources) != 1:

@@ -152,11 +152,11 @@ def _keyed_macs(identity: tuple[Any, ...]) -> tuple[Any, ...]:
     )
 
 
-def _mac(state: Any, body: bytes, context: bytes) -> bytes:
+def _mac(state: hmac.HMAC, body: bytes, context: bytes) -> bytes:
     mac = state.copy()
     mac.update(body)
     mac.update(context)
-    return mac.digest()  # type: ignore[no-any-return]
+    return mac.digest()
 
 
 def encode_cursor(cursor: Cursor) -> str:

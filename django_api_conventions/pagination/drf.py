@@ -50,7 +50,7 @@ def strict_filters(view: Any, filterset_class: Any, queryset: QuerySet[Any] | No
     """``filterset_class`` as the strict parts apply it for ``view``; ``None`` without one."""
     if filterset_class is None:
         return None
-    return _filtersets().StrictFilters(filterset_class, view=view, queryset=queryset)  # type: ignore[no-any-return]
+    return _filtersets().StrictFilters(filterset_class, view=view, queryset=queryset)  # type: ignore[no-any-return]  # lazy module
 
 
 def _filtersets() -> Any:
@@ -217,7 +217,7 @@ class StrictQueryParametersMixin:
     """
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        super().initial(request, *args, **kwargs)  # type: ignore[misc]
+        super().initial(request, *args, **kwargs)  # type: ignore[misc]  # a mixin: the view has initial()
         if not _is_allowed(self, request):
             return  # the method is not allowed: that 405 says more than any parameter could
         list_read = _is_list_read(self, request)

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.core.exceptions import FieldDoesNotExist
+from django.db.models import QuerySet
 from django_filters.fields import BaseRangeField
 
 from .filters import TimestampField
@@ -127,7 +128,8 @@ def value_schema(field: forms.Field, model: Any, field_name: str | None) -> dict
     if is_model_choice(field):
         key = key_type(field)
         if key is None:
-            raise UntypedFilter(f"{field.queryset.model.__name__} has no field {field.to_field_name!r}")
+            queryset = cast("QuerySet[Any]", field.queryset)  # key_type() has read its model
+            raise UntypedFilter(f"{queryset.model.__name__} has no field {field.to_field_name!r}")
         return {"type": "integer"} if key in INTEGER_FIELD_TYPES else {"type": "string", "minLength": 1}
     choices = static_choices(field)
     if choices:

@@ -76,7 +76,7 @@ class TimestampField(forms.Field):
         return parse_timestamp(str(value))
 
 
-class TimestampFilter(django_filters.Filter):  # type: ignore[misc]
+class TimestampFilter(django_filters.Filter):  # type: ignore[misc]  # django-filter has no types
     """``created_after = TimestampFilter(field_name="created_at", lookup_expr="gt")``."""
 
     field_class = TimestampField

@@ -117,7 +117,7 @@ class RowValueComparison(Lookup):
         super().__init__(_Columns(*(Column(name) for name in fields)), list(values))
 
     @cached_property
-    def identity(self) -> tuple[Any, ...]:  # type: ignore[override]
+    def identity(self) -> tuple[Any, ...]:
         # As Column's: what the constructor was given, without binding its signature (inspect)
         # on every page.
         return (type(self), self.names, self.operator, make_hashable(self.rhs), self.leading_bound)
@@ -130,9 +130,9 @@ class RowValueComparison(Lookup):
         clone = _shallow_copy(self)
         clone.__dict__.pop("identity", None)
         clone.rhs = list(values)
-        return clone  # type: ignore[no-any-return]
+        return clone  # type: ignore[no-any-return]  # a copy of self
 
-    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:  # type: ignore[override]  # compilers take a list
         columns: list[str] = []
         column_params: list[Any] = []
         values: list[Any] = []
@@ -230,8 +230,8 @@ def _plain_filtering(queryset: Any) -> bool:
     queryset_class = type(queryset)
     return (
         queryset_class.filter is QuerySet.filter
-        and queryset_class._filter_or_exclude is QuerySet._filter_or_exclude
-        and queryset_class._filter_or_exclude_inplace is QuerySet._filter_or_exclude_inplace
+        and queryset_class._filter_or_exclude is QuerySet._filter_or_exclude  # type: ignore[attr-defined]  # private
+        and queryset_class._filter_or_exclude_inplace is QuerySet._filter_or_exclude_inplace  # type: ignore[attr-defined]  # private
         and type(queryset.query) is Query
     )
 
@@ -294,7 +294,7 @@ def annotation_name(name: str) -> str:
     return "keyset_" + name.lstrip("-").replace(LOOKUP_SEP, "_")
 
 
-def annotations(ordering: Sequence[str]) -> dict[str, F]:
+def transform_annotations(ordering: Sequence[str]) -> dict[str, F]:
     """The ``annotate()`` arguments that select each transform of ``ordering``."""
     return {annotation_name(name): F(name.lstrip("-")) for name in ordering if LOOKUP_SEP in name}
 

@@ -23,7 +23,7 @@ from ..request_attributes import ACTIVE_FILTERS, get_state
 from .counts import COUNT_MODES, Total, count_rows
 from .cursors import NEXT, PREVIOUS, Cursor, decode_cursor, encode_cursor, filters_signature
 from .drf import format_override
-from .keyset import annotations, filter_after, order_by_expressions, position_of
+from .keyset import filter_after, order_by_expressions, position_of, transform_annotations
 from .orderings import CURSOR_FIELD_TYPES, nullable_fields, resolve_ordering
 
 __all__ = ["CURSOR_FIELD_TYPES", "KeysetPagination", "endpoint_of", "nullable_fields"]
@@ -76,11 +76,11 @@ class KeysetPagination(BasePagination):
         self.has_previous = False
         self.total: Total | None = None
         self.request: Request | None = None
-        self._link_parts: tuple[Any, ...] | None = None
+        self._link_parts: tuple[Request, list[str], list[str], str, str] | None = None
 
     # --- the page ---------------------------------------------------------------------------
 
-    def paginate_queryset(
+    def paginate_queryset(  # type: ignore[override]  # keyset pagination needs a QuerySet
         self,
         queryset: QuerySet[Any],
         request: Request,
@@ -118,7 +118,7 @@ class KeysetPagination(BasePagination):
         if came_from is None and self.count is not None:
             self.total = count_rows(queryset, self.count, self.count_cap)
         backward = came_from is not None and came_from.backward
-        selected = annotations(ordering)
+        selected = transform_annotations(ordering)
         if selected:  # a transform's value, read back into the cursor; else no clone for nothing
             queryset = queryset.annotate(**selected)
         queryset = queryset.order_by(*order_by_expressions(ordering, nullable, backward=backward))

@@ -18,8 +18,9 @@ empty value. The strict backend refuses each of those with a 400 before the form
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard, cast
 from weakref import WeakKeyDictionary
 
 from django import forms
@@ -85,7 +86,7 @@ def _read_parameters(filterset: Any) -> dict[str, Parameter]:
         if isinstance(widget, SuffixedMultiWidget):
             names = [widget.suffixed(filter_name, suffix) for suffix in widget.suffixes]
         elif isinstance(widget, forms.MultiWidget):
-            names = [filter_name + suffix for suffix in widget.widgets_names]
+            names = [filter_name + suffix for suffix in widget.widgets_names]  # type: ignore[attr-defined]  # set by MultiWidget.__init__; the stubs omit it
         else:
             csv = isinstance(widget, BaseCSVWidget)
             found[filter_name] = Parameter(filter_name, filter_name, None, reads_list(widget), csv,
@@ -105,8 +106,8 @@ def field_of(filterset: Any, parameter: Parameter) -> forms.Field:
     """The form field that cleans one value of ``parameter`` (a sub-field for a range)."""
     field = filterset.filters[parameter.filter_name].field
     if parameter.index is not None:
-        return field.fields[parameter.index]  # type: ignore[no-any-return]
-    return field  # type: ignore[no-any-return]
+        return field.fields[parameter.index]  # type: ignore[no-any-return]  # django-filter has no types
+    return field  # type: ignore[no-any-return]  # django-filter has no types
 
 
 def value_problem(raw: str, field: forms.Field, *, csv: bool) -> str | None:
@@ -158,7 +159,7 @@ def _item_problem(item: str, field: forms.Field) -> str | None:
     return None
 
 
-def is_model_choice(field: forms.Field) -> bool:
+def is_model_choice(field: forms.Field) -> TypeGuard[forms.ModelChoiceField[Any]]:
     return isinstance(field, (forms.ModelChoiceField, forms.ModelMultipleChoiceField))
 
 
@@ -177,11 +178,13 @@ def key_type(field: Any) -> str | None:
         key = meta.get_field(field.to_field_name) if field.to_field_name else meta.pk
     except FieldDoesNotExist:
         return None
-    return key.get_internal_type()  # type: ignore[no-any-return]
+    return key.get_internal_type()  # type: ignore[no-any-return]  # field is Any
 
 
 def static_choices(field: Any) -> list[str]:
     """The choices of a ChoiceField that lists them (not a model's rows), the empty one left out."""
     if not isinstance(field, forms.ChoiceField) or is_model_choice(field):
         return []
-    return [str(value) for value, _label in field.choices if value not in ("", None)]
+    # ChoiceField normalizes its choices to (value, label) pairs (groups are only in widgets).
+    choices = cast("Iterable[tuple[Any, Any]]", field.choices)
+    return [str(value) for value, _label in choices if value not in ("", None)]

@@ -68,7 +68,8 @@ class SearchMixin:
         # search too; StrictFilterBackend leaves the search action alone.
         queryset = view.filter_queryset(view.get_queryset())
         page = _paginate(paginator, _any_of(body.alternatives, queryset), request, view, body)
-        return paginator.get_paginated_response(view.get_serializer(page, many=True).data)
+        response: Response = paginator.get_paginated_response(view.get_serializer(page, many=True).data)
+        return response
 
     def _read_search_body(self, body: Any, members: SearchMembers) -> SearchBody:
         """The body's members, or a 422 naming every one that is wrong."""
