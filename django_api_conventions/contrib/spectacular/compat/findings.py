@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-BREAKING = "breaking"
-COMPATIBLE = "compatible"
 Severity = Literal["breaking", "compatible"]
+BREAKING: Severity = "breaking"
+COMPATIBLE: Severity = "compatible"
 #: Which way the data flows: a client sends a request and reads a response.
 Direction = Literal["request", "response"]
 
