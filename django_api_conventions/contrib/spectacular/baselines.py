@@ -47,7 +47,7 @@ def build_schema(version: str | None, urlconf: str | None = None) -> dict[str, A
             "drf-spectacular is not installed: pip install 'django-api-conventions[openapi]'") from error
     from rest_framework.settings import api_settings as drf_settings
 
-    schema_class = drf_settings.DEFAULT_SCHEMA_CLASS
+    schema_class: object = drf_settings.DEFAULT_SCHEMA_CLASS  # a class, whatever the stubs say
     if not (isinstance(schema_class, type) and issubclass(schema_class, AutoSchema)):
         raise SchemaUnavailable(
             f"REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {schema_class!r}, not a drf-spectacular AutoSchema: set it to "
@@ -57,7 +57,8 @@ def build_schema(version: str | None, urlconf: str | None = None) -> dict[str, A
     generator = spectacular_settings.DEFAULT_GENERATOR_CLASS(urlconf=urlconf, api_version=version)
     schema = finish_schema(generator.get_schema(request=None, public=True), version)
     # Through the JSON renderer: the baseline and the live schema are compared as the same JSON.
-    return json.loads(OpenApiJsonRenderer().render(schema))
+    data: dict[str, Any] = json.loads(OpenApiJsonRenderer().render(schema))
+    return data
 
 
 def dump_schema(schema: dict[str, Any]) -> str:

@@ -10,7 +10,7 @@ from drf_spectacular.openapi import AutoSchema
 from ...versioning.fields import OpenEnumField, RenamedField
 
 
-class RenamedFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[misc]
+class RenamedFieldExtension(OpenApiSerializerFieldExtension):
     """A renamed field's old name: the new field's schema, read-only and deprecated."""
 
     target_class = RenamedField
@@ -24,7 +24,7 @@ class RenamedFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[mi
         return schema
 
 
-class OpenEnumFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[misc]
+class OpenEnumFieldExtension(OpenApiSerializerFieldExtension):
     """An open enum: requests take the field's choices; responses may carry values added later.
 
     Responses list the values known today, the field's and its model field's choices;

@@ -29,8 +29,9 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
+from drf_spectacular.drainage import get_override
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import ResolvedComponent, force_instance, get_override, is_patched_serializer
+from drf_spectacular.plumbing import ResolvedComponent, force_instance, is_patched_serializer
 from drf_spectacular.settings import spectacular_settings
 from rest_framework.permissions import AllowAny
 from rest_framework.serializers import BaseSerializer
@@ -135,20 +136,20 @@ class ProblemSchemaMixin(_SchemaBase):
 
     def get_operation_id(self) -> str:
         if not self.versionless_names:
-            return super().get_operation_id()  # type: ignore[no-any-return]
+            return super().get_operation_id()
         return operation_id(self._resource_words(), self._action())
 
     def get_tags(self) -> list[str]:
         # drf-spectacular tags by the first path segment, the URL version: generated clients
         # group their modules by tag (openapi-python-client's api/v2/...).
         if not self.versionless_names:
-            return super().get_tags()  # type: ignore[no-any-return]
+            return super().get_tags()
         return self._resource_words()[:1] or super().get_tags()
 
     def _action_method(self) -> Any:
         return getattr(self.view, getattr(self.view, "action", None) or self.method.lower(), None)
 
-    def get_description(self) -> str:
+    def get_description(self) -> str:  # type: ignore[override]  # AutoSchema's signature, not DRF's
         return own_doc(self._action_method()) or public_doc(type(self.view), APIView)
 
     def get_summary(self) -> str | None:
@@ -229,17 +230,18 @@ class ProblemSchemaMixin(_SchemaBase):
         return isinstance(self.view, SearchMixin) and getattr(self.view, "action", None) == "search"
 
     def _is_list_view(self, serializer: Any = None) -> bool:
-        return self._is_search() or super()._is_list_view(serializer)  # type: ignore[no-any-return]
+        return self._is_search() or super()._is_list_view(serializer)
 
     def get_filter_backends(self) -> list[Any]:
-        return [] if self._is_search() else super().get_filter_backends()  # type: ignore[no-any-return]
+        return [] if self._is_search() else super().get_filter_backends()
 
     def _get_pagination_parameters(self) -> list[dict[str, Any]]:
-        return [] if self._is_search() else super()._get_pagination_parameters()  # type: ignore[no-any-return]
+        return [] if self._is_search() else super()._get_pagination_parameters()
 
     def _get_request_body(self, direction: Any = "request") -> dict[str, Any] | None:
         if not self._is_search():
-            return super()._get_request_body(direction)  # type: ignore[no-any-return]
+            body: dict[str, Any] | None = super()._get_request_body(direction)
+            return body
         return {"required": True, "content": {"application/json": {"schema": self._search_body_schema()}}}
 
     def _search_body_schema(self) -> dict[str, Any]:
@@ -278,7 +280,7 @@ class ProblemSchemaMixin(_SchemaBase):
         return super().is_deprecated() or bool(self._deprecations())
 
     def _deprecations(self) -> list[Any]:
-        found = [
+        found: list[Any] = [
             entry for entry in endpoint_deprecations(self.view) + endpoint_deprecations(type(self.view))
             if entry.applies_to(self.method)
         ]
@@ -363,7 +365,7 @@ class ProblemSchemaMixin(_SchemaBase):
         name = problem_response_name(status, response)
         component = ResolvedComponent(name=name, type=ResolvedComponent.RESPONSE, object=name, schema=response)
         self.registry.register_on_missing(component)
-        return component.ref  # type: ignore[no-any-return]
+        return component.ref
 
     def _register_problem_components(self) -> None:
         for name, schema in COMPONENT_SCHEMAS.items():
