@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings as drf_settings
@@ -39,10 +39,14 @@ class ClientRateThrottle(SimpleRateThrottle):
 
     #: ``[slot start, requests in it]`` pairs of the client's window, newest first.
     slots: list[list[float]]
+    #: Set by ``SimpleRateThrottle.__init__`` from the rate (the stubs leave them out).
+    num_requests: int
+    duration: int
 
     def get_rate(self) -> str | None:
         try:
-            return drf_settings.DEFAULT_THROTTLE_RATES[self.scope]
+            rates = cast("dict[str, str | None]", drf_settings.DEFAULT_THROTTLE_RATES)  # '1000/min'
+            return rates[self.scope]
         except KeyError:
             raise ImproperlyConfigured(
                 f"Set REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'][{self.scope!r}], e.g. '1000/min' "
@@ -105,7 +109,7 @@ class ClientRateThrottle(SimpleRateThrottle):
                 return max(0.0, start + self.duration - self.now)
         return 0.0  # not reached: the slots hold more requests than must leave
 
-    def get_cache_key(self, request: Any, view: Any) -> str:
+    def get_cache_key(self, request: Any, view: Any) -> str | None:  # a subclass's None: not throttled
         return self.cache_format % {"scope": self.scope, "ident": get_client_id(request)}
 
 

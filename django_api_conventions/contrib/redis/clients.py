@@ -131,7 +131,7 @@ def build_client(target: RedisURL) -> Any:
     # No retry inside the client: a script sent again after a timeout may run twice (a claim
     # would then find itself in flight). A failed call is a 503 that the client retries, with
     # its key; and an unreachable server answers at once instead of after seconds of back-off.
-    once = {"retry": Retry(NoBackoff(), 0)}
+    once: dict[str, Any] = {"retry": Retry(NoBackoff(), 0)}
     if target.kind == "standalone":
         ((host, port),) = target.hosts
         return redis.Redis(host=host, port=port, db=target.db, **common, **once)
