@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.urls import NoReverseMatch
@@ -26,7 +27,9 @@ class LifecycleVersioning(URLPathVersioning):
 
     version_param = VERSION_KWARG
 
-    def determine_version(self, request: Request, *args: Any, **kwargs: Any) -> str | None:
+    def determine_version(  # type: ignore[override]  # None: no version (DRF's request.version may be)
+        self, request: Request, *args: Any, **kwargs: Any
+    ) -> str | None:
         # A schema generator names the version it documents as a keyword argument.
         name = kwargs.get(self.version_param) or version_in_path(request.path_info)
         if name is None:
@@ -38,7 +41,7 @@ class LifecycleVersioning(URLPathVersioning):
         self,
         viewname: str,
         args: Any = None,
-        kwargs: dict[str, Any] | None = None,
+        kwargs: Mapping[str, Any] | None = None,
         request: Request | None = None,
         format: str | None = None,
         **extra: Any,

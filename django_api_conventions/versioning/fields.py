@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
@@ -47,7 +47,7 @@ class FieldRename:
 field_renames: dict[tuple[str, str], FieldRename] = {}
 
 
-class RenamedField(serializers.Field):
+class RenamedField(serializers.Field[Any, Any, Any, Any]):
     """The old name of the field ``new_name`` during its rename transition.
 
     The serializer must use :class:`RenamedFieldsMixin`, which reads the old name in requests.
@@ -80,7 +80,7 @@ class RenamedField(serializers.Field):
             )
         if self.new_name == field_name:
             raise ImproperlyConfigured(f"{owner}.{field_name} is a RenamedField of itself: name the new field.")
-        super().bind(field_name, parent)
+        super().bind(field_name, cast("serializers.BaseSerializer[Any]", parent))
 
     def as_deprecation(self, old_name: str | None = None, owner: str | None = None) -> Deprecation:
         old = old_name or self.field_name
@@ -100,11 +100,15 @@ class RenamedField(serializers.Field):
     def get_attribute(self, instance: Any) -> Any:
         if not self.active():
             raise SkipField
-        self.parent.renamed_fields()  # a misnamed rename fails with its own message
-        return self.parent.fields[self.new_name].get_attribute(instance)
+        self._serializer.renamed_fields()  # a misnamed rename fails with its own message
+        return self._serializer.fields[self.new_name].get_attribute(instance)
 
     def to_representation(self, value: Any) -> Any:
-        return self.parent.fields[self.new_name].to_representation(value)
+        return self._serializer.fields[self.new_name].to_representation(value)
+
+    @property
+    def _serializer(self) -> Any:
+        return self.parent  # a Serializer with RenamedFieldsMixin: bind() checked it
 
 
 class RenamedFieldsMixin:
@@ -123,7 +127,7 @@ class RenamedFieldsMixin:
                 )
 
     def renamed_fields(self) -> list[tuple[str, RenamedField]]:
-        fields = self.fields  # type: ignore[attr-defined]
+        fields = self.fields  # type: ignore[attr-defined]  # a mixin of Serializer
         renamed = [(name, field) for name, field in fields.items() if isinstance(field, RenamedField)]
         for name, field in renamed:
             if field.new_name not in fields:
@@ -134,13 +138,13 @@ class RenamedFieldsMixin:
 
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, Mapping):
-            return super().to_internal_value(data)  # type: ignore[misc]
+            return super().to_internal_value(data)  # type: ignore[misc]  # a mixin of Serializer
         # The names only the old one was sent under: their errors point at what the client sent.
         sent_as = {field.new_name: old for old, field in self.renamed_fields() if old in data
                    and field.new_name not in data}
         data = self._apply_renames(data)
         try:
-            return super().to_internal_value(data)  # type: ignore[misc]
+            return super().to_internal_value(data)  # type: ignore[misc]  # a mixin of Serializer
         except serializers.ValidationError as exc:
             if sent_as and isinstance(exc.detail, dict):
                 exc.detail = {sent_as.get(name, name): errors for name, errors in exc.detail.items()}
@@ -160,8 +164,8 @@ class RenamedFieldsMixin:
                     code="renamed_field_removed",
                 )
         # A QueryDict (form or multipart body) keeps its lists: copy it as one.
-        data = data.copy() if hasattr(data, "getlist") else dict(data)
-        request = self.context.get("request")  # type: ignore[attr-defined]
+        data = data.copy() if hasattr(data, "getlist") else dict(data)  # type: ignore[attr-defined]  # a QueryDict
+        request = self.context.get("request")  # type: ignore[attr-defined]  # a mixin of Serializer
         for old, field in renames:
             value = data.getlist(old) if hasattr(data, "getlist") else data[old]
             new_value = (data.getlist(field.new_name) or empty) if hasattr(data, "getlist") else data.get(
@@ -189,7 +193,7 @@ def _same_value(one: Any, other: Any) -> bool:
     if type(one) is not type(other):
         return False
     if isinstance(one, JSONNumber):
-        return one.exact == other.exact
+        return bool(one.exact == other.exact)
     return bool(one == other)
 
 

@@ -67,7 +67,9 @@ def add_link(response: HttpResponseBase, links: Sequence[str]) -> None:
 
 def _split_links(header: str) -> list[str]:
     """The link-values of a ``Link`` header: commas inside ``<...>`` or quotes do not split."""
-    links, current, in_uri, in_quotes = [], [], False, False
+    links: list[str] = []
+    current: list[str] = []
+    in_uri = in_quotes = False
     for char in header:
         if char == "<" and not in_quotes:
             in_uri = True

@@ -16,7 +16,7 @@ passed to the views as a keyword argument. :func:`reverse` (and DRF's ``reverse`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from django.http import HttpRequest, HttpResponse
 from django.urls import NoReverseMatch, ResolverMatch, URLResolver
@@ -39,7 +39,8 @@ class VersionedURLResolver(URLResolver):
             # The version root without its slash (/v0): a retired or unknown version answers for it too.
             prefix = self.pattern.match(f"{path}/")
             prefix = prefix if prefix is not None and prefix[0] == "" else None
-        version = prefix[2].get(VERSION_KWARG) if prefix else None
+        # The version pattern captures a string.
+        version = cast("str | None", prefix[2].get(VERSION_KWARG) if prefix else None)
         table = get_version_table()
         if version is not None and table:
             entry = table.get(version)
