@@ -42,15 +42,16 @@ class FallbackContentNegotiation(DefaultContentNegotiation):
     415's detail names the type received and the types accepted.
     """
 
-    def select_renderer(
+    def select_renderer(  # type: ignore[override]  # DRF passes the view's list, not any iterable
         self, request: Any, renderers: Sequence[BaseRenderer], format_suffix: str | None = None
     ) -> tuple[BaseRenderer, str]:
         if not format_suffix:
             self._check_format_override(request, renderers)
         try:
-            return super().select_renderer(request, renderers, format_suffix)
+            chosen: tuple[BaseRenderer, str] = super().select_renderer(request, renderers, format_suffix)
         except NotAcceptable:
             return renderers[0], renderers[0].media_type
+        return chosen
 
     def _check_format_override(self, request: Any, renderers: Sequence[BaseRenderer]) -> None:
         name = self.settings.URL_FORMAT_OVERRIDE
@@ -65,7 +66,9 @@ class FallbackContentNegotiation(DefaultContentNegotiation):
             )
             raise invalid_parameters([parameter_error(name, detail, "invalid")])
 
-    def select_parser(self, request: Any, parsers: Sequence[BaseParser]) -> BaseParser:
+    def select_parser(  # type: ignore[override]  # DRF passes the view's list, not any iterable
+        self, request: Any, parsers: Sequence[BaseParser]
+    ) -> BaseParser:
         content_type = request.content_type or ""
         accepted = accepted_media_types(parsers)
         refuse_wildcard_media_type(content_type, accepted)

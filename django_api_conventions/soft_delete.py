@@ -19,8 +19,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 
-class SoftDeleteQuerySet(models.QuerySet):
-    def delete(self) -> tuple[int, dict[str, int]]:  # type: ignore[override]
+class SoftDeleteQuerySet(models.QuerySet[Any]):
+    def delete(self) -> tuple[int, dict[str, int]]:
         """Mark every row deleted (one UPDATE); rows already deleted keep their first date."""
         count = self.filter(deleted_at__isnull=True).update(deleted_at=timezone.now())
         return count, {self.model._meta.label: count}
@@ -48,11 +48,11 @@ def including_deleted() -> Iterator[None]:
         _including_deleted.reset(token)
 
 
-class LiveManager(models.Manager.from_queryset(SoftDeleteQuerySet)):  # type: ignore[misc]
+class LiveManager(models.Manager.from_queryset(SoftDeleteQuerySet)):  # type: ignore[misc]  # a class built at run time
     """The default manager: deleted rows never appear (except inside :func:`including_deleted`)."""
 
     def get_queryset(self) -> SoftDeleteQuerySet:
-        queryset = super().get_queryset()
+        queryset: SoftDeleteQuerySet = super().get_queryset()
         return queryset if _including_deleted.get() else queryset.filter(deleted_at__isnull=True)
 
 
@@ -68,7 +68,7 @@ class SoftDeleteModel(models.Model):
         abstract = True
         base_manager_name = "all_objects"
 
-    def delete(self, using: Any = None, keep_parents: bool = False) -> tuple[int, dict[str, int]]:  # type: ignore[override]
+    def delete(self, using: Any = None, keep_parents: bool = False) -> tuple[int, dict[str, int]]:
         if self.deleted_at is not None:
             return 0, {self._meta.label: 0}
         self.deleted_at = timezone.now()
@@ -115,7 +115,7 @@ class DeletedListFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [("yes", gettext("Deleted")), ("all", gettext("Live and deleted"))]
 
-    def choices(self, changelist: Any) -> Iterator[dict[str, Any]]:
+    def choices(self, changelist: Any) -> Iterator[Any]:  # Django's choices, one label changed
         for choice in super().choices(changelist):
             # Django's own entry, without the parameter: live rows only. Told apart by its query
             # string, not its label, which Django translates.
@@ -131,7 +131,7 @@ class DeletedListFilter(admin.SimpleListFilter):
         return queryset.filter(deleted_at__isnull=True)
 
 
-class SoftDeleteAdmin(admin.ModelAdmin):
+class SoftDeleteAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not subscriptable at run time
     """Admin pages that can show deleted rows (filter "deleted")."""
 
     list_filter = [DeletedListFilter]
