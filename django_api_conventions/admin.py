@@ -12,7 +12,7 @@ from .conf import api_settings
 from .models import IdempotencyRecord, RuntimeSwitch
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # not subscriptable at run time
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 

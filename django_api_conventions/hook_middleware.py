@@ -25,6 +25,8 @@ class HookMiddleware:
 
     sync_capable = True
     async_capable = True
+    #: Defined by a subclass that has a view hook (annotated only: hasattr() tells).
+    process_view: Callable[..., Any]
 
     def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
         if get_response is None:

@@ -83,7 +83,7 @@ def check_middleware(**kwargs: Any) -> list[checks.CheckMessage]:
     if idempotency in middleware and middleware[-1] != idempotency:
         errors.append(message("W009"))
     errors.extend(_check_locale_middleware(middleware))
-    if any(error.id.endswith("W002") for error in errors):
+    if any((error.id or "").endswith("W002") for error in errors):
         return errors
     positions = [middleware.index(name) for name in MIDDLEWARE_ORDER]
     for index, (earlier, later) in enumerate(itertools.pairwise(positions)):

@@ -28,7 +28,7 @@ _running: list[threading.Thread] = []
 
 
 @dataclasses.dataclass
-class IdempotencyStoreCheck(HealthCheck):
+class IdempotencyStoreCheck(HealthCheck):  # type: ignore[misc]  # django-health-check has no types
     """The configured idempotency store (``IDEMPOTENCY_STORE``) answers one round trip in time.
 
     The database store runs ``SELECT 1`` on ``IDEMPOTENCY_DATABASE``; the Redis store writes

@@ -35,7 +35,7 @@ class Command(BaseCommand):
         now = timezone.now()
         rows: list[tuple[str, str, Deprecation]] = []
         for version in get_version_table().versions:
-            state = version.state(now)
+            state: str = version.state(now)
             stale = version.status == "deprecated" and state == "retired"
             rows.append((f"version {version.name}", "past sunset, still 'deprecated'" if stale else state,
                          version.as_deprecation()))
