@@ -83,7 +83,7 @@ def check_unidentified_callers(**kwargs: Any) -> list[checks.CheckMessage]:
     return warnings
 
 
-def _takes_keys(callback: Any, view_class: type) -> bool:
+def _takes_keys(callback: Any, view_class: type[Any]) -> bool:
     actions = getattr(callback, "actions", None)  # a viewset's route: its methods and their actions
     if actions is not None:
         methods = {method.upper() for method in actions}

@@ -40,13 +40,14 @@ def idempotent(
             except ProblemException as problem:
                 return render_problem(request, problem)
 
+        wrapper: Any  # the view, wrapped, which carries its options
         if iscoroutinefunction(view):
 
             async def async_wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
                 # Transactions are per thread: the claim, the view and the stored response must
                 # share Django's one thread-sensitive database thread.
                 def call_view() -> HttpResponseBase:
-                    return async_to_sync(view)(request, *args, **kwargs)  # type: ignore[no-any-return]
+                    return async_to_sync(view)(request, *args, **kwargs)  # type: ignore[no-any-return]  # any view
 
                 return await sync_to_async(handle, thread_sensitive=True)(request, call_view)
 
@@ -58,7 +59,7 @@ def idempotent(
                 return handle(request, lambda: view(request, *args, **kwargs))
 
             wrapper = functools.wraps(view)(sync_wrapper)
-        wrapper.idempotency_options = options  # type: ignore[attr-defined]
+        wrapper.idempotency_options = options
         return exempt_from_atomic_requests(wrapper)
 
     return decorate(view) if view is not None else decorate

@@ -22,7 +22,7 @@ def read_idempotency_key(request: HttpRequest) -> str | None:
     """The key of ``request``; ``None`` when absent. A malformed header is a 400 problem."""
     header = api_settings.IDEMPOTENCY_HEADER
     meta_name = "HTTP_" + header.upper().replace("-", "_")
-    raw = request.META.get(meta_name)
+    raw: str | None = request.META.get(meta_name)
     if raw is None:
         return None
     value = raw.strip(" \t")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from inspect import iscoroutinefunction
-from typing import Any
+from typing import Any, cast
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
@@ -54,7 +54,7 @@ class IdempotencyMixin:
     def as_view(cls, *args: Any, **initkwargs: Any) -> Callable[..., HttpResponseBase]:
         # The claim must commit before the view's transaction opens: the handler put in place
         # by initial() opens that transaction itself, ATOMIC_REQUESTS included.
-        return exempt_from_atomic_requests(super().as_view(*args, **initkwargs))  # type: ignore[misc]
+        return exempt_from_atomic_requests(super().as_view(*args, **initkwargs))  # type: ignore[misc]  # a mixin of APIView
 
     def get_idempotency_options(self) -> IdempotencyOptions:
         return IdempotencyOptions(
@@ -68,9 +68,9 @@ class IdempotencyMixin:
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         """DRF's checks, then the handler that ``dispatch()`` calls next, wrapped in the protocol
         (a keyed method) or in the ``ATOMIC_REQUESTS`` transaction (any other)."""
-        super().initial(request, *args, **kwargs)  # type: ignore[misc]
+        super().initial(request, *args, **kwargs)  # type: ignore[misc]  # a mixin of APIView
         view: Any = self
-        method = request.method
+        method = cast(str, request.method)  # DRF's Request always has one
         if not (method.lower() in view.http_method_names and hasattr(view, method.lower())):
             return  # DRF's dispatch answers 405, whatever the key says
         options = self.get_idempotency_options()
@@ -100,7 +100,7 @@ def _respond(view: Any, handler: Handler, request: Request, *args: Any, **kwargs
         response = handler(request, *args, **kwargs)
     except Exception as exc:  # noqa: BLE001 -- as in DRF's dispatch
         response = view.handle_exception(exc)
-    return view.finalize_response(request, response, *args, **kwargs)  # type: ignore[no-any-return]
+    return view.finalize_response(request, response, *args, **kwargs)  # type: ignore[no-any-return]  # any view
 
 
 # The async handler is a function's closure, set on the instance per request: adrf's
@@ -113,7 +113,7 @@ def _async_handler(view: Any, handler: Handler, options: IdempotencyOptions | No
         def run_view() -> HttpResponseBase:
             # Called inside the request's transaction on the thread-sensitive thread; the
             # handler's own sync_to_async calls come back to this thread, to its connection.
-            return async_to_sync(_respond_async)(view, handler, request, *args, **kwargs)  # type: ignore[no-any-return]
+            return async_to_sync(_respond_async)(view, handler, request, *args, **kwargs)
 
         return await run_idempotently_async(request._request, options, run_view, scope_request=request)
 
@@ -129,7 +129,7 @@ async def _respond_async(view: Any, handler: Handler, request: Request, *args: A
             response = await sync_to_async(handler)(request, *args, **kwargs)
     except Exception as exc:  # noqa: BLE001 -- as in adrf's async_dispatch
         response = view.handle_exception(exc)
-    return view.finalize_response(request, response, *args, **kwargs)  # type: ignore[no-any-return]
+    return view.finalize_response(request, response, *args, **kwargs)  # type: ignore[no-any-return]  # any view
 
 
 async def _respond_unkeyed_async(
@@ -142,7 +142,7 @@ async def _respond_unkeyed_async(
         return await _respond_async(view, handler, request, *args, **kwargs)
 
     def run_view() -> HttpResponseBase:
-        return async_to_sync(_respond_async)(view, handler, request, *args, **kwargs)  # type: ignore[no-any-return]
+        return async_to_sync(_respond_async)(view, handler, request, *args, **kwargs)
 
     return await sync_to_async(run_unkeyed)(run_view)
 

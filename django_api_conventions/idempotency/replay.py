@@ -54,7 +54,7 @@ def stored_response(response: HttpResponseBase) -> StoredResponse:
     language = response_language(response)
     if language and "content-language" not in {name.lower() for name in headers}:
         headers["Content-Language"] = language
-    body = bytes(response.content)
+    body = bytes(response.content)  # type: ignore[attr-defined]  # keepable(): not streaming
     limit = api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES
     if limit is not None and len(body) > limit:
         # The view ran and its answer was sent; what is stored says so, without the body. A

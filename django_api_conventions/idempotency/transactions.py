@@ -65,7 +65,7 @@ def run_unkeyed(run_view: Callable[[], HttpResponseBase]) -> HttpResponseBase:
 
 def exempt_from_atomic_requests(view: Callable[..., Any]) -> Callable[..., Any]:
     """Mark ``view`` so Django does not wrap it in ``ATOMIC_REQUESTS``' transaction itself."""
-    view._non_atomic_requests = set(settings.DATABASES)  # type: ignore[attr-defined]
+    view._non_atomic_requests = set(settings.DATABASES)  # type: ignore[attr-defined]  # Django reads it
     return view
 
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from ...conf import api_settings
@@ -30,7 +31,7 @@ class DatabaseStore(IdempotencyStore):
     unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (OperationalError, InterfaceError)
 
     def __init__(self, alias: str | None = None) -> None:
-        self.database_alias = alias or api_settings.IDEMPOTENCY_DATABASE
+        self.database_alias: str = alias or api_settings.IDEMPOTENCY_DATABASE
 
     def ping(self) -> None:
         """``SELECT 1`` on the store's alias (opening its connection when needed)."""
@@ -38,7 +39,7 @@ class DatabaseStore(IdempotencyStore):
             cursor.execute("SELECT 1")
 
     @property
-    def records(self):  # type: ignore[no-untyped-def]
+    def records(self) -> QuerySet[IdempotencyRecord]:
         # Always this alias: a read replica must never answer "no such key".
         return IdempotencyRecord.objects.using(self.database_alias)
 
@@ -175,11 +176,12 @@ class DatabaseStore(IdempotencyStore):
         cost more CPU than the UPDATE itself, on every keyed request."""
         connection = connections[self.database_alias]
         get_field = IdempotencyRecord._meta.get_field
-        params = [get_field(name).get_db_prep_save(value, connection) for name, value in values.items()]
+        params = [get_field(name).get_db_prep_save(value, connection)  # type: ignore[union-attr]  # a concrete field
+                  for name, value in values.items()]
         params += [scope, key, owner, State.STARTED]
         with connection.cursor() as cursor:
             cursor.execute(_update_owned_sql(connection, tuple(values)), params)
-            return cursor.rowcount > 0
+            return bool(cursor.rowcount > 0)
 
     def release(self, scope: str, key: str, owner: str) -> bool:
         deleted, _ = self._owned(scope, key, owner).delete()
@@ -193,7 +195,7 @@ class DatabaseStore(IdempotencyStore):
         owned.filter(expires_at__lt=until).update(expires_at=until)  # the record outlives its lease
         return renewed
 
-    def _owned(self, scope: str, key: str, owner: str):  # type: ignore[no-untyped-def]
+    def _owned(self, scope: str, key: str, owner: str) -> QuerySet[IdempotencyRecord]:
         return self.records.filter(scope=scope, key=key, lease_owner=owner, state=State.STARTED)
 
     def inspect(self, scope: str, key: str) -> RecordSummary | None:
@@ -244,7 +246,7 @@ class DatabaseStore(IdempotencyStore):
         quote = connection.ops.quote_name
         fields = IdempotencyRecord._meta
         expires_at, lease_expires_at = quote("expires_at"), quote("lease_expires_at")
-        table, pk = quote(fields.db_table), quote(fields.pk.column)
+        table, pk = quote(fields.db_table), quote(fields.pk.column)  # type: ignore[arg-type]  # a concrete column
         still_expired = f"{expires_at} < %s AND {lease_expires_at} < %s"
         sql = (
             f"WITH gone AS (DELETE FROM {table} WHERE {pk} IN ("  # noqa: S608 -- quoted identifiers, parameters
@@ -319,7 +321,10 @@ def _update_owned_sql(connection: Any, names: tuple[str, ...]) -> str:
     if sql is None:
         quote = connection.ops.quote_name
         fields = IdempotencyRecord._meta
-        assignments = ", ".join(f"{quote(fields.get_field(name).column)} = %s" for name in names)
+        assignments = ", ".join(
+            f"{quote(fields.get_field(name).column)} = %s"  # type: ignore[union-attr]  # a concrete field
+            for name in names
+        )
         sql = _statements[cache_key] = (
             f"UPDATE {quote(fields.db_table)} SET {assignments} "  # noqa: S608 -- quoted identifiers, parameters
             f"WHERE {quote('scope')} = %s AND {quote('key')} = %s AND {quote('lease_owner')} = %s "
