@@ -68,7 +68,7 @@ def unshared_switch_cache() -> str | None:
     if api_settings.MAINTENANCE_SWITCH_STORE != "cache":
         return None
     backend = settings.CACHES.get(SWITCH_CACHE, {}).get("BACKEND")
-    return PROCESS_LOCAL_CACHES.get(backend)
+    return PROCESS_LOCAL_CACHES.get(backend) if backend else None
 
 
 @dataclass(frozen=True)

@@ -144,7 +144,7 @@ def _check_value(key: str, value: Any) -> list[checks.CheckMessage]:
     is_bool_for_number = isinstance(value, bool) and bool not in types
     if not isinstance(value, types) or is_bool_for_number or not _VALID_VALUES.get(key, _any)(value):
         return [message("E003", key=key, expected=expected, value=value)]
-    if key in IMPORT_STRINGS and value is not None:
+    if key in IMPORT_STRINGS and isinstance(value, str):  # None: a setting that is off
         return _check_import(key, value)
     value_check = _VALUE_CHECKS.get(key)
     return value_check(key, value) if value_check is not None else []
