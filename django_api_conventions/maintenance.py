@@ -44,7 +44,7 @@ def maintenance_exempt(view: _View) -> _View:
     schema and docs views carry it, so the ``type`` of the 503 and the documentation stay
     reachable.
     """
-    view.maintenance_exempt = True  # type: ignore[attr-defined]
+    view.maintenance_exempt = True  # type: ignore[attr-defined]  # read by the middleware
     return view
 
 

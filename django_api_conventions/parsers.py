@@ -32,7 +32,7 @@ def max_body_bytes(limit: int) -> Callable[[ViewFunction], ViewFunction]:
         raise ValueError(f"max_body_bytes takes a number of bytes (an int of at least 0), not {limit!r}.")
 
     def decorate(view: ViewFunction) -> ViewFunction:
-        view.max_body_bytes = limit  # type: ignore[attr-defined]
+        view.max_body_bytes = limit  # type: ignore[attr-defined]  # read by the body-limit middleware
         return view
 
     return decorate

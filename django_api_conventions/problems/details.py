@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.urls import NoReverseMatch, reverse
 from django.utils import translation
 from rest_framework.exceptions import APIException
@@ -119,7 +119,7 @@ def render_problem(request: HttpRequest, problem: ProblemException) -> HttpRespo
     # The body as data too, as DRF's Response has it: tests written against DRF read
     # ``response.data`` after an error. A plain HttpResponse still, so that content
     # negotiation can never pick an HTML renderer for a problem.
-    response.data = body  # type: ignore[attr-defined]
+    response.data = body  # type: ignore[attr-defined]  # as DRF's Response has it
     # The language title and detail are in (RFC 9110 8.5): LocaleMiddleware's choice from
     # Accept-Language, else LANGUAGE_CODE. LocaleMiddleware itself adds Vary: Accept-Language.
     language = translation.get_language()
@@ -146,5 +146,5 @@ def _log_rejection(request: HttpRequest, problem: ProblemException, trace_id: st
     )
 
 
-def is_problem_response(response: HttpResponse) -> bool:
+def is_problem_response(response: HttpResponseBase) -> bool:
     return response.get("Content-Type", "").split(";")[0].strip() == PROBLEM_CONTENT_TYPE

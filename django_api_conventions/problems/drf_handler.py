@@ -47,7 +47,7 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpRe
         answer, drf_default = _project_answer(exc, context)
         if answer is None:
             problem = package_problem(exc)
-        elif answer.status_code < 400 or is_problem_response(answer):  # type: ignore[arg-type]
+        elif answer.status_code < 400 or is_problem_response(answer):
             return answer  # not an error, or already a problem (the project's handler called this one)
         else:
             problem = _problem_of_answer(exc, answer, drf_default)

@@ -34,7 +34,7 @@ def error_answer_data(response: HttpResponseBase) -> Any:
     if media_type != "application/json" and not media_type.endswith("+json"):
         return None
     try:
-        return json.loads(response.content)  # type: ignore[attr-defined]
+        return json.loads(response.content)  # type: ignore[attr-defined]  # not streaming: checked above
     except (ValueError, RecursionError):  # not JSON after all, or nested beyond reading
         return None
 

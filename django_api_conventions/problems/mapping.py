@@ -92,7 +92,7 @@ def map_exception(
     if not (isinstance(exc_type, type) and issubclass(exc_type, BaseException)):
         raise TypeError(f"map_exception() maps an exception class, not {exc_type!r}.")
     if mapper is None:
-        return lambda function: map_exception(exc_type, function)  # type: ignore[return-value]
+        return lambda function: map_exception(exc_type, function)  # type: ignore[return-value]  # returns function
     if not callable(mapper):
         raise TypeError(f"The mapper of {exc_type.__name__} must be callable, not {mapper!r}.")
     _project_mappings[exc_type] = mapper

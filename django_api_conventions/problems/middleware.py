@@ -103,7 +103,7 @@ class ProblemDetailsMiddleware(HookMiddleware):
         return render_problem(request, problem)
 
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
-        if response.status_code < 400 or is_problem_response(response):  # type: ignore[arg-type]
+        if response.status_code < 400 or is_problem_response(response):
             return response
         if not is_api_path(request):
             return response

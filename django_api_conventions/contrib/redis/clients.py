@@ -87,7 +87,7 @@ def redis_client_for_cache(alias: str) -> Any:
         return get_redis_connection(alias, write=True)
     if backend == DJANGO_CACHE:
         # Django keeps its client private; get_client(write=True) is the one its own writes use.
-        return caches[alias]._cache.get_client(None, write=True)  # type: ignore[attr-defined]
+        return caches[alias]._cache.get_client(None, write=True)  # type: ignore[attr-defined]  # RedisCache's
     from django_valkey import get_valkey_connection
 
     return get_valkey_connection(alias, write=True)
