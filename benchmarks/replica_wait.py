@@ -136,8 +136,7 @@ def replica_wait_task(rounds: int, requests_per_round: int) -> dict[str, Any]:
         if key is not None:
             headers["HTTP_IDEMPOTENCY_KEY"] = key
         # Every scenario under the same override: its cost (the settings reloaded) is in each.
-        overridden = {**base, "IDEMPOTENCY_REDIS_WAIT_REPLICAS": replicas,
-                      "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": WAIT_TIMEOUT_MS}
+        overridden = {**base, "IDEMPOTENCY_REDIS_WAIT_REPLICAS": replicas}
         with override_settings(API_CONVENTIONS=overridden):
             return client.post("/v2/orders", data=body, content_type="application/json", **headers).status_code
 

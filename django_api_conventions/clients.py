@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
+from . import header_names
 from .conf import api_settings
 from .http_request import http_request_of
 from .problems.details import ProblemException
@@ -43,7 +44,7 @@ def default_client_id_resolver(request: Any) -> str:
     key_id = getattr(auth, "pk", None) or getattr(auth, "id", None)
     if key_id is not None:
         return f"credential:{credential_kind(auth)}:{key_id}"
-    header = api_settings.CLIENT_ID_HEADER
+    header = header_names.CLIENT_ID
     if header not in http_request.headers:
         return ANONYMOUS_CLIENT_ID
     declared = http_request.headers[header].strip()

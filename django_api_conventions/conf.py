@@ -47,8 +47,6 @@ DEFAULTS: dict[str, Any] = {
     # Clients told apart otherwise than by user, credential or X-Client-ID (by address, by a
     # gateway's header): a dotted path of a callable(request) -> str.
     "CLIENT_ID_RESOLVER": "django_api_conventions.clients.default_client_id_resolver",
-    # Request header that names the calling client when nothing authenticated it.
-    "CLIENT_ID_HEADER": header_names.CLIENT_ID,
     # During a deployment or a migration: every non-exempt path answers 503.
     "MAINTENANCE_MODE": False,
     # A default cache that the workers do not share (local memory): "database" keeps the
@@ -62,8 +60,8 @@ DEFAULTS: dict[str, Any] = {
     # Where idempotency records live: "database", "redis" (a service with Redis at hand and many
     # keyed requests), or the dotted path of a store class of the project's.
     "IDEMPOTENCY_STORE": "database",
-    # A project with several databases: the alias of the database store's, always this one,
-    # whatever the database routers say.
+    # A project with several databases: the alias of the one the database store writes to,
+    # always this one, whatever the database routers say.
     "IDEMPOTENCY_DATABASE": "default",
     # A Redis cache other than "default": the alias whose connection the Redis store uses
     # (django-redis, Django's RedisCache or django-valkey).
@@ -75,31 +73,21 @@ DEFAULTS: dict[str, Any] = {
     # replicas must hold a claim (WAIT) before the view runs. 0: asynchronous replication, and
     # a failover may lose a claim.
     "IDEMPOTENCY_REDIS_WAIT_REPLICAS": 0,
-    # How long the claim waits for those replicas before the request answers 503.
-    "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": 500,
-    # Request header that carries the key.
-    "IDEMPOTENCY_HEADER": header_names.IDEMPOTENCY_KEY,
     # Views that run longer than a minute: how long a started (in-flight) key is held before a
     # retry may take it over.
     "IDEMPOTENCY_LEASE_SECONDS": 60,
     # Clients that retry later than a day, or storage to save: how long a resolved key answers
     # replays.
     "IDEMPOTENCY_RETENTION_SECONDS": 24 * 60 * 60,
-    # Response headers stored and replayed with the body; no other header is ever stored.
-    "IDEMPOTENCY_REPLAYED_HEADERS": ["Content-Type", "Location", "ETag"],
     # Views that answer large bodies, or a store to keep small: the largest response body stored
     # for replay, in bytes; None: no limit. A larger response is sent, never stored: a retry gets
     # 410 idempotency-response-too-large, never a second run.
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": 1024 * 1024,
-    # Callable(request) -> str: whose key it is. Default: the client id.
-    "IDEMPOTENCY_SCOPE_RESOLVER": "django_api_conventions.clients.get_client_id",
     # Views the project cannot edit (a third-party app's): regular expressions of the paths
     # IdempotencyMiddleware protects.
     "IDEMPOTENCY_PATHS": [],
     # Whether those paths require a key (400 without one) or only honour one.
     "IDEMPOTENCY_REQUIRED": False,
-    # Retry-After (seconds) sent when the idempotency store cannot be reached.
-    "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": 5,
     # Operations where availability matters more than at-most-once: "fail-open" runs the view
     # once without idempotency when the store cannot be reached; "fail-closed" answers 503.
     "IDEMPOTENCY_STORE_UNAVAILABLE": "fail-closed",
@@ -129,7 +117,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 #: Settings holding dotted paths, imported on first access.
-IMPORT_STRINGS = frozenset({"CLIENT_ID_RESOLVER", "IDEMPOTENCY_SCOPE_RESOLVER", "PROJECT_EXCEPTION_HANDLER"})
+IMPORT_STRINGS = frozenset({"CLIENT_ID_RESOLVER", "PROJECT_EXCEPTION_HANDLER"})
 
 
 class APIConventionsSettings:

@@ -1,17 +1,17 @@
 """The one home of every HTTP header name (and ``Link`` relation) the package sends or reads.
 
 Import the constants instead of spelling a name again, so that the code that sets a header,
-the code that reads it and the OpenAPI schema that documents it cannot drift apart. The
-headers a setting renames (``TRACE_ID_HEADER``, ``CLIENT_ID_HEADER``, ``IDEMPOTENCY_HEADER``)
-are read from ``api_settings`` at request time; their defaults are here. Header names are
-case-insensitive on the wire; these are the spellings the package sends.
+the code that reads it and the OpenAPI schema that documents it cannot drift apart. Only the
+trace id header is a setting (``TRACE_ID_HEADER``, read from ``api_settings`` at request time;
+its default is here): the conventions fix the others. Header names are case-insensitive on the
+wire; these are the spellings the package sends.
 """
 
 from __future__ import annotations
 
 # --- idempotency ------------------------------------------------------------------------------
 
-#: The default of ``IDEMPOTENCY_HEADER`` (draft-ietf-httpapi-idempotency-key-header).
+#: The idempotency key of a request (draft-ietf-httpapi-idempotency-key-header).
 IDEMPOTENCY_KEY = "Idempotency-Key"
 #: ``true`` on a replayed response, ``false`` on the first execution.
 IDEMPOTENT_REPLAYED = "Idempotent-Replayed"
@@ -29,7 +29,7 @@ IDEMPOTENCY_RETENTION = "Idempotency-Retention"
 REQUEST_ID = "X-Request-ID"
 #: W3C Trace Context: its trace-id is honoured when no request id is sent.
 TRACEPARENT = "traceparent"
-#: The default of ``CLIENT_ID_HEADER``: who calls, when not authenticated.
+#: Who calls, when not authenticated: a self-declared label, not a credential.
 CLIENT_ID = "X-Client-ID"
 
 # --- deprecation (RFC 9745, RFC 8594) and links (RFC 8288) ------------------------------------

@@ -27,7 +27,7 @@ class RuntimeSwitch(models.Model):
 class IdempotencyRecord(models.Model):
     """One idempotency key of one client: its claim, its lease, and once resolved its response.
 
-    Used by the database store. ``scope`` is whose key it is (see ``IDEMPOTENCY_SCOPE_RESOLVER``);
+    Used by the database store. ``scope`` is whose key it is (the client id, or a view's ``get_idempotency_scope()``);
     keys and fingerprints of one scope are never visible to another.
     """
 

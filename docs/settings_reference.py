@@ -115,14 +115,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "gateway's header."
         ),
     ),
-    "CLIENT_ID_HEADER": SettingDoc(
-        "a header name",
-        (
-            "Request header that names the calling client when nothing authenticated it; self-declared, see [the "
-            "risk](tracing-and-clients.md#x-client-id-is-self-declared)."
-        ),
-        why="Your clients name themselves in another header.",
-    ),
     "MAINTENANCE_MODE": SettingDoc(
         "True or False",
         (
@@ -198,27 +190,11 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         (
             "Redis store: how many replicas must acknowledge a claim (`WAIT`) before the view runs, and the "
             "committing record before the commit. `0`: Redis' asynchronous replication, and a failover may lose "
-            "a claim, so a retry runs again. `N`: fewer than N acknowledgements within "
-            "`IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS` release the claim and answer 503 `idempotency-store-unavailable` "
+            "a claim, so a retry runs again. `N`: fewer than N acknowledgements within half a second "
+            "(`RedisStore.wait_timeout_ms`) release the claim and answer 503 `idempotency-store-unavailable` "
             "with `Retry-After`. See [Redis failovers](reliability.md#redis-failovers)."
         ),
         why="An operation must run at most once even across a Redis failover: payments.",
-    ),
-    "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": SettingDoc(
-        "a positive number of milliseconds",
-        (
-            "How long a claim waits for `IDEMPOTENCY_REDIS_WAIT_REPLICAS` replicas before the request answers 503. "
-            "Not read while that setting is `0`."
-        ),
-        why="Your replicas acknowledge slower than half a second.",
-    ),
-    "IDEMPOTENCY_HEADER": SettingDoc(
-        "a header name",
-        (
-            "Request header that carries the idempotency key. See [the header "
-            "rules](idempotency.md#the-idempotency-key-header)."
-        ),
-        why="Your clients send the key in another header.",
     ),
     "IDEMPOTENCY_LEASE_SECONDS": SettingDoc(
         "a positive number of seconds",
@@ -239,23 +215,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         default="`86400` (`24 * 60 * 60`)",
         why="Clients retry later than a day after, or the store should keep less.",
     ),
-    "IDEMPOTENCY_REPLAYED_HEADERS": SettingDoc(
-        "a list of header names, without `Set-Cookie`",
-        (
-            "Response headers stored and replayed with the status and body; no other header is ever stored, "
-            "but `Content-Language`, always stored with the body it describes. `Set-Cookie` in the list is "
-            "error `E003`."
-        ),
-        why="Keyed views answer headers of their own that a replay must repeat.",
-    ),
-    "IDEMPOTENCY_SCOPE_RESOLVER": SettingDoc(
-        "a dotted path",
-        (
-            "Callable `(request) -> str`: whose key it is, by default the client id. See "
-            "[Scope](idempotency.md#scope-whose-key-it-is). A path that cannot be imported is error `E004`."
-        ),
-        why="Keys are shared otherwise than per client: per organisation.",
-    ),
     "IDEMPOTENCY_PATHS": SettingDoc(
         "a list of regular expressions",
         (
@@ -268,11 +227,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         "True or False",
         "Whether the paths of `IDEMPOTENCY_PATHS` require a key (400 `idempotency-key-missing` without one).",
         why="Those paths must refuse a request without a key.",
-    ),
-    "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": SettingDoc(
-        "a positive number of seconds",
-        ("`Retry-After` of the 503 `idempotency-store-unavailable` sent when the idempotency store cannot be reached."),
-        why="Your store takes longer to come back.",
     ),
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": SettingDoc(
         "a positive number of bytes, or `None` for no limit",

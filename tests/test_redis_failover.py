@@ -55,7 +55,7 @@ PATH = "/idempotency/execution-log"
 def use_redis_store(setup: SentinelSetup, settings: Any, wait_replicas: int) -> None:
     settings.API_CONVENTIONS = {
         **settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "redis", "IDEMPOTENCY_REDIS_URL": setup.url(),
-        "IDEMPOTENCY_REDIS_WAIT_REPLICAS": wait_replicas, "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": 500,
+        "IDEMPOTENCY_REDIS_WAIT_REPLICAS": wait_replicas,
         # A claim whose committing record was lost waits out its lease: keep it short.
         "IDEMPOTENCY_LEASE_SECONDS": 2,
     }

@@ -28,7 +28,6 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "TRUST_INCOMING_TRACE_ID": ((bool,), "True or False"),
     "REQUEST_ID_ATTRIBUTE": ((str, type(None)), "an attribute name (not 'trace_id') or None"),
     "CLIENT_ID_RESOLVER": ((str,), "a dotted path"),
-    "CLIENT_ID_HEADER": ((str,), "a header name"),
     "MAINTENANCE_MODE": ((bool,), "True or False"),
     "MAINTENANCE_SWITCH_STORE": ((str,), "'cache' or 'database'"),
     "MAINTENANCE_RETRY_AFTER": ((int,), "a positive number of seconds"),
@@ -38,16 +37,11 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "IDEMPOTENCY_CACHE": ((str,), "a cache alias"),
     "IDEMPOTENCY_REDIS_URL": ((str, type(None)), "a Redis URL or None"),
     "IDEMPOTENCY_REDIS_WAIT_REPLICAS": ((int,), "a number of replicas, 0 or more"),
-    "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": ((int,), "a positive number of milliseconds"),
-    "IDEMPOTENCY_HEADER": ((str,), "a header name"),
     "IDEMPOTENCY_LEASE_SECONDS": ((int, float), "a positive number of seconds"),
     "IDEMPOTENCY_RETENTION_SECONDS": ((int,), "a positive number of seconds"),
-    "IDEMPOTENCY_REPLAYED_HEADERS": ((list, tuple), "a list of header names"),
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": ((int, type(None)), "a positive number of bytes, or None for no limit"),
-    "IDEMPOTENCY_SCOPE_RESOLVER": ((str,), "a dotted path"),
     "IDEMPOTENCY_PATHS": ((list, tuple), "a list of regular expressions"),
     "IDEMPOTENCY_REQUIRED": ((bool,), "True or False"),
-    "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": ((int,), "a positive number of seconds"),
     "IDEMPOTENCY_STORE_UNAVAILABLE": ((str,), "'fail-closed' or 'fail-open'"),
     "PAGINATION_DEFAULT_LIMIT": ((int,), "a positive integer"),
     "PAGINATION_MAX_LIMIT": ((int,), "a positive integer"),
@@ -87,6 +81,19 @@ REPLACED_SETTINGS: dict[str, str] = {
         "add 'django_api_conventions.W023', 'django_api_conventions.W024' and "
         "'django_api_conventions.W025' to SILENCED_SYSTEM_CHECKS"
     ),
+    "CLIENT_ID_HEADER": "the client names itself in X-Client-ID; a CLIENT_ID_RESOLVER may read another header",
+    "IDEMPOTENCY_HEADER": "the key is read from Idempotency-Key, the header the IETF draft names",
+    "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": "the 503 idempotency-store-unavailable always sends Retry-After: 5",
+    "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": (
+        "subclass RedisStore, set wait_timeout_ms and name the subclass in IDEMPOTENCY_STORE"
+    ),
+    "IDEMPOTENCY_REPLAYED_HEADERS": (
+        "set replayed_headers on the view (IdempotencyMixin) or on a subclass of IdempotencyMiddleware"
+    ),
+    "IDEMPOTENCY_SCOPE_RESOLVER": (
+        "a key's scope is the client id (CLIENT_ID_RESOLVER); a view with IdempotencyMixin may override "
+        "get_idempotency_scope(request)"
+    ),
     "SCHEMA_BASELINE_DIR": "pass --baseline-dir to manage.py api_compat (default: openapi)",
     "MIN_SUPPORT_DAYS": (
         "the conventions ask 90 days; an internal service adds 'django_api_conventions.E024' to "
@@ -104,15 +111,11 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "IDEMPOTENCY_REDIS_URL": lambda v: v is None or bool(v),
     # bool is an int: True replicas is a mistake, not 1.
     "IDEMPOTENCY_REDIS_WAIT_REPLICAS": lambda v: not isinstance(v, bool) and v >= 0,
-    # WAIT 0 would block forever.
-    "IDEMPOTENCY_REDIS_WAIT_TIMEOUT_MS": lambda v: not isinstance(v, bool) and v > 0,
-    "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": lambda v: v > 0,
     "IDEMPOTENCY_STORE_UNAVAILABLE": lambda v: v in ("fail-closed", "fail-open"),
     "PAGINATION_DEFAULT_LIMIT": lambda v: v > 0,
     "PAGINATION_MAX_LIMIT": lambda v: v > 0,
     "EXTRA_QUERY_PARAMS": lambda v: all(isinstance(name, str) and name for name in v),
     "CURSOR_SALT": lambda v: bool(v),
-    "IDEMPOTENCY_REPLAYED_HEADERS": lambda v: "set-cookie" not in {str(h).lower() for h in v},
     # request.trace_id is the package's own: the project's id is read from another attribute.
     "REQUEST_ID_ATTRIBUTE": lambda v: v is None or (v.isidentifier() and v != "trace_id"),
     "EXTRA_URLCONFS": lambda v: all(isinstance(name, str) and name for name in v),

@@ -7,9 +7,10 @@ from typing import Any
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
+from .. import header_names
 from ..checks.messages import message
 from ..checks.settings import settings_are_valid
-from ..clients import default_client_id_resolver, get_client_id
+from ..clients import default_client_id_resolver
 from ..conf import api_settings
 from ..url_conventions import iter_routes
 from .mixins import IdempotencyMixin
@@ -60,14 +61,13 @@ def _check_redis_client() -> list[checks.CheckMessage]:
 def check_unidentified_callers(**kwargs: Any) -> list[checks.CheckMessage]:
     """Views that take idempotency keys from callers who may have no identity at all.
 
-    With the default resolvers, such callers that send no client id header share the scope
-    ``anonymous``. Only permission classes known to let anyone in count: a project's own
+    With the default client id resolver and scope, such callers that send no client id header
+    share the scope ``anonymous``. Only permission classes known to let anyone in count: a project's own
     class may well demand credentials.
     """
     if not settings_are_valid():
         return []
-    if (api_settings.IDEMPOTENCY_SCOPE_RESOLVER is not get_client_id
-            or api_settings.CLIENT_ID_RESOLVER is not default_client_id_resolver):
+    if api_settings.CLIENT_ID_RESOLVER is not default_client_id_resolver:
         return []  # the project tells its callers apart its own way
     warnings = []
     seen: set[str] = set()
@@ -75,11 +75,13 @@ def check_unidentified_callers(**kwargs: Any) -> list[checks.CheckMessage]:
         view_class = getattr(route.callback, "cls", None)
         if route.display in seen or not (isinstance(view_class, type) and issubclass(view_class, IdempotencyMixin)):
             continue
+        if view_class.get_idempotency_scope is not IdempotencyMixin.get_idempotency_scope:
+            continue  # the view tells its callers apart its own way
         if _takes_keys(route.callback, view_class) and _lets_anyone_in(view_class):
             seen.add(route.display)
             warnings.append(message("W013", obj=route.display, route=route.display,
-                                    header=api_settings.IDEMPOTENCY_HEADER,
-                                    client_header=api_settings.CLIENT_ID_HEADER))
+                                    header=header_names.IDEMPOTENCY_KEY,
+                                    client_header=header_names.CLIENT_ID))
     return warnings
 
 

@@ -7,10 +7,11 @@ import re
 from django.http import HttpRequest
 from django.utils.translation import gettext
 
-from ..conf import api_settings
+from .. import header_names
 from ..problems.details import ProblemException
 
 MAX_KEY_LENGTH = 255
+_META_NAME = "HTTP_" + header_names.IDEMPOTENCY_KEY.upper().replace("-", "_")
 
 # A bare key: visible ASCII without the comma, which is what joins repeated headers.
 _BARE_KEY = re.compile(r"[\x21-\x2b\x2d-\x7e]{1,255}")
@@ -20,9 +21,8 @@ _SF_STRING = re.compile(r'"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"')
 
 def read_idempotency_key(request: HttpRequest) -> str | None:
     """The key of ``request``; ``None`` when absent. A malformed header is a 400 problem."""
-    header = api_settings.IDEMPOTENCY_HEADER
-    meta_name = "HTTP_" + header.upper().replace("-", "_")
-    raw: str | None = request.META.get(meta_name)
+    header = header_names.IDEMPOTENCY_KEY
+    raw: str | None = request.META.get(_META_NAME)
     if raw is None:
         return None
     value = raw.strip(" \t")

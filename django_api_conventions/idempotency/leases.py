@@ -22,12 +22,17 @@ from ..conf import api_settings
 from ..problems.details import ProblemException, retry_after_header
 from . import signals
 from .commit_markers import transaction_marker
-from .replay import OMITTED_BODY_HEADER, stored_response
+from .replay import OMITTED_BODY_HEADER, REPLAYED_HEADERS, stored_response
 from .request_state import dumps_since
 from .stores import IdempotencyStore, StoredResponse
 from .stores.base import NotReplicated
 
 logger = logging.getLogger("django_api_conventions.idempotency")
+
+
+#: Seconds a client waits before retrying when the idempotency store cannot be reached: a
+#: restart or a failover of the store is usually over by then.
+STORE_UNAVAILABLE_RETRY_AFTER = 5
 
 
 class LeaseExpired(Exception):
@@ -57,6 +62,8 @@ class KeyedRequest:
     hashed_key: str = field(default="")
     #: The store holds the response as committing, with the transaction's id (:meth:`hold_over_commit`).
     prepared: bool = field(default=False)
+    #: The response headers stored with the body (the view's ``replayed_headers``).
+    replayed_headers: tuple[str, ...] = field(default=REPLAYED_HEADERS)
 
     def __post_init__(self) -> None:
         if not self.hashed_key:
@@ -108,7 +115,7 @@ class KeyedRequest:
             # just before the commit, complete() stores it again just after (nothing runs
             # between the two but the COMMIT; the MISS headers are set after both).
             return self._stored_from[1]
-        stored = stored_response(response)
+        stored = stored_response(response, self.replayed_headers)
         if self.request is not None:
             stored.headers.update(dumps_since(self.request, self.state_marks))
         self._stored_from = (response, stored)
@@ -161,6 +168,6 @@ def store_unavailable_problem(exc: BaseException) -> ProblemException:
     return ProblemException(
         "idempotency-store-unavailable",
         detail,
-        headers=retry_after_header(api_settings.IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER),
+        headers=retry_after_header(STORE_UNAVAILABLE_RETRY_AFTER),
     )
 

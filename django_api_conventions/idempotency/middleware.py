@@ -15,6 +15,7 @@ from ..hook_middleware import HookMiddleware
 from ..problems.details import ProblemException, render_problem
 from .mixins import IdempotencyMixin
 from .protocol import DEFAULT_METHODS, IdempotencyOptions, run_idempotently, run_idempotently_async
+from .replay import REPLAYED_HEADERS
 
 
 class IdempotencyMiddleware(HookMiddleware):
@@ -29,6 +30,13 @@ class IdempotencyMiddleware(HookMiddleware):
     with the mixin on an async view.
     """
 
+    #: Response headers stored and replayed with the body; a subclass names others.
+    replayed_headers: tuple[str, ...] = REPLAYED_HEADERS
+
+    def _options(self) -> IdempotencyOptions:
+        return IdempotencyOptions(required=api_settings.IDEMPOTENCY_REQUIRED,
+                                  replayed_headers=tuple(self.replayed_headers))
+
     def process_view(
         self,
         request: HttpRequest,
@@ -39,7 +47,7 @@ class IdempotencyMiddleware(HookMiddleware):
         if not _protects(request, view_func):
             return None
         try:
-            return run_idempotently(request, _options(), _view_call(request, view_func, view_args, view_kwargs))
+            return run_idempotently(request, self._options(), _view_call(request, view_func, view_args, view_kwargs))
         except ProblemException as problem:
             return render_problem(request, problem)
 
@@ -54,13 +62,9 @@ class IdempotencyMiddleware(HookMiddleware):
             return None
         view = _view_call(request, view_func, view_args, view_kwargs)
         try:
-            return await run_idempotently_async(request, _options(), view)
+            return await run_idempotently_async(request, self._options(), view)
         except ProblemException as problem:
             return render_problem(request, problem)
-
-
-def _options() -> IdempotencyOptions:
-    return IdempotencyOptions(required=api_settings.IDEMPOTENCY_REQUIRED)
 
 
 def _view_call(

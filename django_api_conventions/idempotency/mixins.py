@@ -19,7 +19,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request, is_form_media_type
 
-from ..conf import api_settings
+from .. import header_names
+from ..clients import get_client_id
 from .protocol import (
     DEFAULT_METHODS,
     IdempotencyOptions,
@@ -27,6 +28,7 @@ from .protocol import (
     run_idempotently,
     run_idempotently_async,
 )
+from .replay import REPLAYED_HEADERS
 from .transactions import exempt_from_atomic_requests, run_unkeyed
 
 Handler = Callable[..., Any]
@@ -49,6 +51,9 @@ class IdempotencyMixin:
     idempotency_keep_status: Callable[[int], bool] = staticmethod(keep_final_answers)
     idempotency_wait_seconds: float = 0.0
     idempotency_lease_seconds: float | None = None
+    #: Response headers stored and replayed with the body; no other header is ever stored (a
+    #: view whose answers carry headers of their own that a replay must repeat adds them).
+    replayed_headers: tuple[str, ...] = REPLAYED_HEADERS
 
     @classmethod
     def as_view(cls, *args: Any, **initkwargs: Any) -> Callable[..., HttpResponseBase]:
@@ -63,7 +68,14 @@ class IdempotencyMixin:
             keep_status=self.idempotency_keep_status,
             wait_seconds=self.idempotency_wait_seconds,
             lease_seconds=self.idempotency_lease_seconds,
+            replayed_headers=tuple(self.replayed_headers),
+            scope_of=self.get_idempotency_scope,
         )
+
+    def get_idempotency_scope(self, request: Request) -> str:
+        """Whose key it is: a key is looked up among the keys of its scope only. By default the
+        client id (``CLIENT_ID_RESOLVER``); override it to share keys otherwise (per organisation)."""
+        return get_client_id(request)
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         """DRF's checks, then the handler that ``dispatch()`` calls next, wrapped in the protocol
@@ -154,7 +166,7 @@ def _parse_before_claim(http_request: HttpRequest, drf_request: Request) -> None
     view ever runs: like an authentication failure it stores nothing, and the key stays free
     for the corrected request.
     """
-    header = "HTTP_" + api_settings.IDEMPOTENCY_HEADER.upper().replace("-", "_")
+    header = "HTTP_" + header_names.IDEMPOTENCY_KEY.upper().replace("-", "_")
     if header not in http_request.META:
         return  # no key, nothing to store: the view parses its body when it wants to
     if not is_form_media_type(http_request.content_type or ""):

@@ -32,6 +32,7 @@ from django.http import HttpRequest, HttpResponseBase
 from django.utils.translation import gettext
 
 from .. import header_names
+from ..clients import get_client_id
 from ..conf import api_settings
 from ..problems.details import ProblemException, retry_after_header
 from ..request_attributes import IDEMPOTENCY, set_state
@@ -40,7 +41,7 @@ from . import signals
 from .fingerprint import request_fingerprint
 from .keys import read_idempotency_key
 from .leases import KeyedRequest, LeaseExpired, key_hash, store_unavailable_problem
-from .replay import keepable, replay
+from .replay import REPLAYED_HEADERS, keepable, replay
 from .request_state import marks
 from .stores import Claim, ClaimOutcome, IdempotencyStore, get_store
 from .transactions import (
@@ -88,6 +89,10 @@ class IdempotencyOptions:
     wait_seconds: float = 0.0
     #: Lease of this view, in seconds; ``None``: ``IDEMPOTENCY_LEASE_SECONDS``.
     lease_seconds: float | None = None
+    #: Response headers stored and replayed with the body (never ``Set-Cookie``).
+    replayed_headers: tuple[str, ...] = REPLAYED_HEADERS
+    #: Whose key it is: the scope a key is looked up in, from the request the view sees.
+    scope_of: Callable[[Any], str] = get_client_id
 
 
 def run_idempotently(
@@ -99,7 +104,7 @@ def run_idempotently(
 ) -> HttpResponseBase:
     """Answer ``http_request`` by running ``run_view`` at most once per key.
 
-    ``scope_request`` is what the scope resolver sees (DRF's request, once it authenticated
+    ``scope_request`` is what ``options.scope_of`` sees (DRF's request, once it authenticated
     the caller); by default ``http_request``. Raises :class:`ProblemException` for 400, 409,
     422 and 503 answers.
     """
@@ -150,7 +155,7 @@ def _read_key(http_request: HttpRequest, options: IdempotencyOptions) -> str | N
     """The request's key; ``None`` when it has none and the view does not require one."""
     key = read_idempotency_key(http_request)
     if key is None and options.required:
-        header = api_settings.IDEMPOTENCY_HEADER
+        header = header_names.IDEMPOTENCY_KEY
         raise ProblemException(
             "idempotency-key-missing",
             gettext("This endpoint requires an {header} header.").format(header=header),
@@ -197,7 +202,7 @@ class _KeyedCall:
         cls, store: IdempotencyStore, http_request: HttpRequest, options: IdempotencyOptions, scope_request: Any,
         key: str,
     ) -> _KeyedCall:
-        scope = str(api_settings.IDEMPOTENCY_SCOPE_RESOLVER(scope_request))
+        scope = str(options.scope_of(scope_request))
         log_context = {"key_hash": key_hash(scope, key), "trace_id": assign_trace_id(http_request)}
         return cls(
             store, http_request, options, scope, key,
@@ -237,7 +242,7 @@ class _KeyedCall:
         return ProblemException(
             "idempotency-key-reused",
             gettext("This {header} was first used with another method, path, query or body.").format(
-                header=api_settings.IDEMPOTENCY_HEADER
+                header=header_names.IDEMPOTENCY_KEY
             ),
         )
 
@@ -247,7 +252,7 @@ class _KeyedCall:
         return ProblemException(
             "idempotency-key-in-use",
             gettext("A request with this {header} is still being processed.").format(
-                header=api_settings.IDEMPOTENCY_HEADER
+                header=header_names.IDEMPOTENCY_KEY
             ),
             headers=retry_after_header(in_flight_retry_after(self.lease_seconds, claim.lease_remaining)),
         )
@@ -263,7 +268,8 @@ class _KeyedCall:
         keyed = KeyedRequest(self.store, self.scope, self.key, claim.owner, self.lease_seconds,
                              lease_deadline=self.claimed_at + self.lease_seconds,
                              request=http_request, state_marks=marks(http_request),
-                             hashed_key=self.log_context["key_hash"])
+                             hashed_key=self.log_context["key_hash"],
+                             replayed_headers=self.options.replayed_headers)
         set_state(http_request, IDEMPOTENCY, keyed)
         response = _execute(keyed, self.options, run_view, self.retention)
         response[header_names.CACHE_LOOKUP] = "MISS"
@@ -388,5 +394,5 @@ def _durable_transaction_problem(keyed: KeyedRequest) -> ProblemException:
             "This endpoint commits its own database transaction, which cannot run inside the transaction "
             "that keeps a keyed request's answer with its changes. Nothing was changed; send it without "
             "{header}."
-        ).format(header=api_settings.IDEMPOTENCY_HEADER),
+        ).format(header=header_names.IDEMPOTENCY_KEY),
     )

@@ -1,7 +1,8 @@
 """A view's response as it is stored under its key, and as a retry gets it back.
 
-What is stored is the status, the body and the headers of ``IDEMPOTENCY_REPLAYED_HEADERS``
-(never ``Set-Cookie``), plus the state the view left on its request (:mod:`.request_state`).
+What is stored is the status, the body and the headers a view names in ``replayed_headers``
+(:data:`REPLAYED_HEADERS` by default, never ``Set-Cookie``), plus the state the view left on
+its request (:mod:`.request_state`).
 A body over ``IDEMPOTENCY_MAX_STORED_BODY_BYTES`` is stored as its size alone: its replay is a
 problem that says the request ran, never a second run.
 """
@@ -21,6 +22,9 @@ from ..problems.details import ProblemException
 from .request_state import restore_and_strip
 from .stores import StoredResponse
 
+#: The response headers stored and replayed with the body by default: what a client reads of a
+#: created or changed resource (its type, where it is, its version).
+REPLAYED_HEADERS = ("Content-Type", "Location", "ETag")
 #: Stored in place of a body over IDEMPOTENCY_MAX_STORED_BODY_BYTES: its size. No response
 #: header can have this name (a colon starts no HTTP field name), so none is mistaken for it.
 OMITTED_BODY_HEADER = ":omitted-body-bytes"
@@ -39,15 +43,17 @@ def keepable(response: HttpResponseBase) -> bool:
 
 
 @lru_cache(maxsize=8)
-def _replayed_header_names(setting: tuple[str, ...]) -> frozenset[str]:
-    """The lower-cased names of IDEMPOTENCY_REPLAYED_HEADERS that are stored: built once per value
-    of the setting (the setting's tuple is the cache key, so ``override_settings`` is honoured)."""
-    return frozenset(name.lower() for name in setting) - {"set-cookie"}
+def _replayed_header_names(names: tuple[str, ...]) -> frozenset[str]:
+    """The lower-cased names of ``names`` that are stored (never ``Set-Cookie``): built once per
+    list of names."""
+    return frozenset(name.lower() for name in names) - {"set-cookie"}
 
 
-def stored_response(response: HttpResponseBase) -> StoredResponse:
+def stored_response(
+    response: HttpResponseBase, replayed_headers: tuple[str, ...] = REPLAYED_HEADERS
+) -> StoredResponse:
     """What the store keeps of ``response`` (its request's state is added by the caller)."""
-    allowed = _replayed_header_names(tuple(api_settings.IDEMPOTENCY_REPLAYED_HEADERS))
+    allowed = _replayed_header_names(tuple(replayed_headers))
     headers = {name: value for name, value in response.items() if name.lower() in allowed}
     # Whatever the setting: the body is replayed as it is, so the language it is written in
     # goes with it, not the language a retry asks for.
@@ -93,7 +99,7 @@ def replay(
 
 
 def _response_too_large(stored: StoredResponse, retention: dict[str, str]) -> ProblemException:
-    header = api_settings.IDEMPOTENCY_HEADER
+    header = header_names.IDEMPOTENCY_KEY
     return ProblemException(
         "idempotency-response-too-large",
         gettext(

@@ -62,7 +62,7 @@ def trace_id_response_header() -> dict[str, Any]:
 def replay_headers() -> dict[str, Any]:
     return {
         header_names.IDEMPOTENT_REPLAYED: {
-            "description": f"With an {api_settings.IDEMPOTENCY_HEADER}: `true` when this is the stored response "
+            "description": f"With an {header_names.IDEMPOTENCY_KEY}: `true` when this is the stored response "
                            "of an earlier request with the same key, `false` on its first execution.",
             "schema": extensible({"type": "string", "enum": ["true", "false"]}),
         },
@@ -71,7 +71,7 @@ def replay_headers() -> dict[str, Any]:
             "schema": extensible({"type": "string", "enum": ["HIT", "MISS"]}),
         },
         header_names.IDEMPOTENCY_RETENTION: {
-            "description": f"With an {api_settings.IDEMPOTENCY_HEADER}, on an answer stored under it: how many "
+            "description": f"With an {header_names.IDEMPOTENCY_KEY}, on an answer stored under it: how many "
                            "more seconds the key is kept (its full retention on the first execution, the time "
                            "left on a replay). Until then a retry replays this answer; after it, the key is "
                            "forgotten and a retry would run the operation again.",
@@ -93,7 +93,7 @@ IDEMPOTENCY_KEY_MAX_LENGTH = 2 + 2 * MAX_KEY_LENGTH
 
 def idempotency_key_parameter(*, required: bool) -> dict[str, Any]:
     return {
-        "name": api_settings.IDEMPOTENCY_HEADER,
+        "name": header_names.IDEMPOTENCY_KEY,
         "in": "header",
         "required": required,
         "description": (
@@ -127,7 +127,7 @@ def client_parameters() -> list[dict[str, Any]]:
                         "letters, digits, `.`, `_`, `:` or `-`, opening with a letter or digit (another value is "
                         "replaced by a new id). A W3C `traceparent` is honoured too.",
          "schema": {"type": "string"}},
-        {"name": api_settings.CLIENT_ID_HEADER, "in": "header", "required": False,
+        {"name": header_names.CLIENT_ID, "in": "header", "required": False,
          "description": "Who is calling, when not authenticated: the scope of idempotency keys, throttling "
                         "and usage reports. A label, not a credential: 1 to 128 letters, digits, `.`, `_`, `:`, "
                         "`@` or `-`, opening with a letter or digit; another value counts as anonymous.",
