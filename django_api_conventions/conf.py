@@ -99,8 +99,6 @@ DEFAULTS: dict[str, Any] = {
     # "fields", "omit", "exclude"): every strict view accepts them besides its filters and its
     # paginator's.
     "EXTRA_QUERY_PARAMS": [],
-    # Salt of the cursor signatures (with SECRET_KEY): change it to invalidate every cursor.
-    "CURSOR_SALT": "django_api_conventions.cursor",
     # A versioned API: its versions, oldest first, dicts with "name", "status" ("current",
     # "deprecated" or "retired"), "deprecation" and "sunset" dates and a "migration_guide" URL.
     # Empty: versioning off.

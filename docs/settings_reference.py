@@ -276,14 +276,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         ),
         why="Your serializers or views read query parameters of their own on any request (NetBox's `brief`).",
     ),
-    "CURSOR_SALT": SettingDoc(
-        "a non-empty string",
-        (
-            "Salt of the cursor signatures, used with `SECRET_KEY`: change it to invalidate every cursor handed "
-            "out (they then answer 400 `invalid-cursor`). See [Cursors](pagination.md#cursors)."
-        ),
-        why="Every cursor handed out must stop working.",
-    ),
     "VERSIONS": SettingDoc(
         "a list of version dicts, oldest first",
         (

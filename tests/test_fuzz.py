@@ -19,9 +19,9 @@ from django.test import RequestFactory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from django_api_conventions.conf import api_settings
 from django_api_conventions.idempotency.fingerprint import canonical_number, request_fingerprint
 from django_api_conventions.pagination.cursors import (
+    CURSOR_SALT,
     Cursor,
     _b64,
     _binding,
@@ -89,7 +89,7 @@ def test_any_bytes_as_a_cursor(token: str) -> None:
 }))
 def test_any_payload_signed_with_the_secret_is_an_invalid_cursor_problem_or_a_cursor(payload: Any) -> None:
     # A token of Django's signing with the service's key and salt is no cursor: refused, never a 500.
-    assert_invalid_cursor(signing.dumps(payload, salt=api_settings.CURSOR_SALT, compress=True))
+    assert_invalid_cursor(signing.dumps(payload, salt=CURSOR_SALT, compress=True))
 
 
 def signed_format_2(payload_json: str) -> str:

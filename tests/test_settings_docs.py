@@ -32,6 +32,11 @@ def test_every_setting_is_described(name: str) -> None:
     assert "|" not in doc.type + doc.meaning + doc.why, "a | would break the Markdown table"
 
 
+def test_at_most_30_settings() -> None:
+    # What no project needs to change is a class attribute or a constant of its module.
+    assert len(DEFAULTS) <= 30, sorted(DEFAULTS)
+
+
 @pytest.mark.parametrize("name", list(SETTING_DOCS))
 def test_every_description_belongs_to_a_setting_and_shows_its_default(name: str) -> None:
     assert name in DEFAULTS, f"SETTING_DOCS describes {name}, which is not a setting"

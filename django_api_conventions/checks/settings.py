@@ -46,7 +46,6 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "PAGINATION_DEFAULT_LIMIT": ((int,), "a positive integer"),
     "PAGINATION_MAX_LIMIT": ((int,), "a positive integer"),
     "EXTRA_QUERY_PARAMS": ((list, tuple), "a list of query parameter names"),
-    "CURSOR_SALT": ((str,), "a non-empty string"),
     "VERSIONS": ((list, tuple), "a list of version dicts, oldest first"),
     "VERSION_PATH_REGEX": ((str,), "a regular expression with a 'version' group"),
     "URL_CONVENTION_SILENCED": ((list, tuple), "a list of regular expressions"),
@@ -94,6 +93,7 @@ REPLACED_SETTINGS: dict[str, str] = {
         "a key's scope is the client id (CLIENT_ID_RESOLVER); a view with IdempotencyMixin may override "
         "get_idempotency_scope(request)"
     ),
+    "CURSOR_SALT": "subclass KeysetPagination and set cursor_salt",
     "SCHEMA_BASELINE_DIR": "pass --baseline-dir to manage.py api_compat (default: openapi)",
     "MIN_SUPPORT_DAYS": (
         "the conventions ask 90 days; an internal service adds 'django_api_conventions.E024' to "
@@ -115,7 +115,6 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "PAGINATION_DEFAULT_LIMIT": lambda v: v > 0,
     "PAGINATION_MAX_LIMIT": lambda v: v > 0,
     "EXTRA_QUERY_PARAMS": lambda v: all(isinstance(name, str) and name for name in v),
-    "CURSOR_SALT": lambda v: bool(v),
     # request.trace_id is the package's own: the project's id is read from another attribute.
     "REQUEST_ID_ATTRIBUTE": lambda v: v is None or (v.isidentifier() and v != "trace_id"),
     "EXTRA_URLCONFS": lambda v: all(isinstance(name, str) and name for name in v),

@@ -6,7 +6,7 @@ A cursor is ``<payload>.<mac>``, both base64url without padding:
   ``"n"`` or ``"p"`` (``"ni"``/``"pi"`` when inclusive), one typed value per ordering field;
 - the MAC: HMAC-SHA256 of the payload's base64 and of what the cursor is bound to (the list,
   its sort, its ordering and its filters, as canonical JSON), with a key derived from
-  ``SECRET_KEY`` (or one of ``SECRET_KEY_FALLBACKS``) and ``CURSOR_SALT`` as
+  ``SECRET_KEY`` (or one of ``SECRET_KEY_FALLBACKS``) and a salt (:data:`CURSOR_SALT`) as
   ``django.core.signing`` derives its keys.
 
 The binding is in the MAC, not spelled out in the token: a cursor used on another list, sort,
@@ -35,7 +35,6 @@ from django.conf import settings
 from django.utils.encoding import force_bytes
 from django.utils.translation import gettext
 
-from ..conf import api_settings
 from ..problems.details import ProblemException
 
 CURSOR_VERSION = 2
@@ -80,13 +79,16 @@ def filters_signature(filters: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+#: The salt of the cursor signatures (with ``SECRET_KEY``); a paginator's ``cursor_salt``.
+CURSOR_SALT = "django_api_conventions.cursor"
+
 _T = TypeVar("_T")
 
 
-def _once_per_key(cache: dict[tuple[Any, ...], _T], build: Callable[[tuple[Any, ...]], _T]) -> _T:
-    """``build((SECRET_KEY, SECRET_KEY_FALLBACKS, CURSOR_SALT))``, kept in ``cache`` until one of
-    the three changes (read live on every call: ``override_settings`` applies)."""
-    identity = (settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS), api_settings.CURSOR_SALT)
+def _once_per_key(cache: dict[tuple[Any, ...], _T], build: Callable[[tuple[Any, ...]], _T], salt: str) -> _T:
+    """``build((SECRET_KEY, SECRET_KEY_FALLBACKS, salt))``, kept in ``cache`` until one of the three
+    changes (read live on every call: ``override_settings`` applies)."""
+    identity = (settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS), salt)
     value = cache.get(identity)
     if value is None:
         cache.clear()  # one at a time: a key changes seldom, in tests or on rotation
@@ -136,11 +138,11 @@ def _unb64(text: str) -> bytes:
 _macs: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 
-def cursor_macs() -> tuple[Any, ...]:
+def cursor_macs(salt: str = CURSOR_SALT) -> tuple[Any, ...]:
     """HMAC-SHA256 states keyed with ``SECRET_KEY`` then each of ``SECRET_KEY_FALLBACKS``, salted
-    with ``CURSOR_SALT`` (Django's ``salted_hmac`` derivation), copied for each cursor rather than
+    with ``salt`` (Django's ``salted_hmac`` derivation), copied for each cursor rather than
     keyed again; built once per key, fallback keys and salt."""
-    return _once_per_key(_macs, _keyed_macs)
+    return _once_per_key(_macs, _keyed_macs, salt)
 
 
 def _keyed_macs(identity: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -159,18 +161,18 @@ def _mac(state: hmac.HMAC, body: bytes, context: bytes) -> bytes:
     return mac.digest()
 
 
-def encode_cursor(cursor: Cursor) -> str:
+def encode_cursor(cursor: Cursor, *, salt: str = CURSOR_SALT) -> str:
     """The token of ``cursor``: its payload and the MAC that binds it to its list (module docstring)."""
     context, hints = _binding(cursor.endpoint, cursor.sort, tuple(cursor.ordering), cursor.filters)
     payload = [CURSOR_VERSION, _CODES[cursor.direction, cursor.inclusive], hints,
                *[_typed(value) for value in cursor.position]]
     body = base64.urlsafe_b64encode(_compact_json(payload).encode()).rstrip(b"=")
-    return f"{body.decode('ascii')}.{_b64(_mac(cursor_macs()[0], body, context))}"
+    return f"{body.decode('ascii')}.{_b64(_mac(cursor_macs(salt)[0], body, context))}"
 
 
 def decode_cursor(
     token: str, *, ordering: Sequence[str], endpoint: str, filters: str, parameter: str = "cursor",
-    sort: str | None = None,
+    sort: str | None = None, salt: str = CURSOR_SALT,
 ) -> Cursor:
     """The cursor in ``token``, checked against the list it is used on (its ordering, endpoint,
     filters and declared ``sort``); else a 400 problem whose error names the query ``parameter``
@@ -178,14 +180,16 @@ def decode_cursor(
     try:
         if not isinstance(token, str):  # decode_cursor is public: a view may hand it a JSON value
             raise invalid_cursor(gettext("The cursor was not issued by this service or was altered."))
-        return _decode(token, ordering=tuple(ordering), endpoint=endpoint, filters=filters, sort=sort)
+        return _decode(token, ordering=tuple(ordering), endpoint=endpoint, filters=filters, sort=sort, salt=salt)
     except ProblemException as problem:
         if parameter == "cursor":
             raise
         raise invalid_cursor(str(problem.detail), parameter=parameter) from problem.__cause__
 
 
-def _decode(token: str, *, ordering: tuple[str, ...], endpoint: str, filters: str, sort: str | None) -> Cursor:
+def _decode(
+    token: str, *, ordering: tuple[str, ...], endpoint: str, filters: str, sort: str | None, salt: str
+) -> Cursor:
     body, _, signature = token.partition(".")
     context, hints = _binding(endpoint, sort, ordering, filters)
     try:
@@ -193,7 +197,8 @@ def _decode(token: str, *, ordering: tuple[str, ...], endpoint: str, filters: st
     except UnicodeError:
         raise invalid_cursor(gettext("The cursor was not issued by this service or was altered.")) from None
     # The MAC's base64 compared as sent: one spelling only, nothing skipped by a lenient decoder.
-    if not any(hmac.compare_digest(_b64(_mac(state, raw_body, context)).encode(), given) for state in cursor_macs()):
+    macs = cursor_macs(salt)
+    if not any(hmac.compare_digest(_b64(_mac(state, raw_body, context)).encode(), given) for state in macs):
         raise _foreign(raw_body, hints)
     try:
         # Only a payload this service signed gets here: still, whatever its shape, a 400, never a 500.

@@ -21,7 +21,7 @@ from ..conf import api_settings
 from ..problems.parameters import invalid_parameters, parameter_error
 from ..request_attributes import ACTIVE_FILTERS, get_state
 from .counts import COUNT_MODES, Total, count_rows
-from .cursors import NEXT, PREVIOUS, Cursor, decode_cursor, encode_cursor, filters_signature
+from .cursors import CURSOR_SALT, NEXT, PREVIOUS, Cursor, decode_cursor, encode_cursor, filters_signature
 from .drf import format_override
 from .keyset import filter_after, order_by_expressions, position_of, transform_annotations
 from .orderings import CURSOR_FIELD_TYPES, nullable_fields, resolve_ordering
@@ -68,6 +68,9 @@ class KeysetPagination(BasePagination):
     max_limit: int | None = None
     count: str | None = None
     count_cap: int = 10_000
+    #: Salt of the cursor signatures (with ``SECRET_KEY``): a new one invalidates every cursor
+    #: this paginator handed out (they then answer 400 ``invalid-cursor``).
+    cursor_salt: str = CURSOR_SALT
 
     def __init__(self) -> None:
         self.limit = 0
@@ -112,7 +115,7 @@ class KeysetPagination(BasePagination):
         nullable = nullable_fields(queryset.model, ordering)
         came_from = None if cursor is None else decode_cursor(
             cursor, ordering=ordering, endpoint=endpoint, filters=signature, parameter=self.cursor_query_param,
-            sort=chosen,
+            sort=chosen, salt=self.cursor_salt,
         )
         self.total = None
         if came_from is None and self.count is not None:
@@ -138,10 +141,10 @@ class KeysetPagination(BasePagination):
         def issue(direction: str, row: Any) -> str:
             if row is not None:
                 return encode_cursor(Cursor(position_of(row, ordering), ordering, endpoint, signature, direction,
-                                            chosen))
+                                            chosen), salt=self.cursor_salt)
             assert came_from is not None  # an empty page was reached by a cursor: its position
             return encode_cursor(Cursor(came_from.position, ordering, endpoint, signature, direction, chosen,
-                                        inclusive=True))
+                                        inclusive=True), salt=self.cursor_salt)
 
         self.next_cursor = issue(NEXT, page[-1] if page else None) if has_next else None
         self.previous_cursor = issue(PREVIOUS, page[0] if page else None) if self.has_previous else None
