@@ -74,17 +74,41 @@ class Plan:
 PLANS = {
     "full": Plan("full", rows=1_000_000),
     "quick": Plan(
-        "quick", rows=100_000, tie_rows=15_000, http_rounds=3, http_seconds=3.0,
-        throughput_rounds=4, throughput_seconds=1.0, duplicate_keys=10, inprocess_rounds=3, inprocess_requests=30,
-        purge_rows=500_000, purge_expired=250_000, purge_baseline_seconds=5.0,
-        filter_rows=20_000, filter_requests=150,
+        "quick",
+        rows=100_000,
+        tie_rows=15_000,
+        http_rounds=3,
+        http_seconds=3.0,
+        throughput_rounds=4,
+        throughput_seconds=1.0,
+        duplicate_keys=10,
+        inprocess_rounds=3,
+        inprocess_requests=30,
+        purge_rows=500_000,
+        purge_expired=250_000,
+        purge_baseline_seconds=5.0,
+        filter_rows=20_000,
+        filter_requests=150,
     ),
     # Seconds, SQLite only, no server: keeps the benchmark code from rotting (tests/test_benchmarks.py).
     "smoke": Plan(
-        "smoke", rows=1_000, page_rounds=1, tie_rows=1_500, tie_group=150, inprocess_rounds=1,
-        inprocess_requests=5, http=False, backends=("sqlite",), purge_rows=2_000, purge_expired=1_000,
-        purge_batch=300, purge_load_rate=40.0, purge_load_threads=2, purge_baseline_seconds=0.25,
-        filter_rows=300, filter_requests=3,
+        "smoke",
+        rows=1_000,
+        page_rounds=1,
+        tie_rows=1_500,
+        tie_group=150,
+        inprocess_rounds=1,
+        inprocess_requests=5,
+        http=False,
+        backends=("sqlite",),
+        purge_rows=2_000,
+        purge_expired=1_000,
+        purge_batch=300,
+        purge_load_rate=40.0,
+        purge_load_threads=2,
+        purge_baseline_seconds=0.25,
+        filter_rows=300,
+        filter_requests=3,
     ),
 }
 
@@ -111,23 +135,33 @@ def parse_args(argv: list[str] | None = None) -> Options:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="every scenario at reduced size (100,000 rows), < 3 min")
     size.add_argument("--smoke", action="store_true", help="tiny sizes, SQLite only, no server (seconds)")
-    parser.add_argument("--only", choices=PARTS, action="append",
-                        help="run only this part (repeatable); purge: retention at scale; replica_wait: the cost of "
-                        "IDEMPOTENCY_REDIS_WAIT_REPLICAS = 1; filters: StrictFilterBackend against "
-                        "DjangoFilterBackend on a 50-filter list (docs/benchmarks.md)")
+    parser.add_argument(
+        "--only",
+        choices=PARTS,
+        action="append",
+        help="run only this part (repeatable); purge: retention at scale; replica_wait: the cost of "
+        "IDEMPOTENCY_REDIS_WAIT_REPLICAS = 1; filters: StrictFilterBackend against "
+        "DjangoFilterBackend on a 50-filter list (docs/benchmarks.md)",
+    )
     parser.add_argument("--workers", type=int, help="gunicorn workers (default 2)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the pagination datasets even if present")
-    parser.add_argument("--profile", action="store_true",
-                        help="also profile the in-process idempotency scenarios and the pages (first, deepest, "
-                             "DRF's at the deepest) with pyinstrument")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also profile the in-process idempotency scenarios and the pages (first, deepest, "
+        "DRF's at the deepest) with pyinstrument",
+    )
     parser.add_argument("--json", type=Path, help="where to write the results (default var/benchmarks/results.json)")
     args = parser.parse_args(argv)
     plan = PLANS["quick" if args.quick else "smoke" if args.smoke else "full"]
     if args.workers:
         plan = Plan(**{**asdict(plan), "workers": args.workers})
     return Options(
-        plan=plan, output=args.json or services.WORK_DIR / "results.json", rebuild=args.rebuild,
-        only=set(args.only or PARTS), profile=args.profile,
+        plan=plan,
+        output=args.json or services.WORK_DIR / "results.json",
+        rebuild=args.rebuild,
+        only=set(args.only or PARTS),
+        profile=args.profile,
     )
 
 
@@ -139,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     base_postgres = os.environ.get("DATABASE_URL")
     redis_url = os.environ.get("REDIS_URL")
     have_postgres = "postgresql" in plan.backends and services.postgres_reachable(
-        services.postgres_url(base_postgres, "idem"))
+        services.postgres_url(base_postgres, "idem")
+    )
     have_redis = "redis" in plan.backends and have_postgres and services.redis_reachable(redis_url)
     results: dict[str, Any] = {
         "plan": asdict(plan),
@@ -170,8 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     print(table)
     options.output.parent.mkdir(parents=True, exist_ok=True)
     options.output.write_text(json.dumps(results, indent=1, default=str))
-    print(f"\n{len(results['targets'])} targets, {sum(t['met'] for t in results['targets'])} met; "
-          f"results in {options.output}; {results['seconds']} s")
+    print(
+        f"\n{len(results['targets'])} targets, {sum(t['met'] for t in results['targets'])} met; "
+        f"results in {options.output}; {results['seconds']} s"
+    )
     return 0
 
 
@@ -190,7 +227,11 @@ def say(message: str) -> None:
 
 
 def run_idempotency(
-    plan: Plan, options: Options, base_postgres: str | None, redis_url: str | None, have_postgres: bool,
+    plan: Plan,
+    options: Options,
+    base_postgres: str | None,
+    redis_url: str | None,
+    have_postgres: bool,
     have_redis: bool,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"http": {}, "inprocess": {}}
@@ -215,13 +256,20 @@ def run_idempotency(
         services.run_task("prepare_idempotency", {"duplicate_users": burst_users}, env)
         say(f"idempotency in-process, {store} store")
         profile = str(services.WORK_DIR / f"profile-inprocess-{store}.txt") if options.profile else None
-        raw = services.run_task("inprocess_idempotency", {
-            "rounds": plan.inprocess_rounds, "requests_per_round": plan.inprocess_requests, "profile": profile,
-        }, env)
+        raw = services.run_task(
+            "inprocess_idempotency",
+            {
+                "rounds": plan.inprocess_rounds,
+                "requests_per_round": plan.inprocess_requests,
+                "profile": profile,
+            },
+            env,
+        )
         out["inprocess"][store] = {
             "scenarios": {name: summary(samples) for name, samples in raw["samples_ms"].items()},
             "cpu": {name: statistics.mean(samples) for name, samples in raw["cpu_ms"].items()},
-            "statuses": raw["statuses"], "profile": profile,
+            "statuses": raw["statuses"],
+            "profile": profile,
         }
         if plan.http and store != "sqlite":
             floor = services.run_task("prepare_floor_replay", {"key": floor_replay_key(run_id)}, env)
@@ -267,10 +315,14 @@ def run_http(plan: Plan, env: dict[str, str], run_id: str, burst_users: list[str
         result["duplicates"] = duplicates(context, port, run_id, burst_users, plan.clients)
     counts = services.run_task("count_orders", {"user_ids": burst_users}, env)
     executions = list(counts.values())
-    result["duplicates"].update({
-        "keys": len(burst_users), "executions_min": min(executions), "executions_max": max(executions),
-        "keys_run_once": sum(1 for count in executions if count == 1),
-    })
+    result["duplicates"].update(
+        {
+            "keys": len(burst_users),
+            "executions_min": min(executions),
+            "executions_max": max(executions),
+            "keys_run_once": sum(1 for count in executions if count == 1),
+        }
+    )
     return result
 
 
@@ -288,8 +340,11 @@ def run_asgi_beside_wsgi(plan: Plan, env: dict[str, str], run_id: str) -> dict[s
     one client connecting for each request, the two servers in alternating rounds of the same run."""
     services.run_task("prepare_payments", {}, env)
     context = multiprocessing.get_context("spawn")
-    with services.gunicorn(plan.workers, env) as wsgi, services.uvicorn(plan.workers, env) as asgi, \
-            context.Pool(1) as pool:
+    with (
+        services.gunicorn(plan.workers, env) as wsgi,
+        services.uvicorn(plan.workers, env) as asgi,
+        context.Pool(1) as pool,
+    ):
         ports = {"wsgi": wsgi, "asgi": asgi}
         say(f"WSGI beside ASGI: gunicorn on {wsgi}, uvicorn on {asgi}, {plan.workers} workers each")
 
@@ -364,14 +419,23 @@ def run_purge(plan: Plan, base_postgres: str | None) -> dict[str, Any]:
     if "sqlite" in plan.backends and not plan.http:
         databases.append(("sqlite", services.sqlite_url(plan.sqlite_file("purge"))))
     for vendor, url in databases:
-        say(f"purge on {vendor}: {plan.purge_rows:,} records, {plan.purge_expired:,} expired, "
+        say(
+            f"purge on {vendor}: {plan.purge_rows:,} records, {plan.purge_expired:,} expired, "
             f"{plan.purge_load_rate:.0f} keyed requests/s meanwhile, then as many as {plan.purge_load_threads} "
-            "threads make")
-        out[vendor] = services.run_task("purge", {
-            "rows": plan.purge_rows, "expired": plan.purge_expired, "batch_size": plan.purge_batch,
-            "load_threads": plan.purge_load_threads, "baseline_seconds": plan.purge_baseline_seconds,
-            "runs": plan.purge_runs,
-        }, services.task_environment(DATABASE_URL=url, IDEMPOTENCY_STORE="database"))
+            "threads make"
+        )
+        out[vendor] = services.run_task(
+            "purge",
+            {
+                "rows": plan.purge_rows,
+                "expired": plan.purge_expired,
+                "batch_size": plan.purge_batch,
+                "load_threads": plan.purge_load_threads,
+                "baseline_seconds": plan.purge_baseline_seconds,
+                "runs": plan.purge_runs,
+            },
+            services.task_environment(DATABASE_URL=url, IDEMPOTENCY_STORE="database"),
+        )
     return out
 
 
@@ -388,24 +452,43 @@ def run_pagination(plan: Plan, options: Options, base_postgres: str | None) -> d
         services.create_database(ties, recreate=False)
         databases.append(("postgresql", pages, ties))
     if "sqlite" in plan.backends:
-        databases.append((
-            "sqlite", services.sqlite_url(plan.sqlite_file(f"pages-{plan.rows}")),
-            services.sqlite_url(plan.sqlite_file(f"ties-{plan.tie_rows}")),
-        ))
+        databases.append(
+            (
+                "sqlite",
+                services.sqlite_url(plan.sqlite_file(f"pages-{plan.rows}")),
+                services.sqlite_url(plan.sqlite_file(f"ties-{plan.tie_rows}")),
+            )
+        )
     for vendor, pages_url, ties_url in databases:
         say(f"pagination on {vendor}: {plan.rows:,} rows (built once, kept for later runs)")
         profile = str(services.WORK_DIR / f"profile-pages-{vendor}") if options.profile else None
-        timed = services.run_task("pagination", {
-            "rows": plan.rows, "depths": plan.depths, "rounds": plan.page_rounds, "rebuild": options.rebuild,
-            "profile": profile,
-        }, services.task_environment(DATABASE_URL=pages_url))
+        timed = services.run_task(
+            "pagination",
+            {
+                "rows": plan.rows,
+                "depths": plan.depths,
+                "rounds": plan.page_rounds,
+                "rebuild": options.rebuild,
+                "profile": profile,
+            },
+            services.task_environment(DATABASE_URL=pages_url),
+        )
         say(f"pagination on {vendor}: full walk of {plan.tie_rows:,} rows in groups of {plan.tie_group:,} ties")
-        walked = services.run_task("pagination", {
-            "rows": plan.tie_rows, "depths": [], "rounds": 0, "tie_group": plan.tie_group, "walk": True,
-            "rebuild": options.rebuild,
-        }, services.task_environment(DATABASE_URL=ties_url))
+        walked = services.run_task(
+            "pagination",
+            {
+                "rows": plan.tie_rows,
+                "depths": [],
+                "rounds": 0,
+                "tie_group": plan.tie_group,
+                "walk": True,
+                "rebuild": options.rebuild,
+            },
+            services.task_environment(DATABASE_URL=ties_url),
+        )
         out[vendor] = {
-            "rows": plan.rows, "build_seconds": timed["build_seconds"],
+            "rows": plan.rows,
+            "build_seconds": timed["build_seconds"],
             "pages": {
                 name: {depth: summary(samples) for depth, samples in by_depth.items()}
                 for name, by_depth in timed["samples_ms"].items()
@@ -417,7 +500,8 @@ def run_pagination(plan: Plan, options: Options, base_postgres: str | None) -> d
             "queries": timed["queries"],
             "counts": {
                 "pages": {name: summary(samples) for name, samples in timed["counts"]["samples_ms"].items()},
-                "queries": timed["counts"]["queries"], "totals": timed["counts"]["totals"],
+                "queries": timed["counts"]["queries"],
+                "totals": timed["counts"]["totals"],
             },
             "deepest_keyset_plan": timed["deepest_keyset_plan"],
             "deepest_keyset_sql": timed["deepest_keyset_sql"],

@@ -27,8 +27,12 @@ QUERIES: dict[str, list[tuple[str, str]]] = {
     "no filter": [],
     "1 filter": [("status", "open")],
     "2 filters": [("user_id", "usr_bf_007"), ("created_at__gte", "2026-01-01T00:00:00Z")],
-    "3 filters": [("status__in", "open"), ("status__in", "paid"), ("amount_due__gte", "1000"),
-                  ("user__name__ic", "customer 0")],
+    "3 filters": [
+        ("status__in", "open"),
+        ("status__in", "paid"),
+        ("amount_due__gte", "1000"),
+        ("user__name__ic", "customer 0"),
+    ],
     "null value": [("user_id", "null")],
 }
 #: A value the filter refuses, timed apart from the ratio: a 400 problem from the strict backend,
@@ -55,14 +59,23 @@ def run(plan: Any, base_postgres: str | None, profile: bool = False) -> dict[str
     out: dict[str, Any] = {}
     for vendor, url in databases:
         profile_path = str(services.WORK_DIR / f"profile-filters-{vendor}.txt") if profile else None
-        raw = services.run_task("filter_backends", {
-            "rows": plan.filter_rows, "requests": plan.filter_requests, "profile": profile_path,
-        }, services.task_environment(DATABASE_URL=url))
+        raw = services.run_task(
+            "filter_backends",
+            {
+                "rows": plan.filter_rows,
+                "requests": plan.filter_requests,
+                "profile": profile_path,
+            },
+            services.task_environment(DATABASE_URL=url),
+        )
         out[vendor] = {
-            "rows": plan.filter_rows, "filters": raw["filters"], "same_answers": raw["same_answers"],
+            "rows": plan.filter_rows,
+            "filters": raw["filters"],
+            "same_answers": raw["same_answers"],
             "scenarios": {name: summary(samples) for name, samples in raw["samples_ms"].items()},
             "cpu": {name: summary(samples) for name, samples in raw["cpu_ms"].items()},
-            "statuses": raw["statuses"], "profile": profile_path,
+            "statuses": raw["statuses"],
+            "profile": profile_path,
         }
     return out
 
@@ -91,11 +104,15 @@ def filter_backends_task(rows: int, requests: int, profile: str | None = None) -
         url = f"/{PATHS[backend]}" + (f"?{urlencode(pairs)}" if pairs else "")
         return lambda: client.get(url)
 
-    calls = {scenario_name(backend, query): request(backend, pairs)
-             for query, pairs in queries.items() for backend in BACKENDS}
-    same = {query: _same_page(calls[scenario_name("strict", query)](),
-                              calls[scenario_name("django_filter", query)]())
-            for query in QUERIES}
+    calls = {
+        scenario_name(backend, query): request(backend, pairs)
+        for query, pairs in queries.items()
+        for backend in BACKENDS
+    }
+    same = {
+        query: _same_page(calls[scenario_name("strict", query)](), calls[scenario_name("django_filter", query)]())
+        for query in QUERIES
+    }
     scenarios = {name: (lambda call=call: call().status_code) for name, call in calls.items()}
     warm_up(scenarios)
     measured = alternate(scenarios, requests)
@@ -129,23 +146,43 @@ def build_invoices(rows: int) -> None:
         Payment.objects.filter(invoice__user__in=ours).delete()
         Invoice.all_objects.filter(user__in=ours).hard_delete()
         ours.delete()
-        customers = [Customer(id=f"usr_bf_{index:03d}", email=f"c{index:03d}@example.com",
-                              name=f"Customer {index:03d}", created_at=base) for index in range(CUSTOMERS)]
-        Customer.objects.bulk_create([*customers, Customer(id="usr_bf_marker", email="marker@example.com",
-                                                           name=label, created_at=base)])
+        customers = [
+            Customer(
+                id=f"usr_bf_{index:03d}",
+                email=f"c{index:03d}@example.com",
+                name=f"Customer {index:03d}",
+                created_at=base,
+            )
+            for index in range(CUSTOMERS)
+        ]
+        Customer.objects.bulk_create(
+            [*customers, Customer(id="usr_bf_marker", email="marker@example.com", name=label, created_at=base)]
+        )
         invoices = [
-            Invoice(id=f"inv_{generator.getrandbits(80):020x}", user=customers[index % CUSTOMERS],
-                    status=STATUSES[index % len(STATUSES)], amount_due=generator.randrange(100_000),
-                    currency=CURRENCIES[index % len(CURRENCIES)],
-                    created_at=base + timedelta(minutes=index * 600_000 // max(rows, 1)))
+            Invoice(
+                id=f"inv_{generator.getrandbits(80):020x}",
+                user=customers[index % CUSTOMERS],
+                status=STATUSES[index % len(STATUSES)],
+                amount_due=generator.randrange(100_000),
+                currency=CURRENCIES[index % len(CURRENCIES)],
+                created_at=base + timedelta(minutes=index * 600_000 // max(rows, 1)),
+            )
             for index in range(rows)
         ]
         Invoice.all_objects.bulk_create(invoices, batch_size=5_000)
-        Payment.objects.bulk_create([
-            Payment(payment_id=f"pay_{index:020d}", invoice=invoice, amount=1, currency=invoice.currency,
-                    created_at=invoice.created_at)
-            for index, invoice in enumerate(invoices[::5])
-        ], batch_size=5_000)
+        Payment.objects.bulk_create(
+            [
+                Payment(
+                    payment_id=f"pay_{index:020d}",
+                    invoice=invoice,
+                    amount=1,
+                    currency=invoice.currency,
+                    created_at=invoice.created_at,
+                )
+                for index, invoice in enumerate(invoices[::5])
+            ],
+            batch_size=5_000,
+        )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE" if connection.vendor == "sqlite" else "VACUUM ANALYZE")
 
@@ -175,8 +212,10 @@ def _profile(calls: dict[str, Callable[[], Any]], path: str, rounds: int = 50) -
             text = io.StringIO()
             one.stream = text  # type: ignore[attr-defined]
             one.sort_stats("tottime").print_stats(30)
-            handle.write(f"=== {backend}: {requests} requests, {one.total_calls / requests:,.0f} calls "  # type: ignore[attr-defined]
-                         f"a request, by own time\n{text.getvalue()}\n")
+            handle.write(
+                f"=== {backend}: {requests} requests, {one.total_calls / requests:,.0f} calls "  # type: ignore[attr-defined]
+                f"a request, by own time\n{text.getvalue()}\n"
+            )
         handle.write(f"=== calls a request, strict - django-filter (per request, over {requests})\n")
         handle.write(_call_differences(stats["strict"], stats["django_filter"], requests))
 
@@ -218,20 +257,50 @@ def tables(results: dict[str, Any]) -> list[str]:
         for query in [*QUERIES, BAD_QUERY[0]]:
             strict, plain = (data["scenarios"][scenario_name(b, query)] for b in BACKENDS)
             strict_cpu, plain_cpu = (data["cpu"][scenario_name(b, query)] for b in BACKENDS)
-            statuses = " / ".join(", ".join(f"{status}: {count}" for status, count in
-                                            sorted(data["statuses"][scenario_name(b, query)].items()))
-                                  for b in BACKENDS)
-            rows.append([query, ms(strict["p50_ms"]), ms(plain["p50_ms"]), x(ratio(strict["p50_ms"], plain["p50_ms"])),
-                         ms(strict["p99_ms"]), ms(plain["p99_ms"]), ms(strict_cpu["p50_ms"]), ms(plain_cpu["p50_ms"]),
-                         x(ratio(strict_cpu["p50_ms"], plain_cpu["p50_ms"])), str(strict["n"]), statuses,
-                         {True: "yes", False: "NO"}.get(data["same_answers"].get(query), "-")])
-        found.append(table(
-            f"A list behind a django-filter FilterSet of {data['filters']} filters on {vendor}, {data['rows']:,} "
-            "invoices: StrictFilterBackend (strict) against DjangoFilterBackend (django-filter), "
-            "same view and paginator, alternating requests (Django test client)",
-            ["query", "strict p50 ms", "django-filter p50", "ratio", "strict p99", "django-filter p99",
-             "strict CPU p50", "django-filter CPU p50", "CPU ratio", "requests", "answers (strict / django-filter)",
-             "same page"], rows))
+            statuses = " / ".join(
+                ", ".join(
+                    f"{status}: {count}" for status, count in sorted(data["statuses"][scenario_name(b, query)].items())
+                )
+                for b in BACKENDS
+            )
+            rows.append(
+                [
+                    query,
+                    ms(strict["p50_ms"]),
+                    ms(plain["p50_ms"]),
+                    x(ratio(strict["p50_ms"], plain["p50_ms"])),
+                    ms(strict["p99_ms"]),
+                    ms(plain["p99_ms"]),
+                    ms(strict_cpu["p50_ms"]),
+                    ms(plain_cpu["p50_ms"]),
+                    x(ratio(strict_cpu["p50_ms"], plain_cpu["p50_ms"])),
+                    str(strict["n"]),
+                    statuses,
+                    {True: "yes", False: "NO"}.get(data["same_answers"].get(query), "-"),
+                ]
+            )
+        found.append(
+            table(
+                f"A list behind a django-filter FilterSet of {data['filters']} filters on {vendor}, {data['rows']:,} "
+                "invoices: StrictFilterBackend (strict) against DjangoFilterBackend (django-filter), "
+                "same view and paginator, alternating requests (Django test client)",
+                [
+                    "query",
+                    "strict p50 ms",
+                    "django-filter p50",
+                    "ratio",
+                    "strict p99",
+                    "django-filter p99",
+                    "strict CPU p50",
+                    "django-filter CPU p50",
+                    "CPU ratio",
+                    "requests",
+                    "answers (strict / django-filter)",
+                    "same page",
+                ],
+                rows,
+            )
+        )
     return found
 
 
@@ -241,14 +310,22 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         for key, label in (("wall", ""), ("cpu", ", CPU")):
             strict, plain = mix(data, key, "strict"), mix(data, key, "django_filter")
             value = ratio(strict, plain)
-            found.append({
-                "target": f"{vendor}: {data['filters']}-filter list, strict backend / DjangoFilterBackend "
-                          f"(p50 sum of {len(QUERIES)} queries{label})",
-                "value": f"{value:.2f} ({strict:.2f} / {plain:.2f} ms)", "limit": f"<= {TARGET}",
-                "met": bool(value <= TARGET),
-            })
+            found.append(
+                {
+                    "target": f"{vendor}: {data['filters']}-filter list, strict backend / DjangoFilterBackend "
+                    f"(p50 sum of {len(QUERIES)} queries{label})",
+                    "value": f"{value:.2f} ({strict:.2f} / {plain:.2f} ms)",
+                    "limit": f"<= {TARGET}",
+                    "met": bool(value <= TARGET),
+                }
+            )
         same = all(data["same_answers"].values())
-        found.append({"target": f"{vendor}: strict backend and DjangoFilterBackend answer the same pages",
-                      "value": "yes" if same else "no", "limit": "yes", "met": same})
+        found.append(
+            {
+                "target": f"{vendor}: strict backend and DjangoFilterBackend answer the same pages",
+                "value": "yes" if same else "no",
+                "limit": "yes",
+                "met": same,
+            }
+        )
     return found
-

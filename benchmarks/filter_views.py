@@ -42,8 +42,7 @@ class InvoiceFilterSet(django_filters.FilterSet):  # type: ignore[misc]
 
     status = django_filters.ChoiceFilter(choices=Invoice.Status.choices)
     status__in = django_filters.MultipleChoiceFilter(field_name="status", choices=Invoice.Status.choices)
-    status__n = django_filters.MultipleChoiceFilter(field_name="status", choices=Invoice.Status.choices,
-                                                    exclude=True)
+    status__n = django_filters.MultipleChoiceFilter(field_name="status", choices=Invoice.Status.choices, exclude=True)
 
     currency = django_filters.CharFilter()
     currency__n = django_filters.CharFilter(field_name="currency", exclude=True)
@@ -71,12 +70,13 @@ class InvoiceFilterSet(django_filters.FilterSet):  # type: ignore[misc]
     created_year = django_filters.NumberFilter(field_name="created_at", lookup_expr="year")
 
     # The customer by primary key, django-filter's "null" standing for none (NetBox's tenant_id).
-    user_id = django_filters.ModelChoiceFilter(field_name="user", queryset=Customer.objects.all(),
-                                               null_label="None")
-    user_id__n = django_filters.ModelMultipleChoiceFilter(field_name="user", queryset=Customer.objects.all(),
-                                                          exclude=True)
-    user = django_filters.ModelMultipleChoiceFilter(field_name="user__email", to_field_name="email",
-                                                    queryset=Customer.objects.all())
+    user_id = django_filters.ModelChoiceFilter(field_name="user", queryset=Customer.objects.all(), null_label="None")
+    user_id__n = django_filters.ModelMultipleChoiceFilter(
+        field_name="user", queryset=Customer.objects.all(), exclude=True
+    )
+    user = django_filters.ModelMultipleChoiceFilter(
+        field_name="user__email", to_field_name="email", queryset=Customer.objects.all()
+    )
     user__email = django_filters.CharFilter(field_name="user__email", lookup_expr="iexact")
     user__email__n = django_filters.CharFilter(field_name="user__email", lookup_expr="iexact", exclude=True)
     user__email__ic = django_filters.CharFilter(field_name="user__email", lookup_expr="icontains")
@@ -117,8 +117,9 @@ class InvoiceFilterSet(django_filters.FilterSet):  # type: ignore[misc]
     def search(self, queryset: QuerySet[Invoice], name: str, value: str) -> QuerySet[Invoice]:
         if not value.strip():
             return queryset
-        return queryset.filter(Q(id__icontains=value) | Q(user__name__icontains=value)
-                               | Q(user__email__icontains=value))
+        return queryset.filter(
+            Q(id__icontains=value) | Q(user__name__icontains=value) | Q(user__email__icontains=value)
+        )
 
 
 class BenchInvoiceSerializer(serializers.ModelSerializer):

@@ -62,11 +62,19 @@ def floor_round_trips() -> dict[str, Any]:
                 with postgres_wire() as postgres:
                     status = action()
                 commands = None
-            counted[name] = {"status": status, "statements": len(postgres.statements), "redis": commands,
-                             "sent": postgres.statements + (redis_traffic.commands if redis_url else [])}
+            counted[name] = {
+                "status": status,
+                "statements": len(postgres.statements),
+                "redis": commands,
+                "sent": postgres.statements + (redis_traffic.commands if redis_url else []),
+            }
     database, redis = BUDGET["fresh-key POST"]
     replay_database, replay_redis = BUDGET["replayed POST"]
-    budget = {"fresh_key": database if store == "database" else redis,
-              "replay": replay_database if store == "database" else replay_redis}
-    return {"counted": counted, "budget": {name: {"statements": entry.statements, "redis": entry.redis}
-                                           for name, entry in budget.items()}}
+    budget = {
+        "fresh_key": database if store == "database" else redis,
+        "replay": replay_database if store == "database" else replay_redis,
+    }
+    return {
+        "counted": counted,
+        "budget": {name: {"statements": entry.statements, "redis": entry.redis} for name, entry in budget.items()},
+    }

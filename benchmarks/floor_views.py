@@ -93,26 +93,44 @@ def _sql(name: str) -> str:
         scope_and_key = f"{quote('scope')} = %s AND {quote('key')} = %s"
         postgres = connection.vendor == "postgresql"
         if name == "claim":
-            columns = ", ".join(quote(column) for column in (
-                "scope", "key", "state", "fingerprint", "response_headers", "lease_owner", "lease_expires_at",
-                "expires_at", "created_at", "updated_at"))
+            columns = ", ".join(
+                quote(column)
+                for column in (
+                    "scope",
+                    "key",
+                    "state",
+                    "fingerprint",
+                    "response_headers",
+                    "lease_owner",
+                    "lease_expires_at",
+                    "expires_at",
+                    "created_at",
+                    "updated_at",
+                )
+            )
             conflict = f"ON CONFLICT ({quote('scope')}, {quote('key')}) DO NOTHING"
             if postgres:  # durability relaxed for the claim's own transaction, as the store does
-                sql = (f"WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)) "
-                       f"INSERT INTO {table} ({columns}) SELECT %s, %s, 'started', %s, '{{}}'::jsonb, %s, %s, %s, "
-                       f"%s, %s FROM relaxed {conflict}")
+                sql = (
+                    f"WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)) "
+                    f"INSERT INTO {table} ({columns}) SELECT %s, %s, 'started', %s, '{{}}'::jsonb, %s, %s, %s, "
+                    f"%s, %s FROM relaxed {conflict}"
+                )
             else:
                 values = "%s, %s, 'started', %s, '{}', %s, %s, %s, %s, %s"
                 sql = f"INSERT INTO {table} ({columns}) VALUES ({values}) {conflict}"
         elif name == "resolve":
             headers = "%s::jsonb" if postgres else "%s"
-            sql = (f"UPDATE {table} SET {quote('state')} = 'resolved', {quote('response_status')} = %s, "
-                   f"{quote('response_headers')} = {headers}, {quote('response_body')} = %s, "
-                   f"{quote('lease_expires_at')} = %s, {quote('expires_at')} = %s, {quote('updated_at')} = %s "
-                   f"WHERE {scope_and_key} AND {quote('lease_owner')} = %s")
+            sql = (
+                f"UPDATE {table} SET {quote('state')} = 'resolved', {quote('response_status')} = %s, "
+                f"{quote('response_headers')} = {headers}, {quote('response_body')} = %s, "
+                f"{quote('lease_expires_at')} = %s, {quote('expires_at')} = %s, {quote('updated_at')} = %s "
+                f"WHERE {scope_and_key} AND {quote('lease_owner')} = %s"
+            )
         else:  # replay
-            sql = (f"SELECT {quote('fingerprint')}, {quote('response_status')}, {quote('response_headers')}, "
-                   f"{quote('response_body')} FROM {table} WHERE {scope_and_key} AND {quote('state')} = 'resolved'")
+            sql = (
+                f"SELECT {quote('fingerprint')}, {quote('response_status')}, {quote('response_headers')}, "
+                f"{quote('response_body')} FROM {table} WHERE {scope_and_key} AND {quote('state')} = 'resolved'"
+            )
         _statements[name, connection.vendor] = sql
     return sql
 
@@ -142,8 +160,19 @@ class FloorOrders(
             return self._on_redis(request, key, fingerprint, owner, *args, **kwargs)
         now = timezone.now()
         with connection.cursor() as cursor:  # autocommit: the claim commits before the view
-            cursor.execute(_sql("claim"), [SCOPE, key, fingerprint, owner, _timestamp(now + LEASE),
-                                           _timestamp(now + RETENTION), _timestamp(now), _timestamp(now)])
+            cursor.execute(
+                _sql("claim"),
+                [
+                    SCOPE,
+                    key,
+                    fingerprint,
+                    owner,
+                    _timestamp(now + LEASE),
+                    _timestamp(now + RETENTION),
+                    _timestamp(now),
+                    _timestamp(now),
+                ],
+            )
             claimed = cursor.rowcount == 1
         if not claimed:
             return HttpResponse(status=409)
@@ -152,9 +181,20 @@ class FloorOrders(
             response.render()
             now = timezone.now()
             with connection.cursor() as cursor:
-                cursor.execute(_sql("resolve"), [
-                    response.status_code, json.dumps(dict(response.items())), response.content,
-                    _timestamp(now), _timestamp(now + RETENTION), _timestamp(now), SCOPE, key, owner])
+                cursor.execute(
+                    _sql("resolve"),
+                    [
+                        response.status_code,
+                        json.dumps(dict(response.items())),
+                        response.content,
+                        _timestamp(now),
+                        _timestamp(now + RETENTION),
+                        _timestamp(now),
+                        SCOPE,
+                        key,
+                        owner,
+                    ],
+                )
         return response
 
     def _on_redis(self, request: HttpRequest, key: str, fingerprint: str, owner: str, *args: Any, **kwargs: Any) -> Any:
@@ -166,8 +206,14 @@ class FloorOrders(
         with transaction.atomic():
             response = super().dispatch(request, *args, **kwargs)
             response.render()
-            stored = b"\n".join([fingerprint.encode(), str(response.status_code).encode(),
-                                 json.dumps(dict(response.items())).encode(), response.content])
+            stored = b"\n".join(
+                [
+                    fingerprint.encode(),
+                    str(response.status_code).encode(),
+                    json.dumps(dict(response.items())).encode(),
+                    response.content,
+                ]
+            )
             with connection.cursor() as cursor:
                 cursor.execute("SELECT txid_current()")
                 marker = cursor.fetchone()[0]
@@ -227,8 +273,17 @@ def prepare_replay(key: str, body: str) -> int:
     """Resolve ``key`` through ``floor_fresh`` (in a Django process of the run's settings); its status."""
     from django.test import Client
 
-    return Client().post(FRESH_PATH, data=body, content_type="application/json",
-                         HTTP_X_CLIENT_ID="bench-floor", HTTP_IDEMPOTENCY_KEY=key).status_code
+    return (
+        Client()
+        .post(
+            FRESH_PATH,
+            data=body,
+            content_type="application/json",
+            HTTP_X_CLIENT_ID="bench-floor",
+            HTTP_IDEMPOTENCY_KEY=key,
+        )
+        .status_code
+    )
 
 
 fresh_view = transaction.non_atomic_requests(FloorOrders.as_view({"post": "create"}))

@@ -65,8 +65,9 @@ def _headers(client: str, key: str | None) -> dict[str, str]:
     return headers
 
 
-def post_once(connection: http.client.HTTPConnection, body: bytes, headers: dict[str, str],
-              path: str = "/v2/orders") -> tuple[int, str]:
+def post_once(
+    connection: http.client.HTTPConnection, body: bytes, headers: dict[str, str], path: str = "/v2/orders"
+) -> tuple[int, str]:
     connection.request("POST", path, body=body, headers=headers)
     response = connection.getresponse()
     response.read()

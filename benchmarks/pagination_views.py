@@ -106,8 +106,12 @@ class SearchableOrders(SearchMixin, mixins.ListModelMixin, viewsets.GenericViewS
 #: URL name suffix -> view; ``keyset`` is the package's, ``cursor`` and ``limitoffset`` the
 #: baselines; the others are the package's with a declared sort or a total.
 PAGINATED_VIEWS = {
-    "keyset": KeysetOrders, "cursor": CursorOrders, "limitoffset": LimitOffsetOrders,
-    "keyset_sorted": SortedOrders, "keyset_capped": CappedOrders, "keyset_estimate": EstimatedOrders,
+    "keyset": KeysetOrders,
+    "cursor": CursorOrders,
+    "limitoffset": LimitOffsetOrders,
+    "keyset_sorted": SortedOrders,
+    "keyset_capped": CappedOrders,
+    "keyset_estimate": EstimatedOrders,
 }
 
 #: URL name suffix -> (path, view) of the filtered list and of its search.

@@ -37,7 +37,11 @@ RESPONSE_BODY = b'{"id": "ord_0123456789abcdef0123", "user_id": "usr_1", "status
 
 
 def purge(
-    rows: int, expired: int, batch_size: int, load_threads: int, baseline_seconds: float,
+    rows: int,
+    expired: int,
+    batch_size: int,
+    load_threads: int,
+    baseline_seconds: float,
     runs: list[tuple[str, float]],
 ) -> dict[str, Any]:
     """``runs``: (variant, keyed requests a second meanwhile; 0 for as many as the threads make)."""
@@ -47,22 +51,35 @@ def purge(
 
     migrate()
     result: dict[str, Any] = {
-        "vendor": connection.vendor, "rows": rows, "expired": expired, "batch_size": batch_size,
-        "load_threads": load_threads, "runs": [],
+        "vendor": connection.vendor,
+        "rows": rows,
+        "expired": expired,
+        "batch_size": batch_size,
+        "load_threads": load_threads,
+        "runs": [],
     }
     for variant, load_rate in runs:
         started = time.perf_counter()
         build_records(rows, expired)
         built = time.perf_counter() - started
         load_started = time.perf_counter()
-        baseline = load_summary(run_load(load_rate, load_threads, seconds=baseline_seconds), load_started,
-                                time.perf_counter())
-        measured = purge_under_load(PURGES[variant], batch_size, load_rate, load_threads,
-                                    warm_up=min(1.0, baseline_seconds))
-        result["runs"].append({
-            "variant": variant, "load_rate": load_rate, "build_seconds": round(built, 1), "baseline": baseline,
-            **measured, "vacuum_seconds": vacuum_seconds(), "expired_left": count_expired(),
-        })
+        baseline = load_summary(
+            run_load(load_rate, load_threads, seconds=baseline_seconds), load_started, time.perf_counter()
+        )
+        measured = purge_under_load(
+            PURGES[variant], batch_size, load_rate, load_threads, warm_up=min(1.0, baseline_seconds)
+        )
+        result["runs"].append(
+            {
+                "variant": variant,
+                "load_rate": load_rate,
+                "build_seconds": round(built, 1),
+                "baseline": baseline,
+                **measured,
+                "vacuum_seconds": vacuum_seconds(),
+                "expired_left": count_expired(),
+            }
+        )
     return result
 
 
@@ -110,11 +127,19 @@ def _build_portably(rows: int, expired: int) -> None:
             at = now - (expired - index) * timedelta(days=1) / max(expired, 1)
         else:
             at = now + timedelta(hours=1) + (index - expired) * timedelta(days=1) / max(rows - expired, 1)
-        batch.append(IdempotencyRecord(
-            scope=f"client:{index % 1000}", key=f"{index:032x}", state="resolved", fingerprint=f"{index:064x}",
-            response_status=201, response_headers={"Content-Type": "application/json"},
-            response_body=RESPONSE_BODY, lease_expires_at=at - timedelta(days=1), expires_at=at,
-        ))
+        batch.append(
+            IdempotencyRecord(
+                scope=f"client:{index % 1000}",
+                key=f"{index:032x}",
+                state="resolved",
+                fingerprint=f"{index:064x}",
+                response_status=201,
+                response_headers={"Content-Type": "application/json"},
+                response_body=RESPONSE_BODY,
+                lease_expires_at=at - timedelta(days=1),
+                expires_at=at,
+            )
+        )
         if len(batch) == 5_000:
             IdempotencyRecord.objects.bulk_create(batch)
             batch.clear()
@@ -177,8 +202,9 @@ PURGES = {"before": purge_before, "after": purge_after}
 # --- the keyed requests that keep arriving ---------------------------------------------------
 
 
-def run_load(rate: float, threads: int, *, seconds: float | None = None,
-             stop: threading.Event | None = None) -> list[tuple[float, float]]:
+def run_load(
+    rate: float, threads: int, *, seconds: float | None = None, stop: threading.Event | None = None
+) -> list[tuple[float, float]]:
     """Fresh-key claim + resolve through the database store, ``rate`` a second in all, on
     ``threads`` threads, for ``seconds`` or until ``stop`` is set: (start time, milliseconds) of
     each. Each thread keeps to its schedule (a late claim does not push the next one back), so
@@ -241,6 +267,9 @@ def purge_under_load(purge: Any, batch_size: int, rate: float, threads: int, war
         stop.set()
         load.join()
     seconds = ended - started
-    return {"deleted": deleted, "purge_seconds": round(seconds, 2),
-            "deleted_per_second": round(deleted / seconds) if seconds else 0,
-            "during": load_summary(samples, started, ended)}
+    return {
+        "deleted": deleted,
+        "purge_seconds": round(seconds, 2),
+        "deleted_per_second": round(deleted / seconds) if seconds else 0,
+        "during": load_summary(samples, started, ended),
+    }

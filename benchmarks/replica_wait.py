@@ -43,15 +43,24 @@ def run(plan: Any, base_postgres: str | None, skipped: list[str]) -> dict[str, A
     else:
         database, url = "sqlite", services.sqlite_url(plan.sqlite_file("replica-wait"))
     with redis_with_replica() as redis_url:
-        raw = services.run_task("replica_wait", {
-            "rounds": plan.inprocess_rounds, "requests_per_round": plan.inprocess_requests,
-        }, services.task_environment(DATABASE_URL=url, REDIS_URL=redis_url, IDEMPOTENCY_STORE="redis"))
-    return {database: {
-        "scenarios": {name: summary(samples) for name, samples in raw["samples_ms"].items()},
-        "cpu": {name: statistics.mean(samples) for name, samples in raw["cpu_ms"].items()},
-        "statuses": raw["statuses"], "wait_ms": summary(raw["wait_ms"]), "replicas": 1,
-        "wait_timeout_ms": WAIT_TIMEOUT_MS,
-    }}
+        raw = services.run_task(
+            "replica_wait",
+            {
+                "rounds": plan.inprocess_rounds,
+                "requests_per_round": plan.inprocess_requests,
+            },
+            services.task_environment(DATABASE_URL=url, REDIS_URL=redis_url, IDEMPOTENCY_STORE="redis"),
+        )
+    return {
+        database: {
+            "scenarios": {name: summary(samples) for name, samples in raw["samples_ms"].items()},
+            "cpu": {name: statistics.mean(samples) for name, samples in raw["cpu_ms"].items()},
+            "statuses": raw["statuses"],
+            "wait_ms": summary(raw["wait_ms"]),
+            "replicas": 1,
+            "wait_timeout_ms": WAIT_TIMEOUT_MS,
+        }
+    }
 
 
 def _binary(name: str) -> str:
@@ -89,11 +98,29 @@ def redis_with_replica() -> Iterator[str]:
     def start(name: str, *extra: str) -> int:
         port = _free_port()
         (directory / name).mkdir()
-        processes.append(subprocess.Popen(
-            [_binary("redis-server"), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(directory / name), "--logfile", str(directory / name / "log"), *extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        ))
+        processes.append(
+            subprocess.Popen(
+                [
+                    _binary("redis-server"),
+                    "--port",
+                    str(port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(directory / name),
+                    "--logfile",
+                    str(directory / name / "log"),
+                    *extra,
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        )
         _wait_for(f"redis-server answering on {port}", lambda: _cli(port, "ping") == "PONG", 20)
         return port
 
@@ -176,15 +203,37 @@ def tables(results: dict[str, Any]) -> list[str]:
         plain, fresh = scenarios["plain"]["p50_ms"], scenarios["fresh_key"]["p50_ms"]
         rows = []
         for name, scenario in scenarios.items():
-            rows.append([name, ms(scenario["p50_ms"]), ms(scenario["p99_ms"]), x(ratio(scenario["p50_ms"], plain)),
-                         x(ratio(scenario["p50_ms"], fresh)), f"{scenario['p50_ms'] - fresh:+.2f}",
-                         ms(data["cpu"][name]), str(scenario["n"]),
-                         ", ".join(f"{status}: {count}" for status, count in sorted(data["statuses"][name].items()))])
+            rows.append(
+                [
+                    name,
+                    ms(scenario["p50_ms"]),
+                    ms(scenario["p99_ms"]),
+                    x(ratio(scenario["p50_ms"], plain)),
+                    x(ratio(scenario["p50_ms"], fresh)),
+                    f"{scenario['p50_ms'] - fresh:+.2f}",
+                    ms(data["cpu"][name]),
+                    str(scenario["n"]),
+                    ", ".join(f"{status}: {count}" for status, count in sorted(data["statuses"][name].items())),
+                ]
+            )
         wait = data["wait_ms"]
-        found.append(table(
-            f"Keyed POST on the Redis store, a master with {data['replicas']} replica (started here), {database}, "
-            f"in-process: without and with IDEMPOTENCY_REDIS_WAIT_REPLICAS = 1 (a write + WAIT 1 alone: "
-            f"p50 {ms(wait['p50_ms'])} ms, p99 {ms(wait['p99_ms'])} ms)",
-            ["scenario", "p50 ms", "p99 ms", "vs plain", "vs fresh_key", "ms vs fresh_key", "CPU ms (mean)",
-             "requests", "answers"], rows))
+        found.append(
+            table(
+                f"Keyed POST on the Redis store, a master with {data['replicas']} replica (started here), {database}, "
+                f"in-process: without and with IDEMPOTENCY_REDIS_WAIT_REPLICAS = 1 (a write + WAIT 1 alone: "
+                f"p50 {ms(wait['p50_ms'])} ms, p99 {ms(wait['p99_ms'])} ms)",
+                [
+                    "scenario",
+                    "p50 ms",
+                    "p99 ms",
+                    "vs plain",
+                    "vs fresh_key",
+                    "ms vs fresh_key",
+                    "CPU ms (mean)",
+                    "requests",
+                    "answers",
+                ],
+                rows,
+            )
+        )
     return found

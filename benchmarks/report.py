@@ -46,8 +46,10 @@ def _table(title: str, header: list[str], rows: list[list[str]]) -> str:
 
 
 def render(results: dict[str, Any]) -> str:
-    parts = [f"benchmarks ({results['plan']['name']}), {results['started_at']}, "
-             f"{results['machine']['cpus']} CPUs, Python {results['machine']['python']}"]
+    parts = [
+        f"benchmarks ({results['plan']['name']}), {results['started_at']}, "
+        f"{results['machine']['cpus']} CPUs, Python {results['machine']['python']}"
+    ]
     if results["skipped"]:
         parts.append("skipped: " + "; ".join(results["skipped"]))
     idempotency = results.get("idempotency", {})
@@ -57,28 +59,67 @@ def render(results: dict[str, Any]) -> str:
         for store, data in http.items():
             plain = data["one_client"]["plain"]["p50_ms"]
             for mode, scenario in data["one_client"].items():
-                rows.append([store, mode, _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]),
-                             _x(ratio(scenario["p50_ms"], plain)), f"{scenario['n']}", _statuses(scenario)])
-        parts.append(_table(
-            f"Idempotent POST /v2/orders over HTTP (gunicorn, {next(iter(http.values()))['workers']} sync workers, "
-            "1 client, keep-alive)",
-            ["store", "scenario", "p50 ms", "p99 ms", "p50 vs plain", "requests", "answers"], rows))
+                rows.append(
+                    [
+                        store,
+                        mode,
+                        _ms(scenario["p50_ms"]),
+                        _ms(scenario["p99_ms"]),
+                        _x(ratio(scenario["p50_ms"], plain)),
+                        f"{scenario['n']}",
+                        _statuses(scenario),
+                    ]
+                )
+        parts.append(
+            _table(
+                f"Idempotent POST /v2/orders over HTTP (gunicorn, {next(iter(http.values()))['workers']} sync workers, "
+                "1 client, keep-alive)",
+                ["store", "scenario", "p50 ms", "p99 ms", "p50 vs plain", "requests", "answers"],
+                rows,
+            )
+        )
         rows = []
         for store, data in http.items():
             plain = data["many_clients"]["plain"]["rps_median"]
             for mode, scenario in data["many_clients"].items():
-                rows.append([store, mode, f"{scenario['rps_median']:.0f}", _x(ratio(scenario["rps_median"], plain)),
-                             _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]), _statuses(scenario)])
+                rows.append(
+                    [
+                        store,
+                        mode,
+                        f"{scenario['rps_median']:.0f}",
+                        _x(ratio(scenario["rps_median"], plain)),
+                        _ms(scenario["p50_ms"]),
+                        _ms(scenario["p99_ms"]),
+                        _statuses(scenario),
+                    ]
+                )
         clients = next(iter(http.values()))["clients"]
-        parts.append(_table(f"Throughput, {clients} clients", ["store", "scenario", "req/s", "vs plain", "p50 ms",
-                                                               "p99 ms", "answers"], rows))
+        parts.append(
+            _table(
+                f"Throughput, {clients} clients",
+                ["store", "scenario", "req/s", "vs plain", "p50 ms", "p99 ms", "answers"],
+                rows,
+            )
+        )
         rows = []
         for store, data in http.items():
             burst = data["duplicates"]
-            rows.append([store, str(burst["keys"]), str(burst["keys_run_once"]),
-                         f"{burst['executions_min']}..{burst['executions_max']}", _statuses(burst)])
-        parts.append(_table(f"{clients} simultaneous duplicates per key (executions counted in the database)",
-                            ["store", "keys", "keys run once", "executions per key", "answers"], rows))
+            rows.append(
+                [
+                    store,
+                    str(burst["keys"]),
+                    str(burst["keys_run_once"]),
+                    f"{burst['executions_min']}..{burst['executions_max']}",
+                    _statuses(burst),
+                ]
+            )
+        parts.append(
+            _table(
+                f"{clients} simultaneous duplicates per key (executions counted in the database)",
+                ["store", "keys", "keys run once", "executions per key", "answers"],
+                rows,
+            )
+        )
         parts.extend(_server_tables(http))
     inprocess = idempotency.get("inprocess", {})
     if inprocess:
@@ -88,12 +129,34 @@ def render(results: dict[str, Any]) -> str:
             plain_cpu = data["cpu"]["plain"]
             for mode, scenario in data["scenarios"].items():
                 cpu = data["cpu"][mode]
-                rows.append([store, mode, _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]),
-                             _x(ratio(scenario["p50_ms"], plain)), f"{scenario['p50_ms'] - plain:+.2f}",
-                             _ms(cpu), _x(ratio(cpu, plain_cpu))])
-        parts.append(_table("Idempotent POST in-process (Django test client: the package's own Python cost)",
-                            ["store", "scenario", "p50 ms", "p99 ms", "p50 vs plain", "ms vs plain", "CPU ms (mean)",
-                             "CPU vs plain"], rows))
+                rows.append(
+                    [
+                        store,
+                        mode,
+                        _ms(scenario["p50_ms"]),
+                        _ms(scenario["p99_ms"]),
+                        _x(ratio(scenario["p50_ms"], plain)),
+                        f"{scenario['p50_ms'] - plain:+.2f}",
+                        _ms(cpu),
+                        _x(ratio(cpu, plain_cpu)),
+                    ]
+                )
+        parts.append(
+            _table(
+                "Idempotent POST in-process (Django test client: the package's own Python cost)",
+                [
+                    "store",
+                    "scenario",
+                    "p50 ms",
+                    "p99 ms",
+                    "p50 vs plain",
+                    "ms vs plain",
+                    "CPU ms (mean)",
+                    "CPU vs plain",
+                ],
+                rows,
+            )
+        )
     for vendor, data in results.get("pagination", {}).items():
         rows = []
         keyset_deep = None
@@ -104,50 +167,101 @@ def render(results: dict[str, Any]) -> str:
             for depth in depths:
                 scenario = by_depth[depth]
                 keyset = data["pages"]["keyset"][depth]["p50_ms"]
-                row = [name, f"{int(depth):,}", _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]),
-                       _x(ratio(scenario["p50_ms"], first)), _x(ratio(scenario["p50_ms"], keyset)),
-                       str(data["queries"][name][depth])]
+                row = [
+                    name,
+                    f"{int(depth):,}",
+                    _ms(scenario["p50_ms"]),
+                    _ms(scenario["p99_ms"]),
+                    _x(ratio(scenario["p50_ms"], first)),
+                    _x(ratio(scenario["p50_ms"], keyset)),
+                    str(data["queries"][name][depth]),
+                ]
                 if cpu:
                     own = cpu[depth]["p50_ms"]
-                    row += [_ms(own), _x(ratio(own, cpu[depths[0]]["p50_ms"])),
-                            _x(ratio(own, data["cpu"]["keyset"][depth]["p50_ms"]))]
+                    row += [
+                        _ms(own),
+                        _x(ratio(own, cpu[depths[0]]["p50_ms"])),
+                        _x(ratio(own, data["cpu"]["keyset"][depth]["p50_ms"])),
+                    ]
                 rows.append(row)
             if name == "keyset":
                 keyset_deep = depths[-1]
-        parts.append(_table(
-            f"Pagination on {vendor}, {data['rows']:,} rows, 20 a page (Django test client)",
-            ["paginator", "depth", "p50 ms", "p99 ms", "vs depth 0", "vs keyset", "queries",
-             *(["CPU ms p50", "CPU vs depth 0", "CPU vs keyset"] if data.get("cpu") else [])], rows))
+        parts.append(
+            _table(
+                f"Pagination on {vendor}, {data['rows']:,} rows, 20 a page (Django test client)",
+                [
+                    "paginator",
+                    "depth",
+                    "p50 ms",
+                    "p99 ms",
+                    "vs depth 0",
+                    "vs keyset",
+                    "queries",
+                    *(["CPU ms p50", "CPU vs depth 0", "CPU vs keyset"] if data.get("cpu") else []),
+                ],
+                rows,
+            )
+        )
         counts = data.get("counts")
         if counts:
             plain = counts["pages"]["keyset"]["p50_ms"]
-            rows = [[name, _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]), _x(ratio(scenario["p50_ms"], plain)),
-                     str(counts["queries"][name]), _total(counts["totals"][name])]
-                    for name, scenario in counts["pages"].items()]
-            parts.append(_table(f"First page with a total on {vendor}, {data['rows']:,} rows",
-                                ["list", "p50 ms", "p99 ms", "vs keyset", "queries", "total"], rows))
+            rows = [
+                [
+                    name,
+                    _ms(scenario["p50_ms"]),
+                    _ms(scenario["p99_ms"]),
+                    _x(ratio(scenario["p50_ms"], plain)),
+                    str(counts["queries"][name]),
+                    _total(counts["totals"][name]),
+                ]
+                for name, scenario in counts["pages"].items()
+            ]
+            parts.append(
+                _table(
+                    f"First page with a total on {vendor}, {data['rows']:,} rows",
+                    ["list", "p50 ms", "p99 ms", "vs keyset", "queries", "total"],
+                    rows,
+                )
+            )
         plan_lines = data["deepest_keyset_plan"].replace("\n", " | ")
         parts.append(f"keyset page at depth {int(keyset_deep or 0):,}, query plan: {plan_lines}")
         ties = data["ties"]
         rows = [
-            [name, str(walk["pages"]), f"{walk['rows_returned']:,}", str(walk["duplicates"]), str(walk["skips"]),
-             "yes" if walk.get("loops") else "no", _yes_no(walk.get("same_pages")), f"{walk['seconds']:.1f}"]
+            [
+                name,
+                str(walk["pages"]),
+                f"{walk['rows_returned']:,}",
+                str(walk["duplicates"]),
+                str(walk["skips"]),
+                "yes" if walk.get("loops") else "no",
+                _yes_no(walk.get("same_pages")),
+                f"{walk['seconds']:.1f}",
+            ]
             for name, walk in ties["walks"].items()
         ]
-        parts.append(_table(
-            f"Full walk on {vendor}, {ties['rows']:,} rows in groups of {ties['group']:,} equal created_at, 100 a page "
-            "(keyset_back, keyset_sorted: counted on the walk back from the last page)",
-            ["paginator", "pages", "rows", "duplicates", "skips", "loops", "back = forward", "seconds"], rows))
+        parts.append(
+            _table(
+                f"Full walk on {vendor}, {ties['rows']:,} rows in groups of {ties['group']:,} equal created_at, "
+                "100 a page "
+                "(keyset_back, keyset_sorted: counted on the walk back from the last page)",
+                ["paginator", "pages", "rows", "duplicates", "skips", "loops", "back = forward", "seconds"],
+                rows,
+            )
+        )
     parts.extend(replica_wait.tables(results))
     parts.extend(_purge_tables(results.get("purge", {})))
     parts.extend(filter_backends.tables(results))
     found = targets(results)
     if found:
         rows = [[t["target"], t["value"], t.get("floor", "-"), t["limit"], verdict(t)] for t in found]
-        parts.append(_table(
-            "Targets (floor, measured in the same rounds: the idempotency protocol's minimum written by hand; "
-            "for pages, DRF's CursorPagination, its page at each depth over its first page)",
-            ["target", "measured", "floor", "limit", "met"], rows))
+        parts.append(
+            _table(
+                "Targets (floor, measured in the same rounds: the idempotency protocol's minimum written by hand; "
+                "for pages, DRF's CursorPagination, its page at each depth over its first page)",
+                ["target", "measured", "floor", "limit", "met"],
+                rows,
+            )
+        )
     return "\n".join(parts)
 
 
@@ -164,17 +278,40 @@ def _server_tables(http: dict[str, Any]) -> list[str]:
                 # The async view's baseline is the sync view of the same payment under WSGI.
                 baseline = wsgi.get("payment" if mode == "async_payment" else mode)
                 plain = servers[server]["plain"]["p50_ms"]
-                rows.append([store, label, mode, _ms(scenario["p50_ms"]), _ms(scenario["p99_ms"]),
-                             _x(ratio(scenario["p50_ms"], baseline["p50_ms"])) if baseline else "-",
-                             _x(ratio(scenario["p50_ms"], plain)), f"{scenario['n']}", _statuses(scenario)])
+                rows.append(
+                    [
+                        store,
+                        label,
+                        mode,
+                        _ms(scenario["p50_ms"]),
+                        _ms(scenario["p99_ms"]),
+                        _x(ratio(scenario["p50_ms"], baseline["p50_ms"])) if baseline else "-",
+                        _x(ratio(scenario["p50_ms"], plain)),
+                        f"{scenario['n']}",
+                        _statuses(scenario),
+                    ]
+                )
     if not rows:
         return []
     workers = next(iter(http.values()))["workers"]
-    return [_table(
-        f"Keyed POST under WSGI beside ASGI ({workers} workers each, 1 client, alternating rounds; payment and "
-        "async_payment: POST .../payments and .../async-payments with a fresh key)",
-        ["store", "server", "scenario", "p50 ms", "p99 ms", "p50 vs WSGI", "p50 vs plain (same server)", "requests",
-         "answers"], rows)]
+    return [
+        _table(
+            f"Keyed POST under WSGI beside ASGI ({workers} workers each, 1 client, alternating rounds; payment and "
+            "async_payment: POST .../payments and .../async-payments with a fresh key)",
+            [
+                "store",
+                "server",
+                "scenario",
+                "p50 ms",
+                "p99 ms",
+                "p50 vs WSGI",
+                "p50 vs plain (same server)",
+                "requests",
+                "answers",
+            ],
+            rows,
+        )
+    ]
 
 
 def _purge_tables(purge: dict[str, Any]) -> list[str]:
@@ -184,21 +321,46 @@ def _purge_tables(purge: dict[str, Any]) -> list[str]:
         for run in data["runs"]:
             baseline, during = run["baseline"], run["during"]
             vacuum = run["vacuum_seconds"]
-            rows.append([
-                run["variant"], f"{run['load_rate']:.0f}/s" if run["load_rate"] else "unpaced",
-                f"{run['deleted']:,}", f"{run['purge_seconds']:.1f}", f"{run['deleted_per_second']:,}",
-                "-" if vacuum is None else f"{vacuum:.1f}",
-                f"{_ms(baseline['p50_ms'])} / {_ms(baseline['p99_ms'])}",
-                f"{_ms(during['p50_ms'])} / {_ms(during['p99_ms'])}", _x(ratio(during["p99_ms"], baseline["p99_ms"])),
-                f"{baseline['rate']:.0f} / {during['rate']:.0f}", f"{run['expired_left']:,}",
-            ])
-        tables.append(_table(
-            f"Retention at scale on {vendor}: idempotency_purge, {data['rows']:,} records of which {data['expired']:,} "
-            f"expired, batches of {data['batch_size']:,}, while fresh-key claims + resolves arrive "
-            f"({data['load_threads']} threads)",
-            ["purge", "load", "deleted", "seconds", "records/s", "VACUUM s", "claim p50 / p99 ms alone",
-             "during purge", "p99 ratio", "claims/s alone / during", "expired left"], rows))
+            rows.append(
+                [
+                    run["variant"],
+                    f"{run['load_rate']:.0f}/s" if run["load_rate"] else "unpaced",
+                    f"{run['deleted']:,}",
+                    f"{run['purge_seconds']:.1f}",
+                    f"{run['deleted_per_second']:,}",
+                    "-" if vacuum is None else f"{vacuum:.1f}",
+                    f"{_ms(baseline['p50_ms'])} / {_ms(baseline['p99_ms'])}",
+                    f"{_ms(during['p50_ms'])} / {_ms(during['p99_ms'])}",
+                    _x(ratio(during["p99_ms"], baseline["p99_ms"])),
+                    f"{baseline['rate']:.0f} / {during['rate']:.0f}",
+                    f"{run['expired_left']:,}",
+                ]
+            )
+        tables.append(
+            _table(
+                f"Retention at scale on {vendor}: idempotency_purge, {data['rows']:,} records "
+                f"of which {data['expired']:,} expired, batches of {data['batch_size']:,}, "
+                "while fresh-key claims + resolves arrive "
+                f"({data['load_threads']} threads)",
+                [
+                    "purge",
+                    "load",
+                    "deleted",
+                    "seconds",
+                    "records/s",
+                    "VACUUM s",
+                    "claim p50 / p99 ms alone",
+                    "during purge",
+                    "p99 ratio",
+                    "claims/s alone / during",
+                    "expired left",
+                ],
+                rows,
+            )
+        )
     return tables
+
+
 def _deepest(pages: dict[str, Any] | None, depths: list[str]) -> float | None:
     """The worst of a paginator's pages after depth 0 over its page at depth 0 (``None`` without
     that paginator). DRF's ``CursorPagination`` is the floor of the keyset lists' target: a page
@@ -246,10 +408,21 @@ def _statuses(scenario: dict[str, Any]) -> str:
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
 
-    def add(name: str, value: float, limit: str, met: bool, floor: float | None = None,
-            floor_met: bool | None = None, floor_kind: str = "minimum") -> None:
-        target = {"target": name, "value": f"{value:.2f}" if isinstance(value, float) else str(value),
-                  "limit": limit, "met": bool(met)}
+    def add(
+        name: str,
+        value: float,
+        limit: str,
+        met: bool,
+        floor: float | None = None,
+        floor_met: bool | None = None,
+        floor_kind: str = "minimum",
+    ) -> None:
+        target = {
+            "target": name,
+            "value": f"{value:.2f}" if isinstance(value, float) else str(value),
+            "limit": limit,
+            "met": bool(met),
+        }
         if floor is not None:
             # The same ratio for the protocol's minimum written by hand (benchmarks/floor_views.py),
             # measured in the same rounds: whether the target can be met at all on this machine;
@@ -267,81 +440,153 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     for store, data in idempotency.get("http", {}).items():
         one = data["one_client"]
         plain = one["plain"]["p50_ms"]
-        at_most(f"{store}: fresh key p50 / plain", ratio(one["fresh_key"]["p50_ms"], plain),
-                floor_of(one, "floor_fresh", "p50_ms", plain), FRESH_KEY_TARGETS[store])
-        at_most(f"{store}: replay p50 / plain", ratio(one["replay"]["p50_ms"], plain),
-                floor_of(one, "floor_replay", "p50_ms", plain), REPLAY_TARGETS[store])
+        at_most(
+            f"{store}: fresh key p50 / plain",
+            ratio(one["fresh_key"]["p50_ms"], plain),
+            floor_of(one, "floor_fresh", "p50_ms", plain),
+            FRESH_KEY_TARGETS[store],
+        )
+        at_most(
+            f"{store}: replay p50 / plain",
+            ratio(one["replay"]["p50_ms"], plain),
+            floor_of(one, "floor_replay", "p50_ms", plain),
+            REPLAY_TARGETS[store],
+        )
         many = data["many_clients"]
         throughput = ratio(many["fresh_key"]["rps_median"], many["plain"]["rps_median"])
         floor = floor_of(many, "floor_fresh", "rps_median", many["plain"]["rps_median"])
-        add(f"{store}: throughput {data['clients']} clients / plain", throughput, f">= {THROUGHPUT_TARGET}",
-            throughput >= THROUGHPUT_TARGET, floor, None if floor is None else floor >= THROUGHPUT_TARGET)
+        add(
+            f"{store}: throughput {data['clients']} clients / plain",
+            throughput,
+            f">= {THROUGHPUT_TARGET}",
+            throughput >= THROUGHPUT_TARGET,
+            floor,
+            None if floor is None else floor >= THROUGHPUT_TARGET,
+        )
         burst = data["duplicates"]
-        add(f"{store}: keys run exactly once", f"{burst['keys_run_once']}/{burst['keys']}", "all",
-            burst["keys_run_once"] == burst["keys"])
+        add(
+            f"{store}: keys run exactly once",
+            f"{burst['keys_run_once']}/{burst['keys']}",
+            "all",
+            burst["keys_run_once"] == burst["keys"],
+        )
         asgi = data.get("servers", {}).get("asgi")
         if asgi:  # the same targets under uvicorn, each against the plain POST under uvicorn
             plain = asgi["plain"]["p50_ms"]
-            at_most(f"{store}: uvicorn (ASGI) fresh key p50 / plain", ratio(asgi["fresh_key"]["p50_ms"], plain),
-                    floor_of(asgi, "floor_fresh", "p50_ms", plain), FRESH_KEY_TARGETS[store])
-            at_most(f"{store}: uvicorn (ASGI) replay p50 / plain", ratio(asgi["replay"]["p50_ms"], plain),
-                    floor_of(asgi, "floor_replay", "p50_ms", plain), REPLAY_TARGETS[store])
+            at_most(
+                f"{store}: uvicorn (ASGI) fresh key p50 / plain",
+                ratio(asgi["fresh_key"]["p50_ms"], plain),
+                floor_of(asgi, "floor_fresh", "p50_ms", plain),
+                FRESH_KEY_TARGETS[store],
+            )
+            at_most(
+                f"{store}: uvicorn (ASGI) replay p50 / plain",
+                ratio(asgi["replay"]["p50_ms"], plain),
+                floor_of(asgi, "floor_replay", "p50_ms", plain),
+                REPLAY_TARGETS[store],
+            )
     for store, data in idempotency.get("inprocess", {}).items():
         cpu = data["cpu"]
-        at_most(f"{store}: fresh key CPU / plain (in-process)", ratio(cpu["fresh_key"], cpu["plain"]),
-                ratio(cpu["floor_fresh"], cpu["plain"]) if "floor_fresh" in cpu else None, FRESH_KEY_CPU_TARGET)
+        at_most(
+            f"{store}: fresh key CPU / plain (in-process)",
+            ratio(cpu["fresh_key"], cpu["plain"]),
+            ratio(cpu["floor_fresh"], cpu["plain"]) if "floor_fresh" in cpu else None,
+            FRESH_KEY_CPU_TARGET,
+        )
     for vendor, data in results.get("pagination", {}).items():
         for name in KEYSET_SCENARIOS:
             if name not in data["pages"]:
                 continue
             pages = data["pages"][name]
             depths = sorted(pages, key=int)
-            at_most(f"{vendor}: {name} any depth / depth 0 (worst)", _deepest(pages, depths),
-                    _deepest(data["pages"].get("cursor"), depths), DEEP_PAGE_TARGET, "drf")
+            at_most(
+                f"{vendor}: {name} any depth / depth 0 (worst)",
+                _deepest(pages, depths),
+                _deepest(data["pages"].get("cursor"), depths),
+                DEEP_PAGE_TARGET,
+                "drf",
+            )
             if name == "keyset" and "cursor" in data["pages"]:
                 drf = data["pages"]["cursor"]
                 versus = max(ratio(pages[depth]["p50_ms"], drf[depth]["p50_ms"]) for depth in depths[1:])
-                add(f"{vendor}: keyset / DRF cursor at the same depth (worst)", versus, f"<= {DRF_CURSOR_TARGET}",
-                    versus <= DRF_CURSOR_TARGET)
+                add(
+                    f"{vendor}: keyset / DRF cursor at the same depth (worst)",
+                    versus,
+                    f"<= {DRF_CURSOR_TARGET}",
+                    versus <= DRF_CURSOR_TARGET,
+                )
             cpu = data.get("cpu", {})
             if name in cpu:  # the same targets on this process's CPU time, which load hardly moves
                 own = cpu[name]
-                at_most(f"{vendor}: {name} any depth / depth 0 (worst, CPU)", _deepest(own, depths),
-                        _deepest(cpu.get("cursor"), depths), DEEP_PAGE_TARGET, "drf")
+                at_most(
+                    f"{vendor}: {name} any depth / depth 0 (worst, CPU)",
+                    _deepest(own, depths),
+                    _deepest(cpu.get("cursor"), depths),
+                    DEEP_PAGE_TARGET,
+                    "drf",
+                )
                 if name == "keyset" and "cursor" in cpu:
                     versus = max(ratio(own[depth]["p50_ms"], cpu["cursor"][depth]["p50_ms"]) for depth in depths[1:])
-                    add(f"{vendor}: keyset / DRF cursor at the same depth (worst, CPU)", versus,
-                        f"<= {DRF_CURSOR_TARGET}", versus <= DRF_CURSOR_TARGET)
+                    add(
+                        f"{vendor}: keyset / DRF cursor at the same depth (worst, CPU)",
+                        versus,
+                        f"<= {DRF_CURSOR_TARGET}",
+                        versus <= DRF_CURSOR_TARGET,
+                    )
             if name == "search" and "keyset_filtered" in data["pages"]:
                 for label, series in (("", data["pages"]), (", CPU", cpu)):
                     if name not in series:
                         continue
                     listed = series["keyset_filtered"]
                     versus = max(ratio(series[name][depth]["p50_ms"], listed[depth]["p50_ms"]) for depth in depths)
-                    add(f"{vendor}: search / its list at the same depth (worst{label})", versus,
-                        f"<= {SEARCH_LIST_TARGET}", versus <= SEARCH_LIST_TARGET)
+                    add(
+                        f"{vendor}: search / its list at the same depth (worst{label})",
+                        versus,
+                        f"<= {SEARCH_LIST_TARGET}",
+                        versus <= SEARCH_LIST_TARGET,
+                    )
             queries = set(data["queries"][name].values())
             add(f"{vendor}: {name} queries per page", max(queries), "1", queries == {1})
         for name in KEYSET_SCENARIOS:
             walk = data["ties"]["walks"].get(name)
             if walk is None:
                 continue
-            add(f"{vendor}: {name} duplicates + skips on ties", walk["duplicates"] + walk["skips"], "0",
-                walk["duplicates"] + walk["skips"] == 0)
+            add(
+                f"{vendor}: {name} duplicates + skips on ties",
+                walk["duplicates"] + walk["skips"],
+                "0",
+                walk["duplicates"] + walk["skips"] == 0,
+            )
             if "same_pages" in walk:
-                add(f"{vendor}: {name} walk back serves the pages forward", "yes" if walk["same_pages"] else "no",
-                    "yes", walk["same_pages"])
+                add(
+                    f"{vendor}: {name} walk back serves the pages forward",
+                    "yes" if walk["same_pages"] else "no",
+                    "yes",
+                    walk["same_pages"],
+                )
     for vendor, data in results.get("purge", {}).items():
         after = [run for run in data["runs"] if run["variant"] == "after"]
         paced = next(run for run in after if run["load_rate"])
-        add(f"{vendor}: purge records/s under {paced['load_rate']:.0f} keyed requests/s", paced["deleted_per_second"],
-            f">= {PURGE_RATE_TARGET:,}", paced["deleted_per_second"] >= PURGE_RATE_TARGET)
+        add(
+            f"{vendor}: purge records/s under {paced['load_rate']:.0f} keyed requests/s",
+            paced["deleted_per_second"],
+            f">= {PURGE_RATE_TARGET:,}",
+            paced["deleted_per_second"] >= PURGE_RATE_TARGET,
+        )
         for run in after:
             if not run["load_rate"]:  # the database as busy with claims as the clients can make it
                 claims = run["during"]["rate"]
-                add(f"{vendor}: purge records/s over claims/s, claims unpaced",
-                    ratio(run["deleted_per_second"], claims), "> 1 (keeps up)", run["deleted_per_second"] > claims)
-        add(f"{vendor}: expired records left after purge", max(run["expired_left"] for run in data["runs"]), "0",
-            all(run["expired_left"] == 0 for run in data["runs"]))
+                add(
+                    f"{vendor}: purge records/s over claims/s, claims unpaced",
+                    ratio(run["deleted_per_second"], claims),
+                    "> 1 (keeps up)",
+                    run["deleted_per_second"] > claims,
+                )
+        add(
+            f"{vendor}: expired records left after purge",
+            max(run["expired_left"] for run in data["runs"]),
+            "0",
+            all(run["expired_left"] == 0 for run in data["runs"]),
+        )
     found.extend(filter_backends.targets(results))
     return found

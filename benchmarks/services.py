@@ -36,8 +36,12 @@ def _admin_connection(url: str) -> Any:
 
     parts = urlsplit(url)
     return psycopg.connect(
-        host=parts.hostname or "127.0.0.1", port=parts.port or 5432, user=parts.username or None,
-        password=parts.password or None, dbname="postgres", autocommit=True,
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or 5432,
+        user=parts.username or None,
+        password=parts.password or None,
+        dbname="postgres",
+        autocommit=True,
     )
 
 
@@ -95,7 +99,9 @@ def run_task(name: str, arguments: dict[str, Any], env: dict[str, str]) -> Any:
     with tempfile.NamedTemporaryFile(suffix=".json", dir=WORK_DIR if WORK_DIR.exists() else None) as output:
         subprocess.run(
             [sys.executable, "-m", "benchmarks.tasks", name, json.dumps(arguments), output.name],
-            cwd=REPOSITORY, env={**env, "DJANGO_SETTINGS_MODULE": "benchmarks.settings"}, check=True,
+            cwd=REPOSITORY,
+            env={**env, "DJANGO_SETTINGS_MODULE": "benchmarks.settings"},
+            check=True,
         )
         return json.loads(Path(output.name).read_text())
 
@@ -116,8 +122,20 @@ def gunicorn(workers: int, env: dict[str, str]) -> Iterator[int]:
     """The example service under gunicorn (sync workers) on a loopback port; yields the port."""
     port = free_port()
     command = [
-        sys.executable, "-m", "gunicorn", "testproject.wsgi:application", "--workers", str(workers),
-        "--bind", f"127.0.0.1:{port}", "--timeout", "120", "--graceful-timeout", "5", "--log-level", "warning",
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "testproject.wsgi:application",
+        "--workers",
+        str(workers),
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--timeout",
+        "120",
+        "--graceful-timeout",
+        "5",
+        "--log-level",
+        "warning",
     ]
     with _serving("gunicorn", command, port, env):
         yield port
@@ -128,8 +146,19 @@ def uvicorn(workers: int, env: dict[str, str]) -> Iterator[int]:
     """The example service under uvicorn (ASGI, one event loop a worker) on a loopback port."""
     port = free_port()
     command = [
-        sys.executable, "-m", "uvicorn", "testproject.asgi:application", "--workers", str(workers),
-        "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log",
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "testproject.asgi:application",
+        "--workers",
+        str(workers),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
     ]
     with _serving("uvicorn", command, port, env):
         yield port

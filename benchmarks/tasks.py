@@ -118,9 +118,7 @@ def inprocess_idempotency(rounds: int, requests_per_round: int, profile: str | N
     return measured
 
 
-def floor_scenarios(
-    post: Callable[[str, str], int], body: str, run: str, counter: Any
-) -> dict[str, Callable[[], int]]:
+def floor_scenarios(post: Callable[[str, str], int], body: str, run: str, counter: Any) -> dict[str, Callable[[], int]]:
     """``floor_fresh`` and ``floor_replay``, sent by ``post(key, path)`` as the other scenarios
     are, the replay's key resolved first."""
     from . import floor_views
@@ -156,9 +154,11 @@ def floor_answers(key: str) -> dict[str, Any]:
     replay = post(floor_views.REPLAY_PATH, key)
     other = json.dumps({"user_id": "usr_other"})
     return {
-        "fresh": fresh.status_code, "replay": replay.status_code,
+        "fresh": fresh.status_code,
+        "replay": replay.status_code,
         "same_bytes": replay.content == post(floor_views.REPLAY_PATH, key).content and b'"id":"ord_' in replay.content,
-        "replayed_header": replay.get("X-Cache-Lookup"), "held": post(floor_views.FRESH_PATH, key).status_code,
+        "replayed_header": replay.get("X-Cache-Lookup"),
+        "held": post(floor_views.FRESH_PATH, key).status_code,
         "other_body": post(floor_views.REPLAY_PATH, key, other).status_code,
         "unknown_key": post(floor_views.REPLAY_PATH, f"never-{uuid.uuid4().hex}").status_code,
     }
@@ -186,8 +186,13 @@ def _stop_profiler(profiler: Any, path: str | None) -> None:
 
 
 def pagination(
-    rows: int, depths: list[int], rounds: int, tie_group: int | None = None, walk: bool = False,
-    rebuild: bool = False, profile: str | None = None,
+    rows: int,
+    depths: list[int],
+    rounds: int,
+    tie_group: int | None = None,
+    walk: bool = False,
+    rebuild: bool = False,
+    profile: str | None = None,
 ) -> dict[str, Any]:
     """Build ``rows`` orders (``tie_group`` rows per ``created_at`` if given), then time a page
     at each depth through each paginator, or (``walk``) walk every page and count duplicates and
@@ -198,8 +203,11 @@ def pagination(
     started = time.perf_counter()
     built = build_orders(rows, tie_group=tie_group, rebuild=rebuild)
     result: dict[str, Any] = {
-        "vendor": connection.vendor, "rows": rows, "tie_group": tie_group,
-        "build_seconds": round(time.perf_counter() - started, 1), "built": built,
+        "vendor": connection.vendor,
+        "rows": rows,
+        "tie_group": tie_group,
+        "build_seconds": round(time.perf_counter() - started, 1),
+        "built": built,
     }
     if walk:
         result["walks"] = {name: walk_all_pages(name, rows) for name in WALKS}
@@ -371,16 +379,26 @@ def time_pages(depths: list[int], rounds: int) -> dict[str, Any]:
             send(client, urls[name, depth])
             samples[name][depth].append((time.perf_counter() - started) * 1000)
             cpu[name][depth].append((time.thread_time() - cpu_started) * 1000)
-    return {"samples_ms": samples, "cpu_ms": cpu, "queries": queries, "deepest_keyset_sql": deepest_sql,
-            "deepest_keyset_plan": explain(deepest_sql)}
+    return {
+        "samples_ms": samples,
+        "cpu_ms": cpu,
+        "queries": queries,
+        "deepest_keyset_sql": deepest_sql,
+        "deepest_keyset_plan": explain(deepest_sql),
+    }
 
 
 #: The pages profiled with --profile: the list's first page, its page at the deepest depth, and
 #: DRF's CursorPagination page at that depth; the declared sort's and the search's first and
 #: deepest pages.
 PROFILED_PAGES = (
-    ("keyset", "first"), ("keyset", "deepest"), ("cursor", "deepest"), ("keyset_sorted", "first"),
-    ("keyset_sorted", "deepest"), ("search", "first"), ("search", "deepest"),
+    ("keyset", "first"),
+    ("keyset", "deepest"),
+    ("cursor", "deepest"),
+    ("keyset_sorted", "first"),
+    ("keyset_sorted", "deepest"),
+    ("search", "first"),
+    ("search", "deepest"),
 )
 
 
@@ -421,8 +439,11 @@ def time_counts(rounds: int) -> dict[str, Any]:
         with CaptureQueriesContext(connection) as captured:
             body = client.get(f"/bench/{name}").json()
         queries[name] = len([q for q in captured.captured_queries if Order._meta.db_table in q["sql"]])
-        totals[name] = {key: value for key, value in body.get("pagination", body).items()
-                        if key in ("total", "total_is_lower_bound", "total_is_estimate", "count")}
+        totals[name] = {
+            key: value
+            for key, value in body.get("pagination", body).items()
+            if key in ("total", "total_is_lower_bound", "total_is_estimate", "count")
+        }
     samples: dict[str, list[float]] = {name: [] for name in COUNTED}
     names = list(COUNTED)
     for round_number in range(rounds):
@@ -498,8 +519,13 @@ def walk_all_pages(name: str, rows: int) -> dict[str, Any]:
     everything = set(Order.objects.values_list("id", flat=True))
     distinct = set(seen)
     return {
-        **result, "pages": len(pages), "rows_returned": len(seen), "duplicates": len(seen) - len(distinct),
-        "skips": len(everything - distinct), "loops": loops, "seconds": round(time.perf_counter() - started, 2),
+        **result,
+        "pages": len(pages),
+        "rows_returned": len(seen),
+        "duplicates": len(seen) - len(distinct),
+        "skips": len(everything - distinct),
+        "loops": loops,
+        "seconds": round(time.perf_counter() - started, 2),
     }
 
 

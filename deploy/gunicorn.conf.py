@@ -32,14 +32,16 @@ secure_scheme_headers = {"X-FORWARDED-PROTO": "https"}
 # keep the problem written here. Without nginx in front, the problem written here is the answer.
 def _write_problem(sock, status_int, reason, mesg):
     trace_id = uuid.uuid4().hex
-    body = json.dumps({
-        "type": "about:blank",
-        "title": reason,
-        "status": status_int,
-        "detail": "The server could not parse the request." if status_int < 500 else "The server failed to answer.",
-        "instance": f"urn:request:{trace_id}",
-        "trace_id": trace_id,
-    }).encode()
+    body = json.dumps(
+        {
+            "type": "about:blank",
+            "title": reason,
+            "status": status_int,
+            "detail": "The server could not parse the request." if status_int < 500 else "The server failed to answer.",
+            "instance": f"urn:request:{trace_id}",
+            "trace_id": trace_id,
+        }
+    ).encode()
     redirect = "X-Accel-Redirect: /_api_problem/400?refused=service\r\n" if status_int == 400 else ""
     head = (
         f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"

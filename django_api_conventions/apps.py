@@ -18,6 +18,7 @@ class APIConventionsConfig(AppConfig):
             from .contrib import spectacular  # noqa: F401 -- registers the schema extensions
         request_finished.connect(forget_trace_id, dispatch_uid="api_conventions_forget_trace_id")
         from .idempotency.transactions import settle_unfinished  # runs the settles of finished WSGI requests
+
         request_finished.connect(settle_unfinished, dispatch_uid="api_conventions_settle_idempotency_keys")
         resolve_span_trace_id_lookup()
         _keep_deprecations_on_replay()

@@ -86,8 +86,10 @@ class StrictIntegerField(serializers.IntegerField):
         if exact is None:
             self.fail("invalid")
         # An exponent past int()'s digit limit is refused before int() spells it out.
-        if not exact.is_finite() or exact.adjusted() >= sys.get_int_max_str_digits() or (
-            exact != exact.to_integral_value()
+        if (
+            not exact.is_finite()
+            or exact.adjusted() >= sys.get_int_max_str_digits()
+            or (exact != exact.to_integral_value())
         ):
             self._refuse("not_an_integer", data)
         return int(exact)

@@ -51,8 +51,10 @@ def maintenance_exempt(view: _View) -> _View:
 def is_maintenance_exempt(view: Callable[..., object]) -> bool:
     """Whether a resolved view (``ResolverMatch.func``) carries :func:`maintenance_exempt`."""
     # A class-based view resolves to the function as_view() made; the mark is on its class.
-    return bool(getattr(view, "maintenance_exempt", False)
-                or getattr(getattr(view, "view_class", None), "maintenance_exempt", False))
+    return bool(
+        getattr(view, "maintenance_exempt", False)
+        or getattr(getattr(view, "view_class", None), "maintenance_exempt", False)
+    )
 
 
 #: Cache backends private to one process: a switch written there never reaches a server.
@@ -114,9 +116,7 @@ def write_switch(enabled: bool, retry_after: int | None = None) -> MaintenanceSt
             name=SWITCH_NAME, defaults={"enabled": state.enabled, "retry_after": state.retry_after}
         )
     else:
-        caches[SWITCH_CACHE].set(
-            CACHE_KEY, {"enabled": state.enabled, "retry_after": state.retry_after}, timeout=None
-        )
+        caches[SWITCH_CACHE].set(CACHE_KEY, {"enabled": state.enabled, "retry_after": state.retry_after}, timeout=None)
     _last_reading.clear()
     return state
 

@@ -61,7 +61,8 @@ class FallbackContentNegotiation(DefaultContentNegotiation):
         # Every value, not only the last one DRF reads: a repetition must not smuggle one through.
         if any(value not in spoken for value in request.query_params.getlist(name)):
             detail = (
-                gettext("{name} must be one of: {values}.").format(name=name, values=", ".join(spoken)) if spoken
+                gettext("{name} must be one of: {values}.").format(name=name, values=", ".join(spoken))
+                if spoken
                 else gettext("{name} is not accepted here.").format(name=name)
             )
             raise invalid_parameters([parameter_error(name, detail, "invalid")])
@@ -102,8 +103,10 @@ def refuse_wildcard_media_type(content_type: str | None, accepted: Sequence[str]
 def unsupported_media_type(content_type: str, accepted: Sequence[str]) -> UnsupportedMediaType:
     """DRF's 415, its detail naming the accepted types too."""
     echoed = content_type if len(content_type) <= _LONGEST_ECHOED_TYPE else f"{content_type[:_LONGEST_ECHOED_TYPE]}..."
-    names = [gettext("any type ending in {suffix}").format(suffix=name[3:]) if name.startswith("*/*+") else name
-             for name in accepted]
+    names = [
+        gettext("any type ending in {suffix}").format(suffix=name[3:]) if name.startswith("*/*+") else name
+        for name in accepted
+    ]
     detail = force_str(UnsupportedMediaType.default_detail).format(media_type=echoed)
     accepted_detail = gettext("Accepted: {types}.").format(types=", ".join(names))
     return UnsupportedMediaType(echoed, detail=f"{detail} {accepted_detail}")

@@ -42,12 +42,30 @@ VERBS = frozenset(
 
 #: The noun that names the sub-resource an action creates, for the hint.
 ACTION_NOUNS = {
-    "pay": "payments", "cancel": "cancellations", "refund": "refunds", "approve": "approvals",
-    "reject": "rejections", "send": "deliveries", "ship": "shipments", "charge": "charges",
-    "capture": "captures", "confirm": "confirmations", "submit": "submissions", "transfer": "transfers",
-    "invite": "invitations", "subscribe": "subscriptions", "login": "sessions", "logout": "sessions",
-    "register": "registrations", "void": "voids", "archive": "archives", "publish": "publications",
-    "verify": "verifications", "export": "exports", "import": "imports", "upload": "uploads",
+    "pay": "payments",
+    "cancel": "cancellations",
+    "refund": "refunds",
+    "approve": "approvals",
+    "reject": "rejections",
+    "send": "deliveries",
+    "ship": "shipments",
+    "charge": "charges",
+    "capture": "captures",
+    "confirm": "confirmations",
+    "submit": "submissions",
+    "transfer": "transfers",
+    "invite": "invitations",
+    "subscribe": "subscriptions",
+    "login": "sessions",
+    "logout": "sessions",
+    "register": "registrations",
+    "void": "voids",
+    "archive": "archives",
+    "publish": "publications",
+    "verify": "verifications",
+    "export": "exports",
+    "import": "imports",
+    "upload": "uploads",
 }
 
 _IRREGULAR_PLURALS = frozenset(
@@ -105,8 +123,11 @@ def project_resolvers() -> list[URLResolver]:
     """The resolvers of every URLconf the project serves: the root one (``ROOT_URLCONF``, or the
     one ``set_urlconf`` made current), then those of ``EXTRA_URLCONFS``, each once."""
     root = get_resolver()
-    extra = [get_resolver(name) for name in dict.fromkeys(api_settings.EXTRA_URLCONFS)
-             if name not in (root.urlconf_name, settings.ROOT_URLCONF)]
+    extra = [
+        get_resolver(name)
+        for name in dict.fromkeys(api_settings.EXTRA_URLCONFS)
+        if name not in (root.urlconf_name, settings.ROOT_URLCONF)
+    ]
     return [root, *extra]
 
 

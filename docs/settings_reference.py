@@ -50,7 +50,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         (
             "The API's paths, searched in `request.path`: there every error is a problem. Elsewhere (Django's "
             "admin) Django's error pages and CSRF page answer as usual; DRF views answer problems on every path. "
-            "The default is the whole site; `[r\"^/(?!admin/)\"]` leaves the admin out. Unset with the admin "
+            'The default is the whole site; `[r"^/(?!admin/)"]` leaves the admin out. Unset with the admin '
             "installed: warning `W012`. See [API paths and HTML pages](problem-details.md#api-paths-and-html-pages)."
         ),
         why="The site serves HTML pages (Django's admin, a front end) beside the API.",
@@ -58,8 +58,8 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "HTML_ERROR_HANDLERS": SettingDoc(
         "a dict of Django's error handler names to dotted paths",
         (
-            "The project's own error views, by Django's names: `\"handler400\"`, `\"handler403\"`, "
-            "`\"handler404\"`, `\"handler500\"`, `\"CSRF_FAILURE_VIEW\"`. Outside `API_PATHS` the package's "
+            'The project\'s own error views, by Django\'s names: `"handler400"`, `"handler403"`, '
+            '`"handler404"`, `"handler500"`, `"CSRF_FAILURE_VIEW"`. Outside `API_PATHS` the package\'s '
             "error views hand over to them (to Django's own for a name left out). Another name, or one of the "
             "package's own views, is error `E003`; a path that cannot be imported, `E004`. See [Your own error "
             "views outside the API](problem-details.md#your-own-error-views-outside-the-api)."
@@ -69,7 +69,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "PROJECT_EXCEPTION_HANDLER": SettingDoc(
         "a dotted path or None",
         (
-            "The project's own DRF exception handler (its previous `REST_FRAMEWORK[\"EXCEPTION_HANDLER\"]`): "
+            'The project\'s own DRF exception handler (its previous `REST_FRAMEWORK["EXCEPTION_HANDLER"]`): '
             "the package's handler runs it first and converts its answer into a problem, keeping its status, "
             "`detail`, field messages and headers (`Retry-After`). A path that cannot be imported is error "
             "`E004`; the package's own handler, `E003`. See [Keeping your DRF exception "
@@ -97,7 +97,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         "an attribute name or None",
         (
             "The request attribute where the project's own middleware puts its request id (NetBox's "
-            "`request.id`: `\"id\"`). Once set, that id is the trace id: in problems, log lines and the "
+            '`request.id`: `"id"`). Once set, that id is the trace id: in problems, log lines and the '
             "`TRACE_ID_HEADER` header, ahead of the span's, the caller's and a new one. `\"trace_id\"`, the "
             "package's own, is error `E003`. See [Your project's own request "
             "id](tracing-and-clients.md#your-projects-own-request-id)."
@@ -143,7 +143,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "MAINTENANCE_EXEMPT_PATHS": SettingDoc(
         "a list of regular expressions",
         (
-            "Paths that keep working during maintenance, searched in `request.path`, e.g. `[r\"^/admin/\"]`. "
+            'Paths that keep working during maintenance, searched in `request.path`, e.g. `[r"^/admin/"]`. '
             "The package's problem type pages, `/openapi.json` and `/docs` keep working without being listed, "
             "wherever they are mounted. See [Exempt paths](operations.md#exempt-paths)."
         ),
@@ -272,7 +272,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         (
             "Query parameters every view with [strict query parameters](pagination.md#parameters-the-view-declares) "
             "accepts besides its filters and its paginator's, on any method: those the project's serializers or "
-            "views read (`[\"brief\", \"fields\"]`). A view adds its own with `extra_query_params`."
+            'views read (`["brief", "fields"]`). A view adds its own with `extra_query_params`.'
         ),
         why="Your serializers or views read query parameters of their own on any request (NetBox's `brief`).",
     ),

@@ -28,8 +28,11 @@ def database_from_url(url: str | None) -> dict[str, Any]:
         return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(DEFAULT_SQLITE), "OPTIONS": sqlite_options()}
     parts = urlsplit(url)
     if parts.scheme == "sqlite":
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": unquote(parts.path[1:]) or ":memory:",
-                "OPTIONS": sqlite_options()}
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": unquote(parts.path[1:]) or ":memory:",
+            "OPTIONS": sqlite_options(),
+        }
     if parts.scheme in ("postgres", "postgresql"):
         return {
             "ENGINE": "django.db.backends.postgresql",
@@ -63,8 +66,10 @@ def cache_from_url(url: str | None) -> dict[str, Any]:
 def sentinel_cache(url: str, target: Any) -> dict[str, Any]:
     # django-redis reads the service name where a URL has its host, lower-cased.
     if target.service_name != target.service_name.lower():
-        raise ValueError(f"REDIS_URL {redacted_url(url)!r}: django-redis lower-cases the Sentinel service name "
-                         f"{target.service_name!r}; name the service in lower case")
+        raise ValueError(
+            f"REDIS_URL {redacted_url(url)!r}: django-redis lower-cases the Sentinel service name "
+            f"{target.service_name!r}; name the service in lower case"
+        )
     credentials = ""
     if target.password:
         credentials = f"{quote(target.username or '', safe='')}:{quote(target.password, safe='')}@"
@@ -79,8 +84,11 @@ def sentinel_cache(url: str, target: Any) -> dict[str, Any]:
     for name in ("socket_timeout", "socket_connect_timeout"):
         if name in target.options:
             options[name.upper()] = target.options[name]
-    return {"BACKEND": "django_redis.cache.RedisCache",
-            "LOCATION": f"redis://{credentials}{target.service_name}/{target.db}", "OPTIONS": options}
+    return {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": f"redis://{credentials}{target.service_name}/{target.db}",
+        "OPTIONS": options,
+    }
 
 
 def idempotency_redis_url(url: str | None) -> str | None:

@@ -97,7 +97,7 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Billing API (django-api-conventions example service)",
     "DESCRIPTION": "Users, invoices, payments and orders. Every error is `application/problem+json`; "
-                   "every POST takes an `Idempotency-Key`; lists are cursor-paginated.",
+    "every POST takes an `Idempotency-Key`; lists are cursor-paginated.",
     "VERSION": "2",
     "SERVE_INCLUDE_SCHEMA": False,
     # Read-only fields (id, created_at) are left out of request bodies.
@@ -131,10 +131,20 @@ API_CONVENTIONS = {
     "IDEMPOTENCY_STORE_UNAVAILABLE": os.environ.get("IDEMPOTENCY_STORE_UNAVAILABLE", "fail-closed"),
     # Oldest first: v0 is gone (410), v1 is still served until its sunset, v2 is current.
     "VERSIONS": [
-        {"name": "v0", "status": "retired", "deprecation": "2025-06-01", "sunset": "2026-01-01",
-         "migration_guide": MIGRATION_GUIDE},
-        {"name": "v1", "status": "deprecated", "deprecation": "2026-06-01", "sunset": "2027-06-01",
-         "migration_guide": MIGRATION_GUIDE},
+        {
+            "name": "v0",
+            "status": "retired",
+            "deprecation": "2025-06-01",
+            "sunset": "2026-01-01",
+            "migration_guide": MIGRATION_GUIDE,
+        },
+        {
+            "name": "v1",
+            "status": "deprecated",
+            "deprecation": "2026-06-01",
+            "sunset": "2027-06-01",
+            "migration_guide": MIGRATION_GUIDE,
+        },
         {"name": "v2", "status": "current"},
     ],
 }

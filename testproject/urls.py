@@ -16,12 +16,13 @@ router.register("orders", OrderViewSet, basename="order")
 api = [
     *router.urls,
     path("invoices/<str:invoice_id>/payments", InvoicePaymentList.as_view(), name="invoice-payments"),
-    path(
-        "invoices/<str:invoice_id>/payments/<str:payment_id>", InvoicePaymentDetail.as_view(), name="invoice-payment"
-    ),
+    path("invoices/<str:invoice_id>/payments/<str:payment_id>", InvoicePaymentDetail.as_view(), name="invoice-payment"),
     # The same payments through an async (adrf) view.
-    path("invoices/<str:invoice_id>/async-payments", AsyncInvoicePaymentViewSet.as_view({"post": "create"}),
-         name="invoice-async-payments"),
+    path(
+        "invoices/<str:invoice_id>/async-payments",
+        AsyncInvoicePaymentViewSet.as_view({"post": "create"}),
+        name="invoice-async-payments",
+    ),
 ]
 
 urlpatterns = [

@@ -37,10 +37,20 @@ def start_chromium(browser: str, driver: str) -> Any:
 
     options = webdriver.ChromeOptions()
     options.binary_location = browser
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1280,1600", "--no-first-run", "--disable-extensions",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--disable-default-apps", "--lang=en-US"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1600",
+        "--no-first-run",
+        "--disable-extensions",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-default-apps",
+        "--lang=en-US",
+    ):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     return webdriver.Chrome(options=options, service=Service(executable_path=driver))

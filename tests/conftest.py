@@ -65,8 +65,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if "nginx" in REQUIRED and find_nginx() is None:
         problems.append(f"nginx is required (CI=true or REQUIRE_BACKENDS=nginx) but is not installed: {INSTALL_NGINX}")
     if "pgbouncer" in REQUIRED and find_pgbouncer() is None:
-        problems.append("pgbouncer is required (CI=true or REQUIRE_BACKENDS=pgbouncer) but is not installed: "
-                        f"{INSTALL_PGBOUNCER}")
+        problems.append(
+            f"pgbouncer is required (CI=true or REQUIRE_BACKENDS=pgbouncer) but is not installed: {INSTALL_PGBOUNCER}"
+        )
     if "browser" in REQUIRED and find_browser() is None:
         problems.append(
             f"Chromium is required (CI=true or REQUIRE_BACKENDS=browser) but is not installed: {INSTALL_BROWSER}"
@@ -89,7 +90,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip_postgres = pytest.mark.skip(reason="DATABASE_URL is not PostgreSQL")
     skip_nginx = pytest.mark.skip(reason=f"nginx is not installed (not on PATH, nor in /usr/sbin): {INSTALL_NGINX}")
     skip_pgbouncer = pytest.mark.skip(
-        reason=f"pgbouncer is not installed (not on PATH, nor in /usr/sbin): {INSTALL_PGBOUNCER}")
+        reason=f"pgbouncer is not installed (not on PATH, nor in /usr/sbin): {INSTALL_PGBOUNCER}"
+    )
     skip_browser = pytest.mark.skip(reason=f"chromium, chromedriver or selenium is missing: {INSTALL_BROWSER}")
     nginx_missing = find_nginx() is None
     pgbouncer_missing = find_pgbouncer() is None
@@ -154,8 +156,9 @@ def pgbouncer(django_db_setup: None) -> Iterator[PgBouncer]:
     config = connections["default"].settings_dict
     if config["ENGINE"] != "django.db.backends.postgresql":
         pytest.skip("DATABASE_URL is not PostgreSQL: PgBouncer pools PostgreSQL connections")
-    with running_pgbouncer(config["HOST"] or "127.0.0.1", int(config["PORT"] or 5432), config["USER"] or "root",
-                   config["PASSWORD"] or "") as server:
+    with running_pgbouncer(
+        config["HOST"] or "127.0.0.1", int(config["PORT"] or 5432), config["USER"] or "root", config["PASSWORD"] or ""
+    ) as server:
         yield server
 
 

@@ -27,8 +27,14 @@ class Service:
     environment: dict[str, str]
 
     def manage(self, *arguments: str) -> str:
-        return subprocess.run([sys.executable, "-m", "testproject", *arguments], cwd=REPOSITORY,
-                              env=self.environment, check=True, capture_output=True, text=True).stdout
+        return subprocess.run(
+            [sys.executable, "-m", "testproject", *arguments],
+            cwd=REPOSITORY,
+            env=self.environment,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
 
 
 @contextmanager
@@ -56,9 +62,23 @@ def running_service(
     service.manage("migrate", "--no-input", "-v", "0")
     service.manage("seed_demo")
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "testproject.wsgi:application", "--workers", str(workers),
-         "--bind", f"127.0.0.1:{port}", "--timeout", "30", "--log-level", "warning", *gunicorn_options],
-        cwd=REPOSITORY, env=environment,
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "testproject.wsgi:application",
+            "--workers",
+            str(workers),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--timeout",
+            "30",
+            "--log-level",
+            "warning",
+            *gunicorn_options,
+        ],
+        cwd=REPOSITORY,
+        env=environment,
     )
     try:
         deadline = time.monotonic() + 30
@@ -100,8 +120,9 @@ def example_service(
         if backend == "postgres+pgbouncer":
             parts = urlsplit(database_url)
             # Stopped before the database is dropped: its pooled connections would keep it in use.
-            with running_pgbouncer(parts.hostname or "127.0.0.1", parts.port or 5432, parts.username or "root",
-                                   parts.password or "") as bouncer:
+            with running_pgbouncer(
+                parts.hostname or "127.0.0.1", parts.port or 5432, parts.username or "root", parts.password or ""
+            ) as bouncer:
                 environment.update(DATABASE_URL=bouncer.url(database_url), IDEMPOTENCY_STORE="database")
                 with running_service(environment, gunicorn_options=gunicorn_options) as running:
                     yield running

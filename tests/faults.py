@@ -149,9 +149,7 @@ class ReservedNamesView(APIView):
         return Response(serializer.validated_data)
 
 
-register_problem_type(
-    "invoice-already-paid", "Invoice already paid", 409, "A paid invoice takes no more payments."
-)
+register_problem_type("invoice-already-paid", "Invoice already paid", 409, "A paid invoice takes no more payments.")
 
 
 class OwnProblemView(APIView):

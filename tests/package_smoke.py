@@ -54,8 +54,10 @@ def check_contents(dist: Path, source_root: Path) -> None:
     expected = package_files(source_root)
     [wheel] = dist.glob("*.whl")
     [sdist] = dist.glob("*.tar.gz")
-    check(f"-{version}-" in wheel.name and f"-{version}.tar.gz" in sdist.name,
-          f"artifacts {wheel.name}, {sdist.name} do not carry the version {version}")
+    check(
+        f"-{version}-" in wheel.name and f"-{version}.tar.gz" in sdist.name,
+        f"artifacts {wheel.name}, {sdist.name} do not carry the version {version}",
+    )
 
     names = set(zipfile.ZipFile(wheel).namelist())
     info = f"{PACKAGE}-{version}.dist-info"
@@ -64,21 +66,41 @@ def check_contents(dist: Path, source_root: Path) -> None:
     check(not strays, f"the wheel holds more than the package: {sorted(strays)}")
     check(f"{info}/licenses/LICENSE" in names, "no LICENSE in the wheel")
     metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
-    for line in (f"Version: {version}", "License-Expression: MIT", "Requires-Python: >=3.11",
-                 "Classifier: Framework :: Django :: 5.2", "Classifier: Framework :: Django :: 6.0",
-                 "Classifier: Programming Language :: Python :: 3.13", "Provides-Extra: openapi"):
+    for line in (
+        f"Version: {version}",
+        "License-Expression: MIT",
+        "Requires-Python: >=3.11",
+        "Classifier: Framework :: Django :: 5.2",
+        "Classifier: Framework :: Django :: 6.0",
+        "Classifier: Programming Language :: Python :: 3.13",
+        "Provides-Extra: openapi",
+    ):
         check(line in metadata.splitlines(), f"the wheel's METADATA lacks {line!r}")
 
     with tarfile.open(sdist) as archive:
         root = f"{PACKAGE}-{version}/"
         members = {name.removeprefix(root) for name in archive.getnames()}
-    wanted = expected | {"LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "PKG-INFO", "tests/conftest.py",
-                         "tests/settings.py", "tests/package_smoke.py", "testproject/settings.py",
-                         "testproject/openapi/v2.json", "docs/index.md", "mkdocs.yml",
-                         "deploy/nginx/api.conf.template", "deploy/gunicorn.conf.py"}
+    wanted = expected | {
+        "LICENSE",
+        "README.md",
+        "CHANGELOG.md",
+        "pyproject.toml",
+        "PKG-INFO",
+        "tests/conftest.py",
+        "tests/settings.py",
+        "tests/package_smoke.py",
+        "testproject/settings.py",
+        "testproject/openapi/v2.json",
+        "docs/index.md",
+        "mkdocs.yml",
+        "deploy/nginx/api.conf.template",
+        "deploy/gunicorn.conf.py",
+    }
     check(wanted <= members, f"missing from the sdist: {sorted(wanted - members)}")
-    check(not [m for m in members if "__pycache__" in m or m.endswith(".pyc") or m.startswith(".venvs")],
-          "the sdist holds compiled files or virtualenvs")
+    check(
+        not [m for m in members if "__pycache__" in m or m.endswith(".pyc") or m.startswith(".venvs")],
+        "the sdist holds compiled files or virtualenvs",
+    )
     print(f"contents: {wheel.name} ({len(names)} files), {sdist.name} ({len(members)} entries)")
 
 
@@ -88,15 +110,22 @@ def smoke_installed(source_root: Path) -> None:
     location = Path(package.__file__).resolve().parent
     site_packages = Path(sysconfig.get_paths()["purelib"]).resolve()
     check(site_packages in location.parents, f"imported from {location}, not from {site_packages}")
-    check(all(Path(entry or ".").resolve() != source_root for entry in sys.path),
-          f"the source tree {source_root} is on sys.path")
+    check(
+        all(Path(entry or ".").resolve() != source_root for entry in sys.path),
+        f"the source tree {source_root} is on sys.path",
+    )
     check(package.__version__ == source_version(source_root), f"installed version {package.__version__}")
-    installed = {f"{PACKAGE}/{p.relative_to(location).as_posix()}" for p in location.rglob("*")
-                 if p.is_file() and "__pycache__" not in p.parts}
+    installed = {
+        f"{PACKAGE}/{p.relative_to(location).as_posix()}"
+        for p in location.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     expected = package_files(source_root)
     check(expected <= installed, f"not installed: {sorted(expected - installed)}")
-    check(f"{PACKAGE}/py.typed" in installed and f"{PACKAGE}/migrations/0001_initial.py" in installed,
-          "py.typed or the migrations are missing")
+    check(
+        f"{PACKAGE}/py.typed" in installed and f"{PACKAGE}/migrations/0001_initial.py" in installed,
+        "py.typed or the migrations are missing",
+    )
 
     # Inside the current directory: ./dev package runs from a temp dir it removes afterwards.
     workdir = Path(tempfile.mkdtemp(prefix="smoke-", dir=Path.cwd()))
@@ -115,18 +144,30 @@ def smoke_installed(source_root: Path) -> None:
     client = Client()
     missing = client.get("/nowhere")
     body = json.loads(missing.content)
-    check(missing.status_code == 404 and missing["Content-Type"] == "application/problem+json" and body["trace_id"],
-          f"404 is not a problem: {missing.status_code} {missing['Content-Type']} {missing.content[:200]!r}")
+    check(
+        missing.status_code == 404 and missing["Content-Type"] == "application/problem+json" and body["trace_id"],
+        f"404 is not a problem: {missing.status_code} {missing['Content-Type']} {missing.content[:200]!r}",
+    )
     invalid = client.post("/v1/invoices", data="{}", content_type="application/json", HTTP_IDEMPOTENCY_KEY="k-invalid")
     body = json.loads(invalid.content)
-    check(invalid.status_code == 422 and invalid["Content-Type"] == "application/problem+json"
-          and body["errors"][0]["pointer"] == "/amount_due", f"invalid body: {invalid.status_code} {body}")
-    first = client.post("/v1/invoices", data='{"amount_due": 5}', content_type="application/json",
-                        HTTP_IDEMPOTENCY_KEY="k-1")
-    again = client.post("/v1/invoices", data='{"amount_due": 5}', content_type="application/json",
-                        HTTP_IDEMPOTENCY_KEY="k-1")
-    check(first.status_code == again.status_code == 201 and again["Idempotent-Replayed"] == "true"
-          and again.content == first.content, f"no replay: {first.status_code} {again.status_code} {again.headers}")
+    check(
+        invalid.status_code == 422
+        and invalid["Content-Type"] == "application/problem+json"
+        and body["errors"][0]["pointer"] == "/amount_due",
+        f"invalid body: {invalid.status_code} {body}",
+    )
+    first = client.post(
+        "/v1/invoices", data='{"amount_due": 5}', content_type="application/json", HTTP_IDEMPOTENCY_KEY="k-1"
+    )
+    again = client.post(
+        "/v1/invoices", data='{"amount_due": 5}', content_type="application/json", HTTP_IDEMPOTENCY_KEY="k-1"
+    )
+    check(
+        first.status_code == again.status_code == 201
+        and again["Idempotent-Replayed"] == "true"
+        and again.content == first.content,
+        f"no replay: {first.status_code} {again.status_code} {again.headers}",
+    )
 
     commands = {name for name, app in get_commands().items() if app == PACKAGE}
     wanted = {p.stem for p in (source_root / PACKAGE / "management" / "commands").glob("[!_]*.py")}
@@ -144,8 +185,10 @@ def smoke_installed(source_root: Path) -> None:
             check(False, "api_compat without drf-spectacular did not fail")
     import django
 
-    print(f"installed: {location} ({len(installed)} files), Django {django.get_version()}, "
-          f"commands {', '.join(sorted(commands))}, {'with' if with_openapi else 'without'} drf-spectacular: ok")
+    print(
+        f"installed: {location} ({len(installed)} files), Django {django.get_version()}, "
+        f"commands {', '.join(sorted(commands))}, {'with' if with_openapi else 'without'} drf-spectacular: ok"
+    )
 
 
 def _configure(workdir: Path) -> bool:
@@ -220,8 +263,12 @@ def _urlconf() -> types.ModuleType:
         *versioned_urls([path("invoices", InvoiceList.as_view(), name="invoice-list")]),
         path("", include("django_api_conventions.urls")),
     ]
-    for code, view in (("400", "bad_request"), ("403", "permission_denied"), ("404", "page_not_found"),
-                       ("500", "server_error")):
+    for code, view in (
+        ("400", "bad_request"),
+        ("403", "permission_denied"),
+        ("404", "page_not_found"),
+        ("500", "server_error"),
+    ):
         setattr(module, f"handler{code}", f"django_api_conventions.problems.django_handlers.{view}")
     return module
 

@@ -48,15 +48,22 @@ class PgBouncer:
         """``database_url`` (postgres://user@host:port/name) with PgBouncer as its host and port."""
         parts = urlsplit(database_url)
         credentials = parts.netloc.rpartition("@")[0]
-        return parts._replace(netloc=f"{credentials}@127.0.0.1:{self.port}" if credentials else
-                              f"127.0.0.1:{self.port}").geturl()
+        return parts._replace(
+            netloc=f"{credentials}@127.0.0.1:{self.port}" if credentials else f"127.0.0.1:{self.port}"
+        ).geturl()
 
     def show(self, what: str, user: str) -> list[dict[str, Any]]:
         """``SHOW <what>`` on PgBouncer's admin console (simple query protocol only)."""
         import psycopg
 
-        with psycopg.connect(host="127.0.0.1", port=self.port, user=user, dbname="pgbouncer", autocommit=True,
-                             cursor_factory=psycopg.ClientCursor) as connection:
+        with psycopg.connect(
+            host="127.0.0.1",
+            port=self.port,
+            user=user,
+            dbname="pgbouncer",
+            autocommit=True,
+            cursor_factory=psycopg.ClientCursor,
+        ) as connection:
             cursor = connection.execute(f"SHOW {what}")
             names = [column.name for column in cursor.description or []]
             return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]

@@ -68,17 +68,39 @@ class PrivatePostgres:
 
     def start(self) -> None:
         options = f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1 -c fsync=off"
-        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-o", options, "-l",
-                  str(self.directory / "server.log"), "-w", "-t", "60", "start")
+        self._run(
+            str(self.bindir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-l",
+            str(self.directory / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
 
     def stop(self, mode: str = "fast") -> None:
         """``mode="immediate"`` is a crash: no checkpoint, in-flight transactions cut, WAL replayed at start."""
-        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop",
-                  check=False)
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop", check=False)
 
     def psql(self, sql: str, database: str = "faults") -> str:
-        return self._run(str(self.bindir / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
-                         "-d", database, "-At", "-c", sql).stdout
+        return self._run(
+            str(self.bindir / "psql"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "-U",
+            "postgres",
+            "-d",
+            database,
+            "-At",
+            "-c",
+            sql,
+        ).stdout
 
 
 @contextmanager
@@ -93,15 +115,25 @@ def private_postgres() -> Iterator[PrivatePostgres]:
         shutil.chown(directory, "postgres", "postgres")
     server = PrivatePostgres(bindir, directory, free_port())
     try:
-        server._run(str(bindir / "initdb"), "-D", str(server.data), "-U", "postgres", "--auth=trust",
-                    "-E", "UTF8", "--no-sync")
+        server._run(
+            str(bindir / "initdb"), "-D", str(server.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"
+        )
         server.start()
         server.psql("CREATE DATABASE faults", database="postgres")
-        environment = {**os.environ, "DATABASE_URL": server.url(), "DJANGO_SETTINGS_MODULE": "testproject.settings",
-                       "PYTHONPATH": str(REPOSITORY)}
+        environment = {
+            **os.environ,
+            "DATABASE_URL": server.url(),
+            "DJANGO_SETTINGS_MODULE": "testproject.settings",
+            "PYTHONPATH": str(REPOSITORY),
+        }
         environment.pop("COVERAGE_PROCESS_START", None)
-        subprocess.run([sys.executable, "-m", "testproject", "migrate", "--no-input", "-v", "0"], cwd=REPOSITORY,
-                       env=environment, check=True, timeout=180)
+        subprocess.run(
+            [sys.executable, "-m", "testproject", "migrate", "--no-input", "-v", "0"],
+            cwd=REPOSITORY,
+            env=environment,
+            check=True,
+            timeout=180,
+        )
         yield server
     finally:
         server.stop("immediate")
@@ -121,13 +153,27 @@ class PrivateRedis:
     def start(self) -> None:
         # No persistence: a restarted server starts empty, like a lost cache node.
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.directory)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.directory),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 20
-        while subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True,
-                             text=True).stdout.strip() != "PONG":
+        while (
+            subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True).stdout.strip()
+            != "PONG"
+        ):
             assert self.process.poll() is None, "redis-server exited at start-up"
             assert time.monotonic() < deadline, "redis-server did not start"
             time.sleep(0.05)

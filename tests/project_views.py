@@ -19,18 +19,26 @@ MIB = 1024 * 1024
 #: What a project's views answer by hand, by case name: (body, status).
 OWN_ERRORS: dict[str, tuple[Any, int]] = {
     "blocked-delete": (
-        {"detail": "Unable to delete object. 3 dependent objects were found: cable 1, cable 2, cable 3"}, 409,
+        {"detail": "Unable to delete object. 3 dependent objects were found: cable 1, cable 2, cable 3"},
+        409,
     ),
     "field-messages": ({"status": ["bogus is not a valid choice."]}, 400),
     "detail-and-fields": (
-        {"detail": "Check-in refused.", "status": ["Unknown status."], "reason": ["This field is required."]}, 400,
+        {"detail": "Check-in refused.", "status": ["Unknown status."], "reason": ["This field is required."]},
+        400,
     ),
     "nested-fields": (
-        {"address": {"city": ["Too long."]}, "tags": [{}, {"name": ["Blank."]}], "a/b~c": ["Odd name."],
-         "non_field_errors": ["The dates overlap."]}, 400,
+        {
+            "address": {"city": ["Too long."]},
+            "tags": [{}, {"name": ["Blank."]}],
+            "a/b~c": ["Odd name."],
+            "non_field_errors": ["The dates overlap."],
+        },
+        400,
     ),
     "detail-fields-and-more": (
-        {"detail": "Check-in refused.", "status": ["Unknown status."], "reason": "expired", "retry_in": 3}, 400,
+        {"detail": "Check-in refused.", "status": ["Unknown status."], "reason": "expired", "retry_in": 3},
+        400,
     ),
     "list-of-messages": (["The object is locked.", "Retry once it is unlocked."], 400),
     "own-not-found": ({"detail": "No Device matches the given query."}, 404),

@@ -51,8 +51,9 @@ def skip_or_fail_if_missing() -> None:
 
 
 def cli(port: int, *args: str, timeout: float = 10) -> str:
-    return subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args], capture_output=True,
-                          text=True, timeout=timeout).stdout.strip()
+    return subprocess.run(
+        ["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args], capture_output=True, text=True, timeout=timeout
+    ).stdout.strip()
 
 
 def wait_until(what: str, condition: object, seconds: float = 30) -> None:
@@ -78,9 +79,26 @@ class Server:
     def start(self, *extra: str) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(
-            ["redis-server", *self.args, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.directory), "--logfile", str(self.directory / "log"), *extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            [
+                "redis-server",
+                *self.args,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.directory),
+                "--logfile",
+                str(self.directory / "log"),
+                *extra,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         wait_until(f"redis-server on port {self.port} answering", self._answers, 20)
 
@@ -134,17 +152,36 @@ def redis_cluster() -> Iterator[Cluster]:
     try:
         for number in range(6):
             # The bus port on a free port of its own: the default (port + 10000) may be taken or > 65535.
-            cluster.add(f"node{number}", "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                        "--cluster-node-timeout", "2000", "--cluster-port", str(free_port())).start()
+            cluster.add(
+                f"node{number}",
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                "2000",
+                "--cluster-port",
+                str(free_port()),
+            ).start()
         nodes = [f"127.0.0.1:{server.port}" for server in cluster.servers]
-        created = subprocess.run(["redis-cli", "--cluster", "create", *nodes, "--cluster-replicas", "1",
-                                  "--cluster-yes"], capture_output=True, text=True, timeout=60)
+        created = subprocess.run(
+            ["redis-cli", "--cluster", "create", *nodes, "--cluster-replicas", "1", "--cluster-yes"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert created.returncode == 0, created.stdout + created.stderr
-        wait_until("cluster_state:ok on every node", lambda: all(
-            "cluster_state:ok" in cli(server.port, "cluster", "info") for server in cluster.servers), 30)
+        wait_until(
+            "cluster_state:ok on every node",
+            lambda: all("cluster_state:ok" in cli(server.port, "cluster", "info") for server in cluster.servers),
+            30,
+        )
         # A replica syncs after the cluster is ok: until then WAIT counts none.
-        wait_until("every master's replica in sync", lambda: sorted(
-            replicas_online(server.port) for server in cluster.servers) == [0, 0, 0, 1, 1, 1], 30)
+        wait_until(
+            "every master's replica in sync",
+            lambda: sorted(replicas_online(server.port) for server in cluster.servers) == [0, 0, 0, 1, 1, 1],
+            30,
+        )
         yield cluster
     finally:
         cluster.stop()
@@ -197,16 +234,18 @@ class SentinelSetup(Topology):
                 cli(replica.port, "config", "set", "masterauth", "")
         wait_until("a replica promoted by the sentinels", lambda: self.master_port() != old.port, seconds)
         new_port = self.master_port()
-        wait_until("the new master answering as master",
-                   lambda: "role:master" in cli(new_port, "info", "replication"), seconds)
+        wait_until(
+            "the new master answering as master", lambda: "role:master" in cli(new_port, "info", "replication"), seconds
+        )
         old.start("--replicaof", "127.0.0.1", str(new_port))
 
         def settled() -> bool:
             # The sentinels' master of now: on a busy machine a master slow to answer may be
             # failed over again meanwhile (see switches()).
             port = self.master_port()
-            return "role:master" in cli(port, "info", "replication") and \
-                self.replicas_online(port) == len(self.data) - 1
+            return (
+                "role:master" in cli(port, "info", "replication") and self.replicas_online(port) == len(self.data) - 1
+            )
 
         try:
             wait_until("the master of the sentinels with every replica in sync", settled, seconds)
@@ -244,9 +283,15 @@ def redis_sentinel(replicas: int = 2, sentinels: int = 3) -> Iterator[SentinelSe
             sentinel.start()
             setup.sentinels.append(sentinel)
         # Every sentinel knows the others and the replicas before anything fails over.
-        wait_until("the sentinels discovering each other and the replicas", lambda: all(
-            f"sentinels={sentinels}" in cli(s.port, "info", "sentinel") and
-            f"slaves={replicas}" in cli(s.port, "info", "sentinel") for s in setup.sentinels), 30)
+        wait_until(
+            "the sentinels discovering each other and the replicas",
+            lambda: all(
+                f"sentinels={sentinels}" in cli(s.port, "info", "sentinel")
+                and f"slaves={replicas}" in cli(s.port, "info", "sentinel")
+                for s in setup.sentinels
+            ),
+            30,
+        )
         yield setup
     finally:
         setup.stop()

@@ -82,10 +82,17 @@ def nginx_front(
     # Run as root, nginx's workers become nobody: they must reach the temporary files' folder.
     folder.chmod(0o755)
     url = f"http://127.0.0.1:{port}"
-    (folder / "api.conf").write_text(render(
-        API_TEMPLATE.read_text(), listen=f"127.0.0.1:{port}", upstream=upstream, problem_base_url=f"{url}/problems",
-        client_timeout=client_timeout, upstream_timeout=upstream_timeout, access_log="access.log",
-    ))
+    (folder / "api.conf").write_text(
+        render(
+            API_TEMPLATE.read_text(),
+            listen=f"127.0.0.1:{port}",
+            upstream=upstream,
+            problem_base_url=f"{url}/problems",
+            client_timeout=client_timeout,
+            upstream_timeout=upstream_timeout,
+            access_log="access.log",
+        )
+    )
     (folder / "nginx.conf").write_text(render(MAIN_TEMPLATE.read_text()))
     command = [nginx, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-g", "daemon off;"]
     process = subprocess.Popen(command, start_new_session=True)

@@ -79,16 +79,33 @@ class Gunicorn:
 
 
 @contextmanager
-def gunicorn(workers: int, *, preload: bool = False, threads: int = 1, cold: bool = False,
-             **environment: str) -> Iterator[Gunicorn]:
+def gunicorn(
+    workers: int, *, preload: bool = False, threads: int = 1, cold: bool = False, **environment: str
+) -> Iterator[Gunicorn]:
     """``preload``: import the application once in the master, so a killed worker is replaced in
     milliseconds (a fork) rather than seconds (an import of Django). ``threads`` > 1: gunicorn's
     ``gthread`` workers. ``cold``: yield as soon as the port accepts connections, before any
     request has reached a worker (the first requests queue until the workers have booted)."""
     port = free_port()
-    command = [sys.executable, "-m", "gunicorn", "testproject.wsgi:application", "--workers", str(workers),
-               "--threads", str(threads), "--bind", f"127.0.0.1:{port}", "--timeout", "60",
-               "--graceful-timeout", "2", "--log-level", "warning", *(["--preload"] if preload else [])]
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "testproject.wsgi:application",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--timeout",
+        "60",
+        "--graceful-timeout",
+        "2",
+        "--log-level",
+        "warning",
+        *(["--preload"] if preload else []),
+    ]
     with _serving("gunicorn", command, port, environment, cold=cold) as (url, process):
         yield Gunicorn(url, process)
 
@@ -103,15 +120,34 @@ class Uvicorn:
 def uvicorn(workers: int = 1, **environment: str) -> Iterator[Uvicorn]:
     """The example service under ASGI: uvicorn serving ``testproject.asgi:application``."""
     port = free_port()
-    command = [sys.executable, "-m", "uvicorn", "testproject.asgi:application", "--workers", str(workers),
-               "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"]
+    command = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "testproject.asgi:application",
+        "--workers",
+        str(workers),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ]
     with _serving("uvicorn", command, port, environment) as (url, process):
         yield Uvicorn(url, process)
 
 
 @contextmanager
-def _serving(name: str, command: list[str], port: int, environment: dict[str, str], *, cold: bool = False,
-             ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def _serving(
+    name: str,
+    command: list[str],
+    port: int,
+    environment: dict[str, str],
+    *,
+    cold: bool = False,
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "testproject.settings",

@@ -17,13 +17,24 @@ def create_users(prefix: str, count: int = 2) -> list[Customer]:
     return [Customer.objects.create(email=f"{prefix}{i}@example.com", name=f"{prefix}{i}") for i in range(count)]
 
 
-def create_invoices(users: Sequence[Customer], count: int, *, every: timedelta = timedelta(hours=1),
-                    statuses: Sequence[str] = STATUSES, currencies: Sequence[str] = CURRENCIES) -> list[Invoice]:
+def create_invoices(
+    users: Sequence[Customer],
+    count: int,
+    *,
+    every: timedelta = timedelta(hours=1),
+    statuses: Sequence[str] = STATUSES,
+    currencies: Sequence[str] = CURRENCIES,
+) -> list[Invoice]:
     """``count`` invoices from :data:`START`, one ``every`` apart, the users, statuses and
     currencies in turn, ``amount_due`` 100, 101, ..."""
     return [
-        Invoice.objects.create(user=users[i % len(users)], amount_due=100 + i, currency=currencies[i % len(currencies)],
-                               status=statuses[i % len(statuses)], created_at=START + every * i)
+        Invoice.objects.create(
+            user=users[i % len(users)],
+            amount_due=100 + i,
+            currency=currencies[i % len(currencies)],
+            status=statuses[i % len(statuses)],
+            created_at=START + every * i,
+        )
         for i in range(count)
     ]
 

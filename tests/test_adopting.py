@@ -60,8 +60,13 @@ def books(project: Project) -> list[dict[str, Any]]:
     """24 books created through the API, each under a key of its own."""
     created = []
     for index in range(24):
-        payload = {"title": f"Book {index}", "author": 1 + index % 2, "genre": GENRES[index % 3], "pages": 100 + index,
-                   "published": f"2020-{1 + index % 12:02d}-15"}
+        payload = {
+            "title": f"Book {index}",
+            "author": 1 + index % 2,
+            "genre": GENRES[index % 3],
+            "pages": 100 + index,
+            "published": f"2020-{1 + index % 12:02d}-15",
+        }
         answer = project.http("POST", "/api/books", payload, Idempotency_Key=f"create-{uuid.uuid4().hex}")
         assert answer.status == 201, answer.body
         created.append(answer.json())
@@ -97,13 +102,25 @@ def problem(answer: Answer, status: int, slug: str) -> dict[str, Any]:
 def test_the_page_marks_the_projects_files_and_commands() -> None:
     steps = tutorial_steps(PAGE.read_text())
     files = {step.path for step in steps if step.path}
-    assert {"library/settings.py", "library/urls.py", "books/filters.py", "books/views.py", "books/models.py",
-            "books/templates/books/home.html"} <= files
+    assert {
+        "library/settings.py",
+        "library/urls.py",
+        "books/filters.py",
+        "books/views.py",
+        "books/models.py",
+        "books/templates/books/home.html",
+    } <= files
     settings = next(step.content for step in steps if step.path == "library/settings.py")
     assert "django.core.cache.backends.redis.RedisCache" in settings and '"IDEMPOTENCY_STORE": "redis"' in settings
     filters = next(step.content for step in steps if step.path == "books/filters.py")
-    for feature in ("ModelChoiceFilter", "MultipleChoiceFilter", "DateFromToRangeFilter", "method=", "exclude=True",
-                    '"pages": ["gte", "lte"]'):
+    for feature in (
+        "ModelChoiceFilter",
+        "MultipleChoiceFilter",
+        "DateFromToRangeFilter",
+        "method=",
+        "exclude=True",
+        '"pages": ["gte", "lte"]',
+    ):
         assert feature in filters, feature
 
 
@@ -111,12 +128,32 @@ def test_an_undeclared_parameter_is_a_400_naming_it_and_listing_the_accepted_one
     body = problem(project.http("GET", "/api/books?genr=novel"), 400, "invalid-parameters")
     assert [(item["parameter"], item["code"]) for item in body["errors"]] == [("genr", "unknown")]
     accepted = body["errors"][0]["detail"].removeprefix("Unknown parameter. Accepted: ").rstrip(".").split(", ")
-    assert {"author", "genre", "published_after", "published_before", "title", "not_genre", "pages__gte",
-            "pages__lte", "cursor", "limit"} <= set(accepted)
+    assert {
+        "author",
+        "genre",
+        "published_after",
+        "published_before",
+        "title",
+        "not_genre",
+        "pages__gte",
+        "pages__lte",
+        "cursor",
+        "limit",
+    } <= set(accepted)
 
 
-@pytest.mark.parametrize("query", ["author=9", "genre=crime", "published_after=2020-02-30", "pages__gte=1e3",
-                                   "pages__gte=%20100", "title=", "author=1&author=2"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "author=9",
+        "genre=crime",
+        "published_after=2020-02-30",
+        "pages__gte=1e3",
+        "pages__gte=%20100",
+        "title=",
+        "author=1&author=2",
+    ],
+)
 def test_a_value_the_filterset_refuses_or_django_would_forgive_is_a_400_naming_it(project: Project, query: str) -> None:
     body = problem(project.http("GET", f"/api/books?{query}"), 400, "invalid-parameters")
     assert [item["parameter"] for item in body["errors"]] == [query.split("=")[0]]
@@ -127,11 +164,11 @@ def test_each_django_filter_feature_filters_the_list(project: Project, books: li
     assert walk(project, author=2) == newest_first([b for b in books if b["author"] == 2])
     assert walk(project, genre=["novel", "essay"]) == newest_first([b for b in books if b["genre"] != "poetry"])
     assert walk(project, published_after="2020-03-01", published_before="2020-05-31") == newest_first(
-        [b for b in books if "2020-03-01" <= b["published"] <= "2020-05-31"])
+        [b for b in books if "2020-03-01" <= b["published"] <= "2020-05-31"]
+    )
     assert walk(project, title="ook 1") == newest_first([b for b in books if "ook 1" in b["title"]])
     assert walk(project, not_genre="novel") == newest_first([b for b in books if b["genre"] != "novel"])
-    assert walk(project, pages__gte=105, pages__lte=110) == newest_first(
-        [b for b in books if 105 <= b["pages"] <= 110])
+    assert walk(project, pages__gte=105, pages__lte=110) == newest_first([b for b in books if 105 <= b["pages"] <= 110])
 
 
 def test_a_cursor_replayed_under_other_filters_is_a_400(project: Project, books: list[dict[str, Any]]) -> None:
@@ -153,8 +190,11 @@ def test_a_keyed_post_runs_once_and_its_record_is_in_redis(project: Project) -> 
     again = project.http("POST", "/api/books", payload, Idempotency_Key=key, X_Client_ID="adopting")
     assert (first.status, first.headers["X-Cache-Lookup"]) == (201, "MISS")
     assert (again.status, again.headers["X-Cache-Lookup"], again.body) == (201, "HIT", first.body)
-    problem(project.http("POST", "/api/books", {**payload, "pages": 13}, Idempotency_Key=key, X_Client_ID="adopting"),
-            422, "idempotency-key-reused")
+    problem(
+        project.http("POST", "/api/books", {**payload, "pages": 13}, Idempotency_Key=key, X_Client_ID="adopting"),
+        422,
+        "idempotency-key-reused",
+    )
     assert walk(project, title="Keyed") == [first.json()["id"]]
     # Django's RedisCache lent its client to the store: the record is in REDIS_URL's database.
     assert redis.Redis.from_url(os.environ["REDIS_URL"]).exists(RedisStore.record_key("client:adopting", key))
@@ -171,8 +211,13 @@ def test_the_api_answers_problems_and_the_html_site_djangos_pages(project: Proje
     assert missing.status == 404 and missing.headers["Content-Type"].startswith("text/html")
     admin_missing = request(project.origin, "GET", "/admin/nowhere/", headers=html)
     assert admin_missing.headers["Content-Type"].startswith("text/html")
-    csrf = request(project.origin, "POST", "/admin/login/", body=b"username=admin&password=x",
-                   headers={**html, "Content-Type": "application/x-www-form-urlencoded"})
+    csrf = request(
+        project.origin,
+        "POST",
+        "/admin/login/",
+        body=b"username=admin&password=x",
+        headers={**html, "Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert csrf.status == 403 and csrf.headers["Content-Type"].startswith("text/html")
     assert b"CSRF verification failed" in csrf.body
 
@@ -192,11 +237,19 @@ def test_the_admin_works_as_before(project: Project, books: list[dict[str, Any]]
         cookies.update(set_cookies(login))
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
         assert login.status == 200 and token, page[:500]
-        form = urlencode({"csrfmiddlewaretoken": token[1], "username": "admin", "password": ADMIN_PASSWORD,
-                          "next": "/admin/"})
-        connection.request("POST", "/admin/login/", body=form, headers={
-            "Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie_header(cookies),
-            "Referer": f"{project.origin}/admin/login/"})
+        form = urlencode(
+            {"csrfmiddlewaretoken": token[1], "username": "admin", "password": ADMIN_PASSWORD, "next": "/admin/"}
+        )
+        connection.request(
+            "POST",
+            "/admin/login/",
+            body=form,
+            headers={
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Cookie": cookie_header(cookies),
+                "Referer": f"{project.origin}/admin/login/",
+            },
+        )
         logged_in = connection.getresponse()
         logged_in.read()
         assert logged_in.status == 302 and logged_in.headers["Location"] == "/admin/", logged_in.status

@@ -63,7 +63,8 @@ def test_update_writes_one_baseline_per_served_version_and_they_match(baselines:
 
 
 def test_the_baselines_are_in_openapi_of_the_current_directory_by_default(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     api_compat("--update", "--api-version", "v2", baseline_dir=str(tmp_path / "openapi"))
     monkeypatch.chdir(tmp_path)
     assert api_compat("--api-version", "v2").startswith("v2: matches openapi/v2.json")
@@ -137,12 +138,17 @@ def test_an_api_without_versions_has_one_baseline(settings: Any, tmp_path: Path)
         api_compat("--api-version", "v2", baseline_dir=str(tmp_path))
 
 
-@pytest.mark.parametrize(("content", "error"), [
-    ("{not json", r"Cannot read the baseline .*v2\.json"),
-    ("[]", r"The baseline .*v2\.json is not an OpenAPI document"),
-    ('{"paths": {"/v2/users": {"get": {"responses": {"200": {"$ref": "#/components/responses/Gone"}}}}}}',
-     r"v2: cannot compare with .*v2\.json: cannot resolve \$ref '#/components/responses/Gone'"),
-])
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [
+        ("{not json", r"Cannot read the baseline .*v2\.json"),
+        ("[]", r"The baseline .*v2\.json is not an OpenAPI document"),
+        (
+            '{"paths": {"/v2/users": {"get": {"responses": {"200": {"$ref": "#/components/responses/Gone"}}}}}}',
+            r"v2: cannot compare with .*v2\.json: cannot resolve \$ref '#/components/responses/Gone'",
+        ),
+    ],
+)
 def test_an_unreadable_baseline_is_an_error_that_names_it(baselines: Path, content: str, error: str) -> None:
     (baselines / "v2.json").write_text(content)
     with pytest.raises(CommandError, match=error):
@@ -150,17 +156,25 @@ def test_an_unreadable_baseline_is_an_error_that_names_it(baselines: Path, conte
 
 
 def test_without_a_drf_spectacular_schema_class_the_error_says_what_to_set(settings: Any, tmp_path: Path) -> None:
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
-                               "DEFAULT_SCHEMA_CLASS": "rest_framework.schemas.openapi.AutoSchema"}
-    with pytest.raises(CommandError, match=r"not a drf-spectacular AutoSchema: set it to "
-                                           r"'django_api_conventions\.contrib\.spectacular\.ProblemAutoSchema'"):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_SCHEMA_CLASS": "rest_framework.schemas.openapi.AutoSchema",
+    }
+    with pytest.raises(
+        CommandError,
+        match=r"not a drf-spectacular AutoSchema: set it to "
+        r"'django_api_conventions\.contrib\.spectacular\.ProblemAutoSchema'",
+    ):
         api_compat(baseline_dir=str(tmp_path))
 
 
 def test_without_drf_spectacular_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "drf_spectacular.openapi", None)
-    with pytest.raises(CommandError, match=r"drf-spectacular is not installed: pip install "
-                                           r"'django-api-conventions\[openapi\]'"):
+    with pytest.raises(
+        CommandError,
+        match=r"drf-spectacular is not installed: pip install "
+        r"'django-api-conventions\[openapi\]'",
+    ):
         api_compat(baseline_dir=str(tmp_path))
 
 
@@ -177,7 +191,14 @@ def test_the_command_line_exits_1_with_the_reason_on_stderr(tmp_path: Path) -> N
     """What CI sees: `python -m testproject api_compat` (the example service's manage.py)."""
     root = Path(__file__).resolve().parent.parent
     env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "REDIS_URL")}
-    result = subprocess.run([sys.executable, "-m", "testproject", "api_compat", "--baseline-dir", str(tmp_path)],
-                            cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "testproject", "api_compat", "--baseline-dir", str(tmp_path)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 1
     assert f"CommandError: No baseline {tmp_path}/v" in result.stderr  # real time: v1 or, after its sunset, v2

@@ -72,8 +72,9 @@ def test_without_api_paths_the_whole_site_is_api_as_before(live_server: Any, set
 
 def test_a_drf_view_outside_the_api_still_answers_problems(live_server: Any, settings: Any) -> None:
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "API_PATHS": [r"^/v2/"]}
-    assert_problem(send(live_server.url, "GET", "/faults/drf-database-down", headers=BROWSER),
-                   503, "database-unavailable")
+    assert_problem(
+        send(live_server.url, "GET", "/faults/drf-database-down", headers=BROWSER), 503, "database-unavailable"
+    )
     # A plain Django view there gets Django's handling: its 500 page, its CSRF page.
     assert "Server Error" in assert_html(send(live_server.url, "GET", "/faults/database-down", headers=BROWSER), 500)
     csrf = send(live_server.url, "POST", "/faults/csrf", body="a=1", headers=LOGIN_FORM)
@@ -98,12 +99,18 @@ def test_maintenance_outside_the_api_is_an_html_503(live_server: Any, settings: 
     write_switch(False)
 
 
-@pytest.mark.parametrize(("handler", "arguments", "status"), [
-    ("bad_request", (Exception(),), 400), ("permission_denied", (Exception(),), 403),
-    ("page_not_found", (Exception(),), 404), ("server_error", (), 500),
-])
-def test_the_error_views_hand_over_to_djangos_outside_the_api(handler: str, arguments: tuple[Any, ...],
-                                                                status: int) -> None:
+@pytest.mark.parametrize(
+    ("handler", "arguments", "status"),
+    [
+        ("bad_request", (Exception(),), 400),
+        ("permission_denied", (Exception(),), 403),
+        ("page_not_found", (Exception(),), 404),
+        ("server_error", (), 500),
+    ],
+)
+def test_the_error_views_hand_over_to_djangos_outside_the_api(
+    handler: str, arguments: tuple[Any, ...], status: int
+) -> None:
     outside = getattr(django_handlers, handler)(RequestFactory().get("/admin/x/"), *arguments)
     assert outside.status_code == status and outside["Content-Type"].startswith("text/html")
     inside = getattr(django_handlers, handler)(RequestFactory().get("/v2/x"), *arguments)
@@ -116,5 +123,6 @@ def test_over_gunicorn_the_admin_is_html_and_the_api_problems() -> None:
         login = send(server.url, "POST", "/admin/login/", body="username=a&password=b", headers=LOGIN_FORM)
         assert "CSRF verification failed" in assert_html(login, 403)
         assert_problem(send(server.url, "GET", "/v2/no/such/page", headers=BROWSER), 404, "not-found")
-        assert_problem(send(server.url, "POST", "/v2/users", body="a=1", headers=LOGIN_FORM),
-                       415, "unsupported-media-type")
+        assert_problem(
+            send(server.url, "POST", "/v2/users", body="a=1", headers=LOGIN_FORM), 415, "unsupported-media-type"
+        )

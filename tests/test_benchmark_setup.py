@@ -26,8 +26,23 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 #: What a fresh clone does not hold (.gitignore) and the copy leaves out.
 NOT_IN_A_CLONE = (
-    ".git", ".venvs", ".venv", "var", "site", "build", "dist", "*.egg-info", "__pycache__", "*.pyc", ".pytest_cache",
-    ".ruff_cache", ".hypothesis", ".schemathesis", "htmlcov", ".coverage*", "node_modules",
+    ".git",
+    ".venvs",
+    ".venv",
+    "var",
+    "site",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    "*.pyc",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".schemathesis",
+    "htmlcov",
+    ".coverage*",
+    "node_modules",
 )
 
 pytestmark = pytest.mark.fresh_virtualenv
@@ -37,7 +52,7 @@ def documented_install() -> list[str]:
     """The README's install line of the benchmarks, as its words."""
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## Benchmarks", 1)[1].split("\n## ", 1)[0]
-    match = re.search(r'`(pip install [^`]*\.\[bench\][^`]*)`', section)
+    match = re.search(r"`(pip install [^`]*\.\[bench\][^`]*)`", section)
     assert match, "the README's Benchmarks section shows no pip install of the bench extra"
     return shlex.split(match.group(1))
 
@@ -64,15 +79,19 @@ def test_the_readme_set_up_runs_in_a_fresh_virtualenv(tmp_path: Path) -> None:
     venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"
     # The process's own virtualenv and services stay out: the new one stands alone, on SQLite.
-    env = {name: value for name, value in os.environ.items()
-           if name not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "DATABASE_URL", "REDIS_URL",
-                           "DJANGO_SETTINGS_MODULE")}
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name
+        not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")
+    }
     env["PATH"] = f"{environment / 'bin'}{os.pathsep}{env.get('PATH', '')}"
 
     install = documented_install()
     assert install[:2] == ["pip", "install"] and "--no-deps" not in install
-    installed = subprocess.run([str(python), "-m", *install, "--quiet"], cwd=clone, env=env, capture_output=True,
-                               text=True, timeout=900)
+    installed = subprocess.run(
+        [str(python), "-m", *install, "--quiet"], cwd=clone, env=env, capture_output=True, text=True, timeout=900
+    )
     assert installed.returncode == 0, installed.stdout[-3000:] + installed.stderr[-3000:]
 
     run = documented_run()
@@ -84,9 +103,17 @@ def test_the_readme_set_up_runs_in_a_fresh_virtualenv(tmp_path: Path) -> None:
     assert re.search(r"^\d+ targets, \d+ met; results in ", ran.stdout, re.M), ran.stdout[-3000:]
     # The extras the example service needs are those the virtualenv got from pip, not this process's.
     probe = subprocess.run(
-        [str(python), "-c", "import drf_spectacular, django_filters, whitenoise, psycopg, django_redis, pyinstrument, "
-                            "django_api_conventions as p; print(p.__file__)"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        [
+            str(python),
+            "-c",
+            "import drf_spectacular, django_filters, whitenoise, psycopg, django_redis, pyinstrument, "
+            "django_api_conventions as p; print(p.__file__)",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert probe.returncode == 0, probe.stderr
     assert Path(probe.stdout.strip()).is_relative_to(clone), probe.stdout

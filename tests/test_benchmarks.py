@@ -41,13 +41,25 @@ def test_the_smoke_run_measures_every_in_process_scenario(
     assert set(scenarios) == {"plain", "fresh_key", "replay", "floor_fresh", "floor_replay"}
     assert all(scenario["n"] == 5 for scenario in scenarios.values())
     statuses = results["idempotency"]["inprocess"]["sqlite"]["statuses"]
-    assert statuses == {"plain": {"201": 5}, "fresh_key": {"201": 5}, "replay": {"201": 5},
-                        "floor_fresh": {"201": 5}, "floor_replay": {"201": 5}}
+    assert statuses == {
+        "plain": {"201": 5},
+        "fresh_key": {"201": 5},
+        "replay": {"201": 5},
+        "floor_fresh": {"201": 5},
+        "floor_replay": {"201": 5},
+    }
     cpu_target = next(t for t in results["targets"] if t["target"] == "sqlite: fresh key CPU / plain (in-process)")
     assert float(cpu_target["floor"]) > 0 and isinstance(cpu_target["floor_met"], bool)
     sqlite = results["pagination"]["sqlite"]
-    assert set(sqlite["pages"]) == {"keyset", "keyset_back", "keyset_sorted", "cursor", "limitoffset",
-                                    "keyset_filtered", "search"}
+    assert set(sqlite["pages"]) == {
+        "keyset",
+        "keyset_back",
+        "keyset_sorted",
+        "cursor",
+        "limitoffset",
+        "keyset_filtered",
+        "search",
+    }
     for name in ("keyset", "keyset_back", "keyset_sorted", "search"):
         assert sqlite["queries"][name] == {str(depth): 1 for depth in cli.PLANS["smoke"].depths}
         walk = sqlite["ties"]["walks"][name]
@@ -56,13 +68,20 @@ def test_the_smoke_run_measures_every_in_process_scenario(
     assert sqlite["ties"]["walks"]["keyset_sorted"]["same_pages"] is True
     counts = sqlite["counts"]
     assert counts["queries"] == {"keyset": 1, "keyset_capped": 2, "keyset_estimate": 2, "limitoffset": 2}
-    assert counts["totals"]["keyset_capped"] == {"total": 1000, "total_is_lower_bound": False,
-                                                 "total_is_estimate": False}
+    assert counts["totals"]["keyset_capped"] == {
+        "total": 1000,
+        "total_is_lower_bound": False,
+        "total_is_estimate": False,
+    }
     assert {target["target"] for target in results["targets"]} >= {
-        "sqlite: keyset queries per page", "sqlite: keyset_back queries per page",
-        "sqlite: keyset_sorted duplicates + skips on ties", "sqlite: keyset_back walk back serves the pages forward",
-        "sqlite: search any depth / depth 0 (worst, CPU)", "sqlite: search / its list at the same depth (worst, CPU)",
-        "sqlite: search duplicates + skips on ties"}
+        "sqlite: keyset queries per page",
+        "sqlite: keyset_back queries per page",
+        "sqlite: keyset_sorted duplicates + skips on ties",
+        "sqlite: keyset_back walk back serves the pages forward",
+        "sqlite: search any depth / depth 0 (worst, CPU)",
+        "sqlite: search / its list at the same depth (worst, CPU)",
+        "sqlite: search duplicates + skips on ties",
+    }
     purge = results["purge"]["sqlite"]
     assert purge["rows"] == 2_000 and purge["expired"] == 1_000
     # The purge as it was and as it is, under the same paced load, then as it is under an unpaced one.
@@ -70,13 +89,15 @@ def test_the_smoke_run_measures_every_in_process_scenario(
     assert runs == [("before", 40), ("after", 40), ("after", 0)]
     for run in purge["runs"]:
         assert run["deleted"] == 1_000 and run["expired_left"] == 0 and run["baseline"]["n"] > 0
-    assert {target["target"] for target in results["targets"]} >= {
-        "sqlite: purge records/s under 40 keyed requests/s"}
+    assert {target["target"] for target in results["targets"]} >= {"sqlite: purge records/s under 40 keyed requests/s"}
     # A Redis master and its replica started from redis-server: keyed POSTs without and with WAIT 1.
     if shutil.which("redis-server") and shutil.which("redis-cli"):
         waited = results["replica_wait"]["sqlite"]
         assert {name: scenario["n"] for name, scenario in waited["scenarios"].items()} == {
-            "plain": 5, "fresh_key": 5, "fresh_key_wait_1": 5}
+            "plain": 5,
+            "fresh_key": 5,
+            "fresh_key_wait_1": 5,
+        }
         assert waited["statuses"]["fresh_key_wait_1"] == {"201": 5}
         assert waited["wait_ms"]["n"] == 5
     else:
@@ -101,7 +122,10 @@ def test_the_keyed_post_under_asgi_is_tabled_beside_wsgi() -> None:
     assert "Keyed POST under WSGI beside ASGI (2 workers each" in table
     rows = [line.split() for line in table.splitlines() if line.startswith("postgresql")]
     assert [(row[1], row[3], row[6]) for row in rows if row[3] in ("fresh_key", "async_payment")] == [
-        ("gunicorn", "fresh_key", "1.00x"), ("uvicorn", "fresh_key", "1.50x"), ("uvicorn", "async_payment", "1.50x")]
+        ("gunicorn", "fresh_key", "1.00x"),
+        ("uvicorn", "fresh_key", "1.50x"),
+        ("uvicorn", "async_payment", "1.50x"),
+    ]
     assert report._server_tables({"postgresql": {"workers": 2}}) == []
 
 
@@ -114,8 +138,14 @@ def test_the_floors_answer_as_the_protocol_does(tmp_path: Path, monkeypatch: pyt
     services.run_task("prepare_idempotency", {"duplicate_users": []}, env)
     assert services.run_task("prepare_floor_replay", {"key": "floor-replay-test"}, env) == {"status": 201}
     assert services.run_task("floor_answers", {"key": "floor-replay-test"}, env) == {
-        "fresh": 201, "replay": 201, "same_bytes": True, "replayed_header": "HIT", "held": 409, "other_body": 422,
-        "unknown_key": 404}
+        "fresh": 201,
+        "replay": 201,
+        "same_bytes": True,
+        "replayed_header": "HIT",
+        "held": 409,
+        "other_body": 422,
+        "unknown_key": 404,
+    }
 
 
 @pytest.mark.postgres
@@ -133,8 +163,9 @@ def test_the_floors_send_the_round_trip_budget_or_less(
         pytest.skip("needs Redis (REDIS_URL)")
     monkeypatch.setattr(services, "WORK_DIR", tmp_path)
     services.create_database(url, recreate=True)
-    env = services.task_environment(DATABASE_URL=url, IDEMPOTENCY_STORE=store,
-                                    REDIS_URL=redis_url if store == "redis" else None)
+    env = services.task_environment(
+        DATABASE_URL=url, IDEMPOTENCY_STORE=store, REDIS_URL=redis_url if store == "redis" else None
+    )
     answer = services.run_task("floor_round_trips", {}, env)
     counted, budget = answer["counted"], answer["budget"]
     assert {name: one["status"] for name, one in counted.items()} == dict.fromkeys(counted, 201)
@@ -152,22 +183,44 @@ def test_targets_carry_the_floor_and_say_when_it_misses_them_too() -> None:
     def scenario(p50: float, rps: float = 100.0) -> dict[str, object]:
         return {"p50_ms": p50, "p99_ms": p50 * 2, "n": 10, "rps_median": rps, "statuses": {"201": 10}}
 
-    one = {"plain": scenario(10.0), "fresh_key": scenario(12.0), "replay": scenario(7.0),
-           "floor_fresh": scenario(10.5), "floor_replay": scenario(6.0)}
-    results = {"idempotency": {"http": {"postgresql": {
-        "one_client": one, "clients": 8,
-        "many_clients": {"plain": scenario(1, 100.0), "fresh_key": scenario(1, 90.0), "floor_fresh": scenario(1, 97.0)},
-        "duplicates": {"keys": 2, "keys_run_once": 2},
-        "servers": {"asgi": one},
-    }}, "inprocess": {"postgresql": {"cpu": {"plain": 1.0, "fresh_key": 1.3, "floor_fresh": 1.05}}}}}
+    one = {
+        "plain": scenario(10.0),
+        "fresh_key": scenario(12.0),
+        "replay": scenario(7.0),
+        "floor_fresh": scenario(10.5),
+        "floor_replay": scenario(6.0),
+    }
+    results = {
+        "idempotency": {
+            "http": {
+                "postgresql": {
+                    "one_client": one,
+                    "clients": 8,
+                    "many_clients": {
+                        "plain": scenario(1, 100.0),
+                        "fresh_key": scenario(1, 90.0),
+                        "floor_fresh": scenario(1, 97.0),
+                    },
+                    "duplicates": {"keys": 2, "keys_run_once": 2},
+                    "servers": {"asgi": one},
+                }
+            },
+            "inprocess": {"postgresql": {"cpu": {"plain": 1.0, "fresh_key": 1.3, "floor_fresh": 1.05}}},
+        }
+    }
     found = {t["target"]: (t["value"], t.get("floor"), report.verdict(t)) for t in report.targets(results)}
     assert found["postgresql: fresh key p50 / plain"] == ("1.20", "1.05", "NO (the floor meets it: our code)")
     assert found["postgresql: replay p50 / plain"] == ("0.70", "0.60", "NO, the floor misses it too (this run)")
     assert found["postgresql: throughput 8 clients / plain"] == ("0.90", "0.97", "NO (the floor meets it: our code)")
     assert found["postgresql: uvicorn (ASGI) replay p50 / plain"][1:] == (
-        "0.60", "NO, the floor misses it too (this run)")
+        "0.60",
+        "NO, the floor misses it too (this run)",
+    )
     assert found["postgresql: fresh key CPU / plain (in-process)"] == (
-        "1.30", "1.05", "NO (the floor meets it: our code)")
+        "1.30",
+        "1.05",
+        "NO (the floor meets it: our code)",
+    )
     assert found["postgresql: keys run exactly once"] == ("2/2", None, "yes")
 
 
@@ -213,7 +266,8 @@ def test_the_filter_lists_answer_alike_through_either_backend(
     assert names == {
         "sqlite: 50-filter list, strict backend / DjangoFilterBackend (p50 sum of 5 queries)",
         "sqlite: 50-filter list, strict backend / DjangoFilterBackend (p50 sum of 5 queries, CPU)",
-        "sqlite: strict backend and DjangoFilterBackend answer the same pages"}
+        "sqlite: strict backend and DjangoFilterBackend answer the same pages",
+    }
     assert "A list behind a django-filter FilterSet of 50 filters on sqlite" in capsys.readouterr().out
 
 
@@ -229,11 +283,18 @@ def test_the_filter_target_is_the_ratio_of_the_query_mix() -> None:
     strict = {f"strict: {query}": scenario(2.08) for query in queries}
     plain = {f"django_filter: {query}": scenario(2.0) for query in queries}
     strict["strict: bad value (refused)"] = scenario(50.0)
-    data = {"filters": 50, "rows": 10, "same_answers": dict.fromkeys(filter_backends.QUERIES, True),
-            "scenarios": {**strict, **plain}, "cpu": {**strict, **plain},
-            "statuses": {name: {"200": 10} for name in [*strict, *plain]}}
+    data = {
+        "filters": 50,
+        "rows": 10,
+        "same_answers": dict.fromkeys(filter_backends.QUERIES, True),
+        "scenarios": {**strict, **plain},
+        "cpu": {**strict, **plain},
+        "statuses": {name: {"200": 10} for name in [*strict, *plain]},
+    }
     found = {t["target"]: (t["value"], t["met"]) for t in filter_backends.targets({"filters": {"postgresql": data}})}
     assert found["postgresql: 50-filter list, strict backend / DjangoFilterBackend (p50 sum of 5 queries)"] == (
-        "1.04 (10.40 / 10.00 ms)", True)
+        "1.04 (10.40 / 10.00 ms)",
+        True,
+    )
     table = filter_backends.tables({"filters": {"postgresql": data}})[0]
     assert "bad value (refused)" in table and "25.00x" in table

@@ -134,10 +134,19 @@ def test_through_gunicorn() -> None:
         assert other.json()["limit_bytes"] == django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         boundary = "limit-test"
         multipart = (
-            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="device.png"\r\n'
-            "Content-Type: image/png\r\n\r\n"
-        ).encode() + b"\x00" * ELEVEN_MIB + f"\r\n--{boundary}--\r\n".encode()
-        upload = send(server.url, "POST", "/faults/uploads/large", body=multipart,
-                      headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="device.png"\r\n'
+                "Content-Type: image/png\r\n\r\n"
+            ).encode()
+            + b"\x00" * ELEVEN_MIB
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        upload = send(
+            server.url,
+            "POST",
+            "/faults/uploads/large",
+            body=multipart,
+            headers={"Content-Type": f"multipart/form-data; boundary={boundary}"},
+        )
         assert upload.status == 201, upload.body[:300]
         assert upload.json() == {"size": ELEVEN_MIB}

@@ -60,8 +60,11 @@ def open_page(driver: Any, url: str) -> None:
 def console_errors(driver: Any) -> list[dict[str, Any]]:
     # The browser asks for /favicon.ico of a page that names no icon (the admin's): its 404 is
     # the browser's guess, not the page's.
-    return [entry for entry in driver.get_log("browser")
-            if entry["level"] == "SEVERE" and "/favicon.ico - " not in entry["message"]]
+    return [
+        entry
+        for entry in driver.get_log("browser")
+        if entry["level"] == "SEVERE" and "/favicon.ico - " not in entry["message"]
+    ]
 
 
 def requested_urls(driver: Any) -> list[str]:
@@ -84,7 +87,8 @@ def computed(driver: Any, selector: str, properties: list[str]) -> dict[str, str
     return driver.execute_script(
         "const style = getComputedStyle(document.querySelector(arguments[0]));"
         "return Object.fromEntries(arguments[1].map(name => [name, style.getPropertyValue(name)]));",
-        selector, properties,
+        selector,
+        properties,
     )
 
 
@@ -99,8 +103,12 @@ def applied_stylesheets(driver: Any) -> list[str]:
 def operations(service: Service, version: str) -> list[tuple[str, str, dict[str, Any]]]:
     document = send(service.url, "GET", f"/openapi.json?version={version}").json()
     methods = {"get", "post", "put", "patch", "delete"}
-    return [(method.upper(), path, operation) for path, item in document["paths"].items()
-            for method, operation in item.items() if method in methods]
+    return [
+        (method.upper(), path, operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if method in methods
+    ]
 
 
 def rendered_operations(driver: Any) -> list[tuple[str, str, str]]:
@@ -114,9 +122,14 @@ def rendered_operations(driver: Any) -> list[tuple[str, str, str]]:
 
 
 def show_version(driver: Any, version: str, count: int) -> list[tuple[str, str, str]]:
-    wait(driver, lambda d: len(d.find_elements("css selector", ".opblock")) == count
-         and all(path.startswith(f"/{version}/") for _, path, _ in rendered_operations(d)),
-         f"/docs did not render the {count} operations of {version}")
+    wait(
+        driver,
+        lambda d: (
+            len(d.find_elements("css selector", ".opblock")) == count
+            and all(path.startswith(f"/{version}/") for _, path, _ in rendered_operations(d))
+        ),
+        f"/docs did not render the {count} operations of {version}",
+    )
     return rendered_operations(driver)
 
 
@@ -153,13 +166,21 @@ def test_try_it_out_of_a_keyed_post_shows_the_replay(driver: Any, service: Servi
     from selenium.webdriver.common.keys import Keys
 
     open_page(driver, f"{service.url}/docs?version=v2")
-    block = wait(driver, lambda d: next(iter(d.find_elements(
-        "xpath", "//div[contains(@class, 'opblock-post')][.//*[@data-path='/v2/users']]")), False),
-        "no POST /v2/users in /docs")
+    block = wait(
+        driver,
+        lambda d: next(
+            iter(d.find_elements("xpath", "//div[contains(@class, 'opblock-post')][.//*[@data-path='/v2/users']]")),
+            False,
+        ),
+        "no POST /v2/users in /docs",
+    )
     block.find_element("css selector", ".opblock-summary-control").click()
     wait(driver, lambda d: block.find_elements("css selector", ".try-out__btn"), "no Try it out button").pop().click()
-    key = wait(driver, lambda d: block.find_elements(
-        "css selector", "tr[data-param-name='Idempotency-Key'] input"), "no Idempotency-Key input").pop()
+    key = wait(
+        driver,
+        lambda d: block.find_elements("css selector", "tr[data-param-name='Idempotency-Key'] input"),
+        "no Idempotency-Key input",
+    ).pop()
     key.send_keys(f"browser-{uuid.uuid4()}")
     body = block.find_element("css selector", "textarea.body-param__text")
     body.send_keys(Keys.CONTROL, "a")  # as a user replaces the example (clear() bypasses React)

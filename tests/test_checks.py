@@ -52,10 +52,40 @@ def test_every_setting_has_a_declared_type() -> None:
 
 
 def test_every_message_formats() -> None:
-    names = ("type", "key", "suggestion", "expected", "value", "error", "middleware", "other", "handler", "view",
-             "backend", "model", "ordering", "fields", "subject", "sunset", "deprecation", "count", "name", "current",
-             "days", "minimum", "earliest", "route", "segment", "depth", "pattern", "sort", "index", "header",
-             "client_header", "urlconf")
+    names = (
+        "type",
+        "key",
+        "suggestion",
+        "expected",
+        "value",
+        "error",
+        "middleware",
+        "other",
+        "handler",
+        "view",
+        "backend",
+        "model",
+        "ordering",
+        "fields",
+        "subject",
+        "sunset",
+        "deprecation",
+        "count",
+        "name",
+        "current",
+        "days",
+        "minimum",
+        "earliest",
+        "route",
+        "segment",
+        "depth",
+        "pattern",
+        "sort",
+        "index",
+        "header",
+        "client_header",
+        "urlconf",
+    )
     values = dict.fromkeys(names, "x")
     for check_id in MESSAGES:
         assert checks.message(check_id, **values).id == f"django_api_conventions.{check_id}"
@@ -110,8 +140,11 @@ def test_throttle_without_its_rate(settings: Any) -> None:
 
 
 def test_idempotency_middleware_must_be_last(settings: Any) -> None:
-    settings.MIDDLEWARE = [*checks.MIDDLEWARE_ORDER, "django_api_conventions.idempotency.IdempotencyMiddleware",
-                           "django.middleware.csrf.CsrfViewMiddleware"]
+    settings.MIDDLEWARE = [
+        *checks.MIDDLEWARE_ORDER,
+        "django_api_conventions.idempotency.IdempotencyMiddleware",
+        "django.middleware.csrf.CsrfViewMiddleware",
+    ]
     assert ids(checks.check_middleware()) == ["django_api_conventions.W009"]
 
 
@@ -201,14 +234,14 @@ def test_orderings_a_cursor_cannot_hold_are_errors_at_start_up() -> None:
     assert "cannot order by 'response_body', a BinaryField" in errors[0].msg
 
 
-
-
 @override_settings(ROOT_URLCONF="tests.urls_unindexed_sorts")
 def test_a_declared_sort_without_an_index_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     found = checks.check_paginated_orderings()
     assert [(m.id, m.level) for m in found] == [
-        ("django_api_conventions.E015", django_checks.ERROR), ("django_api_conventions.E015", django_checks.ERROR),
-        ("django_api_conventions.E013", django_checks.ERROR), ("django_api_conventions.E013", django_checks.ERROR),
+        ("django_api_conventions.E015", django_checks.ERROR),
+        ("django_api_conventions.E015", django_checks.ERROR),
+        ("django_api_conventions.E013", django_checks.ERROR),
+        ("django_api_conventions.E013", django_checks.ERROR),
     ]
     status, year, count, default = found
     assert "sort Invoice by 'status' (status, pk)" in status.msg
@@ -223,19 +256,23 @@ def test_a_declared_sort_without_an_index_is_an_error(monkeypatch: pytest.Monkey
     indexes = [*Invoice._meta.indexes, Index(ExtractYear("created_at"), F("id"), name="invoice_year")]
     monkeypatch.setattr(Invoice._meta, "indexes", indexes)
     assert [m.msg.split(" (")[0] for m in checks.check_paginated_orderings() if m.id.endswith("E015")] == [
-        "SortableInvoices lets clients sort Invoice by 'status'"]
+        "SortableInvoices lets clients sort Invoice by 'status'"
+    ]
 
 
 def test_the_example_service_has_its_indexes() -> None:
     assert checks.check_paginated_orderings() == []
 
 
-@pytest.mark.parametrize(("permissions", "warned"), [
-    ([], True),
-    (["rest_framework.permissions.AllowAny"], True),
-    (["rest_framework.permissions.IsAuthenticated"], False),
-    (["rest_framework.permissions.IsAuthenticatedOrReadOnly"], False),  # keyed methods are not read-only
-])
+@pytest.mark.parametrize(
+    ("permissions", "warned"),
+    [
+        ([], True),
+        (["rest_framework.permissions.AllowAny"], True),
+        (["rest_framework.permissions.IsAuthenticated"], False),
+        (["rest_framework.permissions.IsAuthenticatedOrReadOnly"], False),  # keyed methods are not read-only
+    ],
+)
 def test_keyed_views_open_to_callers_without_credentials_are_named(
     settings: Any, permissions: list[str], warned: bool
 ) -> None:

@@ -51,13 +51,16 @@ def test_no_identity_at_all_is_the_shared_anonymous_client() -> None:
     assert get_client_id(request_with()) == ANONYMOUS_CLIENT_ID
 
 
-@pytest.mark.parametrize(("value", "reason"), [
-    ("", "it is empty"),
-    ("x" * 129, "longer than 128 characters"),
-    ("has space", "use letters, digits"),
-    ("Zo\u00eb-x", "use letters, digits"),
-    ("-leading-dash", "starting with a letter or a digit"),
-])
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("", "it is empty"),
+        ("x" * 129, "longer than 128 characters"),
+        ("has space", "use letters, digits"),
+        ("Zo\u00eb-x", "use letters, digits"),
+        ("-leading-dash", "starting with a letter or a digit"),
+    ],
+)
 def test_an_unusable_declared_id_is_a_400_naming_the_header(value: str, reason: str) -> None:
     with pytest.raises(ProblemException) as raised:
         get_client_id(request_with({"X-Client-ID": value}))

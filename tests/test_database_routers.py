@@ -55,8 +55,11 @@ def replica_alias(django_db_setup: None) -> Iterator[None]:
     Module-scoped, so it exists before each test's database set-up, which must allow it.
     """
     primary = connections["default"].settings_dict
-    connections.settings["replica"] = {**primary, "ATOMIC_REQUESTS": False,
-                                       "TEST": {**primary["TEST"], "MIRROR": "default"}}
+    connections.settings["replica"] = {
+        **primary,
+        "ATOMIC_REQUESTS": False,
+        "TEST": {**primary["TEST"], "MIRROR": "default"},
+    }
     try:
         yield
     finally:
@@ -75,8 +78,9 @@ def captured() -> Iterator[dict[str, list[str]]]:
     """The SQL each alias ran, in this thread (the test client's requests run in it too)."""
     queries: dict[str, list[str]] = {}
     with ExitStack() as stack:
-        contexts = {alias: stack.enter_context(CaptureQueriesContext(connections[alias]))
-                    for alias in ("default", "replica")}
+        contexts = {
+            alias: stack.enter_context(CaptureQueriesContext(connections[alias])) for alias in ("default", "replica")
+        }
         yield queries
     queries.update({alias: [query["sql"] for query in context.captured_queries] for alias, context in contexts.items()})
 

@@ -33,7 +33,6 @@ from .urls_django_filters import FeatureInvoices, InvoiceFeatures
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.urls_django_filters")]
 
 
-
 @pytest.fixture
 def client() -> APIClient:
     return APIClient(headers={"X-Client-ID": "django-filter"})
@@ -69,12 +68,26 @@ def test_an_undeclared_parameter_is_named_and_the_accepted_ones_listed(client: A
     errors = errors_of(client.get("/v2/features", {"statuz": "open"}))
     assert [(e["parameter"], e["code"]) for e in errors] == [("statuz", "unknown")]
     assert accepted_names(errors[0]) == [
-        "amount_due__gte", "amount_due__lte", "user", "status", "currency", "amount_between",
-        "created_after", "created_before", "email", "not_status", "paid", "cursor", "limit"]
+        "amount_due__gte",
+        "amount_due__lte",
+        "user",
+        "status",
+        "currency",
+        "amount_between",
+        "created_after",
+        "created_before",
+        "email",
+        "not_status",
+        "paid",
+        "cursor",
+        "limit",
+    ]
 
 
 def test_a_single_valued_filter_twice_is_refused_a_multiple_one_is_not(
-    client: APIClient, invoices: list[Invoice], users: list[Customer],
+    client: APIClient,
+    invoices: list[Invoice],
+    users: list[Customer],
 ) -> None:
     assert bad(client, f"user={users[0].pk}&user={users[1].pk}") == [("user", "repeated")]
     assert bad(client, "created_after=2026-01-01&created_after=2026-01-02") == [("created_after", "repeated")]
@@ -82,20 +95,23 @@ def test_a_single_valued_filter_twice_is_refused_a_multiple_one_is_not(
     assert both == newest_first([r for r in invoices if r.status in ("draft", "paid")])
 
 
-@pytest.mark.parametrize(("query", "detail"), [
-    ("email=", "email must not be empty."),
-    ("currency=eur,", "currency must be comma-separated values, none of them empty."),
-    ("amount_due__gte=%20110", "amount_due__gte must not start or end with white space."),
-    ("amount_due__gte=1.5e3", "amount_due__gte must be a number in ASCII digits."),
-    ("amount_due__gte=%D9%A1%D9%A1%D9%A0", "amount_due__gte must be a number in ASCII digits."),  # Arabic-Indic 110
-    ("paid=maybe", "paid must be one of: true, false."),
-    ("paid=1", "paid must be one of: true, false."),
-    ("created_after=%EF%BC%92026-01-01", "created_after must be written in ASCII characters."),  # fullwidth 2
-    ("status=lost", "status must be one of: draft, open, paid, void."),
-    ("not_status=lost", "not_status must be one of: draft, open, paid, void."),
-    ("user=nobody", "user: Select a valid choice. That choice is not one of the available choices."),
-    ("amount_between=105", "amount_between: Range query expects two values."),
-])
+@pytest.mark.parametrize(
+    ("query", "detail"),
+    [
+        ("email=", "email must not be empty."),
+        ("currency=eur,", "currency must be comma-separated values, none of them empty."),
+        ("amount_due__gte=%20110", "amount_due__gte must not start or end with white space."),
+        ("amount_due__gte=1.5e3", "amount_due__gte must be a number in ASCII digits."),
+        ("amount_due__gte=%D9%A1%D9%A1%D9%A0", "amount_due__gte must be a number in ASCII digits."),  # Arabic-Indic 110
+        ("paid=maybe", "paid must be one of: true, false."),
+        ("paid=1", "paid must be one of: true, false."),
+        ("created_after=%EF%BC%92026-01-01", "created_after must be written in ASCII characters."),  # fullwidth 2
+        ("status=lost", "status must be one of: draft, open, paid, void."),
+        ("not_status=lost", "not_status must be one of: draft, open, paid, void."),
+        ("user=nobody", "user: Select a valid choice. That choice is not one of the available choices."),
+        ("amount_between=105", "amount_between: Range query expects two values."),
+    ],
+)
 def test_a_value_django_would_forgive_or_refuse_is_a_400_naming_it(client: APIClient, query: str, detail: str) -> None:
     errors = errors_of(client.get(f"/v2/features?{query}"))
     name = query.split("=")[0]
@@ -104,7 +120,10 @@ def test_a_value_django_would_forgive_or_refuse_is_a_400_naming_it(client: APICl
 
 def test_every_bad_value_is_reported_at_once(client: APIClient) -> None:
     assert sorted(bad(client, "email=&status=lost&amount_due__lte=x&created_before=nope")) == [
-        ("amount_due__lte", "invalid"), ("created_before", "invalid"), ("email", "invalid"), ("status", "invalid"),
+        ("amount_due__lte", "invalid"),
+        ("created_before", "invalid"),
+        ("email", "invalid"),
+        ("status", "invalid"),
     ]
 
 
@@ -120,30 +139,33 @@ def test_base_in_filter(client: APIClient, invoices: list[Invoice]) -> None:
 
 
 def test_an_in_filter_takes_its_values_repeated_as_a_multiple_choice_does(
-    client: APIClient, invoices: list[Invoice],
+    client: APIClient,
+    invoices: list[Invoice],
 ) -> None:
     repeated = client.get("/v2/features?currency=eur&currency=gbp&limit=2")
     joined = client.get("/v2/features?currency=eur,gbp&limit=2")
     assert repeated.status_code == 200, repeated.content
     assert [item["id"] for item in repeated.json()["data"]] == newest_first(
-        [r for r in invoices if r.currency != "usd"])[:2]
+        [r for r in invoices if r.currency != "usd"]
+    )[:2]
     assert repeated.json()["data"] == joined.json()["data"]
     # The same cleaned values: a cursor of the one spelling pages the other.
     cursor = joined.json()["pagination"]["next_cursor"]
     assert client.get("/v2/features", {"currency": ["eur", "gbp"], "cursor": cursor, "limit": 2}).status_code == 200
     # Each repeated value is checked as one of a comma-separated list would be.
     assert errors_of(client.get("/v2/features?currency=eur&currency=")) == [
-        {"parameter": "currency", "detail": "currency must not be empty.", "code": "invalid"}]
+        {"parameter": "currency", "detail": "currency must not be empty.", "code": "invalid"}
+    ]
     # A range's two values are one pair: repeated, it stays refused.
     assert bad(client, "amount_between=100,101&amount_between=102,103") == [("amount_between", "repeated")]
 
 
 def test_an_in_filter_takes_an_array_in_a_search_body(client: APIClient, invoices: list[Invoice]) -> None:
-    response = client.post("/v2/features/search", {"any": [{"currency": ["eur", "gbp"]}], "limit": 100},
-                           format="json")
+    response = client.post("/v2/features/search", {"any": [{"currency": ["eur", "gbp"]}], "limit": 100}, format="json")
     assert response.status_code == 200, response.content
     assert [item["id"] for item in response.json()["data"]] == newest_first(
-        [r for r in invoices if r.currency != "usd"])
+        [r for r in invoices if r.currency != "usd"]
+    )
 
 
 def test_base_range_filter(client: APIClient, invoices: list[Invoice]) -> None:
@@ -180,7 +202,8 @@ def test_exclude(client: APIClient, invoices: list[Invoice]) -> None:
 
 def test_filterset_fields(client: APIClient, invoices: list[Invoice]) -> None:
     assert ids(client, "/v2/fields", status="paid", currency="eur") == newest_first(
-        [r for r in invoices if r.status == "paid" and r.currency == "eur"])
+        [r for r in invoices if r.status == "paid" and r.currency == "eur"]
+    )
     errors = errors_of(client.get("/v2/fields", {"statuz": "paid"}))
     assert errors[0]["detail"] == "Unknown parameter. Accepted: status, currency, cursor, limit."
     assert bad_fields(client, "status=lost") == [("status", "invalid")]
@@ -192,8 +215,13 @@ def bad_fields(client: APIClient, query: str) -> list[tuple[str, str]]:
 
 def test_filters_and_together(client: APIClient, invoices: list[Invoice], users: list[Customer]) -> None:
     found = ids(client, user=users[0].pk, status=["draft", "paid", "void"], currency="eur,usd", not_status="void")
-    assert found == newest_first([r for r in invoices if r.user_id == users[0].pk and r.status in ("draft", "paid")
-                                  and r.currency in ("eur", "usd")])
+    assert found == newest_first(
+        [
+            r
+            for r in invoices
+            if r.user_id == users[0].pk and r.status in ("draft", "paid") and r.currency in ("eur", "usd")
+        ]
+    )
 
 
 def test_strict_query_parameters_on_other_methods(client: APIClient, invoices: list[Invoice]) -> None:
@@ -209,8 +237,9 @@ def test_cursors_are_bound_to_the_cleaned_values(client: APIClient, invoices: li
     cursor = first.json()["pagination"]["next_cursor"]
     walked = [item["id"] for item in first.json()["data"]]
     while cursor:
-        page = client.get("/v2/features", {"status": ["draft", "open"], "created_after": "2026-01-01", "limit": 3,
-                                           "cursor": cursor}).json()
+        page = client.get(
+            "/v2/features", {"status": ["draft", "open"], "created_after": "2026-01-01", "limit": 3, "cursor": cursor}
+        ).json()
         walked += [item["id"] for item in page["data"]]
         cursor = page["pagination"]["next_cursor"]
     assert walked == newest_first([r for r in invoices if r.status in ("draft", "open")])
@@ -218,20 +247,36 @@ def test_cursors_are_bound_to_the_cleaned_values(client: APIClient, invoices: li
     for other in ({"status": "draft"}, {"status": ["draft", "open"]}, {"status": ["draft", "open"], "paid": "true"}):
         replay = client.get("/v2/features", {**other, "cursor": first.json()["pagination"]["next_cursor"]})
         assert errors_of(replay)[0] == {
-            "parameter": "cursor", "code": "invalid",
-            "detail": "The cursor was issued for other filters: send the same filters as for the page before."}
+            "parameter": "cursor",
+            "code": "invalid",
+            "detail": "The cursor was issued for other filters: send the same filters as for the page before.",
+        }
 
 
 def test_active_filters_are_json_and_stable(invoices: list[Invoice], users: list[Customer], rf: Any) -> None:
     filters = StrictFilters(InvoiceFeatures, view=FeatureInvoices())
-    query = {"status": ["draft", "paid"], "user": [users[0].pk], "created_after": ["2026-01-02"],
-             "amount_between": ["105,110"], "amount_due__gte": ["100"], "paid": ["true"]}
+    query = {
+        "status": ["draft", "paid"],
+        "user": [users[0].pk],
+        "created_after": ["2026-01-02"],
+        "amount_between": ["105,110"],
+        "amount_due__gte": ["100"],
+        "paid": ["true"],
+    }
     bound = filters.from_query(query, allowed_extra=[], request=rf.get("/"), queryset=Invoice.objects.all())
     data = bound.signature_data()
-    assert json.loads(json.dumps(data)) == data == {
-        "amount_between": ["105", "110"], "amount_due__gte": "100", "created": ["2026-01-02T00:00:00+00:00", None],
-        "paid": True, "status": ["draft", "paid"], "user": users[0].pk,
-    }
+    assert (
+        json.loads(json.dumps(data))
+        == data
+        == {
+            "amount_between": ["105", "110"],
+            "amount_due__gte": "100",
+            "created": ["2026-01-02T00:00:00+00:00", None],
+            "paid": True,
+            "status": ["draft", "paid"],
+            "user": users[0].pk,
+        }
+    )
     assert list(data) == sorted(data)
 
 
@@ -239,15 +284,28 @@ def test_active_filters_are_json_and_stable(invoices: list[Invoice], users: list
 
 
 def test_search_ors_filtersets_in_one_sql_query(
-    client: APIClient, invoices: list[Invoice], users: list[Customer],
+    client: APIClient,
+    invoices: list[Invoice],
+    users: list[Customer],
 ) -> None:
-    body = {"any": [{"status": ["draft"], "user": users[0].pk}, {"amount_between": "120,123"},
-                    {"email": "X1@example.com", "not_status": "paid", "paid": False}], "limit": 100}
+    body = {
+        "any": [
+            {"status": ["draft"], "user": users[0].pk},
+            {"amount_between": "120,123"},
+            {"email": "X1@example.com", "not_status": "paid", "paid": False},
+        ],
+        "limit": 100,
+    }
     with CaptureQueriesContext(connection) as queries:
         response = client.post("/v2/features/search", body, format="json")
     assert response.status_code == 200, response.content
-    expected = [r for r in invoices if (r.status == "draft" and r.user_id == users[0].pk) or r.amount_due >= 120
-                or (r.user_id == users[1].pk and r.status != "paid")]
+    expected = [
+        r
+        for r in invoices
+        if (r.status == "draft" and r.user_id == users[0].pk)
+        or r.amount_due >= 120
+        or (r.user_id == users[1].pk and r.status != "paid")
+    ]
     assert [item["id"] for item in response.json()["data"]] == newest_first(expected)
     pages = [q["sql"] for q in queries.captured_queries if 'FROM "billing_invoice"' in q["sql"]]
     assert len(pages) == 1, pages  # the user lookup of ModelChoiceFilter aside
@@ -257,15 +315,17 @@ def test_search_pages_with_its_cursor(client: APIClient, invoices: list[Invoice]
     body: dict[str, Any] = {"any": [{"status": ["draft", "void"]}, {"currency": "usd"}], "limit": 4}
     walked, cursor = [], None
     while True:
-        page = client.post("/v2/features/search", {**body, **({"cursor": cursor} if cursor else {})},
-                           format="json").json()
+        page = client.post(
+            "/v2/features/search", {**body, **({"cursor": cursor} if cursor else {})}, format="json"
+        ).json()
         walked += [item["id"] for item in page["data"]]
         cursor = page["pagination"]["next_cursor"]
         if cursor is None:
             break
     assert walked == newest_first([r for r in invoices if r.status in ("draft", "void") or r.currency == "usd"])
-    other = client.post("/v2/features/search", {"any": [{"currency": "usd"}], "cursor": page_cursor(client, body)},
-                        format="json")
+    other = client.post(
+        "/v2/features/search", {"any": [{"currency": "usd"}], "cursor": page_cursor(client, body)}, format="json"
+    )
     assert errors_of(other)[0]["parameter"] == "cursor"
 
 
@@ -274,12 +334,21 @@ def page_cursor(client: APIClient, body: dict[str, Any]) -> str:
 
 
 def test_search_body_errors_point_at_each_member(client: APIClient) -> None:
-    body = {"any": [{"status": "lost", "colour": "red"}, {"user": ["a"], "amount_between": "1"},
-                    {"created_after": "", "status": [None]}]}
+    body = {
+        "any": [
+            {"status": "lost", "colour": "red"},
+            {"user": ["a"], "amount_between": "1"},
+            {"created_after": "", "status": [None]},
+        ]
+    }
     errors = errors_of(client.post("/v2/features/search", body, format="json"), 422)
     assert sorted((e["pointer"], e["code"]) for e in errors) == [
-        ("/any/0/colour", "unknown"), ("/any/0/status", "invalid"), ("/any/1/amount_between", "invalid"),
-        ("/any/1/user", "invalid"), ("/any/2/created_after", "invalid"), ("/any/2/status", "invalid"),
+        ("/any/0/colour", "unknown"),
+        ("/any/0/status", "invalid"),
+        ("/any/1/amount_between", "invalid"),
+        ("/any/1/user", "invalid"),
+        ("/any/2/created_after", "invalid"),
+        ("/any/2/status", "invalid"),
     ]
     details = {e["pointer"]: e["detail"] for e in errors}
     assert details["/any/0/status"] == "status must be one of: draft, open, paid, void."
@@ -315,10 +384,25 @@ def schema() -> dict[str, Any]:
 
 def test_parameters_are_documented_with_types_enums_and_multiplicity(schema: dict[str, Any]) -> None:
     parameters = {p["name"]: p for p in schema["paths"]["/v2/features"]["get"]["parameters"] if p["in"] == "query"}
-    assert set(parameters) == {"amount_due__gte", "amount_due__lte", "user", "status", "currency", "amount_between",
-                               "created_after", "created_before", "email", "not_status", "paid", "cursor", "limit"}
-    assert parameters["status"]["schema"] == {"type": "array", "items": {"type": "string",
-                                              "enum": ["draft", "open", "paid", "void"]}}
+    assert set(parameters) == {
+        "amount_due__gte",
+        "amount_due__lte",
+        "user",
+        "status",
+        "currency",
+        "amount_between",
+        "created_after",
+        "created_before",
+        "email",
+        "not_status",
+        "paid",
+        "cursor",
+        "limit",
+    }
+    assert parameters["status"]["schema"] == {
+        "type": "array",
+        "items": {"type": "string", "enum": ["draft", "open", "paid", "void"]},
+    }
     assert (parameters["status"]["style"], parameters["status"]["explode"]) == ("form", True)
     assert parameters["not_status"]["schema"] == {"type": "string", "enum": ["draft", "open", "paid", "void"]}
     assert parameters["not_status"]["description"] == "status (not exact)"
@@ -338,12 +422,25 @@ def test_the_search_body_is_documented(schema: dict[str, Any]) -> None:
     body = schema["paths"]["/v2/features/search"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     alternative = body["properties"]["any"]["items"]
     assert alternative["additionalProperties"] is False
-    assert alternative["properties"]["status"] == {"type": "array", "minItems": 1, "items": {
-        "type": "string", "enum": ["draft", "open", "paid", "void"]}}
+    assert alternative["properties"]["status"] == {
+        "type": "array",
+        "minItems": 1,
+        "items": {"type": "string", "enum": ["draft", "open", "paid", "void"]},
+    }
     assert alternative["properties"]["created_after"] == {"type": "string", "format": "date"}
-    assert set(alternative["properties"]) == {"amount_due__gte", "amount_due__lte", "user", "status", "currency",
-                                              "amount_between", "created_after", "created_before", "email",
-                                              "not_status", "paid"}
+    assert set(alternative["properties"]) == {
+        "amount_due__gte",
+        "amount_due__lte",
+        "user",
+        "status",
+        "currency",
+        "amount_between",
+        "created_after",
+        "created_before",
+        "email",
+        "not_status",
+        "paid",
+    }
 
 
 def test_details_speak_the_clients_language(client: APIClient) -> None:
@@ -378,33 +475,75 @@ def test_a_model_choice_by_an_integer_key_takes_ascii_integers_and_says_integer(
 
 # --- no 500, whatever the query string ------------------------------------------------------------
 
-FEATURE_PARAMETERS = ["user", "status", "currency", "amount_between", "created_after", "created_before", "email",
-                      "not_status", "paid", "amount_due__gte", "amount_due__lte", "cursor", "limit"]
+FEATURE_PARAMETERS = [
+    "user",
+    "status",
+    "currency",
+    "amount_between",
+    "created_after",
+    "created_before",
+    "email",
+    "not_status",
+    "paid",
+    "amount_due__gte",
+    "amount_due__lte",
+    "cursor",
+    "limit",
+]
 # Any text a URL can carry to a view (no NUL: refused as a malformed request before any view).
 _text = st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=10)
-_numbers = st.one_of(st.integers(-(10**20), 10**20).map(str),
-                     st.sampled_from(["", " 1", "1e3", "1.5", "NaN", "inf", "-0", "\u0661\u0662", "1_0"]))
-_lists = st.lists(st.one_of(_numbers, st.sampled_from(["eur", "gbp", "draft", "paid", ""]), _text),
-                  max_size=3).map(",".join)
-_dates = st.sampled_from(["2026-01-02", "2026-02-30", "2026-W01", "2026-01-01T00:00:00Z", "2026-01-01T24:00",
-                          "0001-01-01", "9999-12-31", "2026-01-01T00:00:00-22:25", "\u0662\u0660\u0662\u0666-01-01",
-                          "20260101", ""])
+_numbers = st.one_of(
+    st.integers(-(10**20), 10**20).map(str),
+    st.sampled_from(["", " 1", "1e3", "1.5", "NaN", "inf", "-0", "\u0661\u0662", "1_0"]),
+)
+_lists = st.lists(st.one_of(_numbers, st.sampled_from(["eur", "gbp", "draft", "paid", ""]), _text), max_size=3).map(
+    ",".join
+)
+_dates = st.sampled_from(
+    [
+        "2026-01-02",
+        "2026-02-30",
+        "2026-W01",
+        "2026-01-01T00:00:00Z",
+        "2026-01-01T24:00",
+        "0001-01-01",
+        "9999-12-31",
+        "2026-01-01T00:00:00-22:25",
+        "\u0662\u0660\u0662\u0666-01-01",
+        "20260101",
+        "",
+    ]
+)
 # Per parameter, values near what its filter parses, as often as junk.
 _values_of = {
-    "user": st.sampled_from(["usr_0", "", "nobody", " usr_0"]), "email": st.sampled_from(
-        ["x0@example.com", "X1@EXAMPLE.COM", "@", "", "a b"]),
-    "status": _lists, "not_status": st.sampled_from(["draft", "paid", "lost", "", "DRAFT"]), "currency": _lists,
-    "amount_between": _lists, "amount_due__gte": _numbers, "amount_due__lte": _numbers,
-    "created_after": _dates, "created_before": _dates, "limit": _numbers,
-    "paid": st.sampled_from(["true", "false", "True", "1", "maybe", ""]), "format": st.sampled_from(["json", "xml"]),
+    "user": st.sampled_from(["usr_0", "", "nobody", " usr_0"]),
+    "email": st.sampled_from(["x0@example.com", "X1@EXAMPLE.COM", "@", "", "a b"]),
+    "status": _lists,
+    "not_status": st.sampled_from(["draft", "paid", "lost", "", "DRAFT"]),
+    "currency": _lists,
+    "amount_between": _lists,
+    "amount_due__gte": _numbers,
+    "amount_due__lte": _numbers,
+    "created_after": _dates,
+    "created_before": _dates,
+    "limit": _numbers,
+    "paid": st.sampled_from(["true", "false", "True", "1", "maybe", ""]),
+    "format": st.sampled_from(["json", "xml"]),
     "cursor": st.sampled_from(["", "x", "eyJ2IjoxfQ:1:forged"]),
 }
 
 #: A valid value for each filter of InvoiceFeatures (``user`` aside: its ids are drawn at random).
 EVERY_FILTER_ONCE = {
-    "status": "draft", "currency": "eur,gbp", "amount_between": "100,120", "created_after": "2026-01-02",
-    "created_before": "2026-01-05", "email": "x0@example.com", "not_status": "void", "paid": "false",
-    "amount_due__gte": "101", "amount_due__lte": "119",
+    "status": "draft",
+    "currency": "eur,gbp",
+    "amount_between": "100,120",
+    "created_after": "2026-01-02",
+    "created_before": "2026-01-05",
+    "email": "x0@example.com",
+    "not_status": "void",
+    "paid": "false",
+    "amount_due__gte": "101",
+    "amount_due__lte": "119",
 }
 
 
@@ -423,8 +562,11 @@ def test_no_query_string_is_a_500(client: APIClient, invoices: list[Invoice], pa
     """Every django-filter feature the docs support (tests/urls_django_filters.py), any query:
     a 200 list or a 400 problem naming parameters, never a 500."""
 
-    @settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")), deadline=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @settings(
+        max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")),
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
     @given(pairs=_pairs())
     @example(pairs=list(EVERY_FILTER_ONCE.items()))  # each filter's code runs at least once
     def check(pairs: list[tuple[str, str]]) -> None:
@@ -440,12 +582,23 @@ def test_no_query_string_is_a_500(client: APIClient, invoices: list[Invoice], pa
 
 
 def test_no_search_body_is_a_500(client: APIClient, invoices: list[Invoice]) -> None:
-    @settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")) // 2, deadline=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-    @given(alternatives=st.lists(st.dictionaries(st.sampled_from(FEATURE_PARAMETERS[:-3]),
-                                                 st.one_of(_numbers, _lists, _dates, st.lists(_lists, max_size=3),
-                                                           st.none(), st.booleans(), st.integers())),
-                                 min_size=1, max_size=3))
+    @settings(
+        max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")) // 2,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(
+        alternatives=st.lists(
+            st.dictionaries(
+                st.sampled_from(FEATURE_PARAMETERS[:-3]),
+                st.one_of(
+                    _numbers, _lists, _dates, st.lists(_lists, max_size=3), st.none(), st.booleans(), st.integers()
+                ),
+            ),
+            min_size=1,
+            max_size=3,
+        )
+    )
     @example(alternatives=[EVERY_FILTER_ONCE, {"paid": True}])
     def check(alternatives: list[dict[str, Any]]) -> None:
         with transaction.atomic():

@@ -29,14 +29,21 @@ THROTTLE_PER_MINUTE = 120
 GATEWAY_DELAY_MS = 400
 
 
-@pytest.fixture(scope="module", params=[
-    "sqlite",
-    pytest.param("postgres+redis", marks=[pytest.mark.postgres, pytest.mark.redis]),
-    pytest.param("postgres+pgbouncer", marks=[pytest.mark.postgres, pytest.mark.pgbouncer]),
-])
+@pytest.fixture(
+    scope="module",
+    params=[
+        "sqlite",
+        pytest.param("postgres+redis", marks=[pytest.mark.postgres, pytest.mark.redis]),
+        pytest.param("postgres+pgbouncer", marks=[pytest.mark.postgres, pytest.mark.pgbouncer]),
+    ],
+)
 def service(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    with example_service(request.param, tmp_path_factory.mktemp("e2e"), THROTTLE_RATE=f"{THROTTLE_PER_MINUTE}/min",
-                         PAYMENT_GATEWAY_DELAY_MS=str(GATEWAY_DELAY_MS)) as running:
+    with example_service(
+        request.param,
+        tmp_path_factory.mktemp("e2e"),
+        THROTTLE_RATE=f"{THROTTLE_PER_MINUTE}/min",
+        PAYMENT_GATEWAY_DELAY_MS=str(GATEWAY_DELAY_MS),
+    ) as running:
         yield running
 
 
@@ -47,8 +54,9 @@ class Caller:
         self.service = service
         self.client_id = f"e2e-{uuid.uuid4().hex[:10]}"
 
-    def __call__(self, method: str, path: str, *, key: str | None = None, headers: dict[str, str] | None = None,
-                 **options: Any) -> HTTPResult:
+    def __call__(
+        self, method: str, path: str, *, key: str | None = None, headers: dict[str, str] | None = None, **options: Any
+    ) -> HTTPResult:
         all_headers = {"X-Client-ID": self.client_id, **(headers or {})}
         if key is not None:
             all_headers["Idempotency-Key"] = key
@@ -198,8 +206,7 @@ def test_an_undeclared_sort_or_a_cursor_of_another_sort_is_400(call: Caller) -> 
     assert [item["parameter"] for item in problem["errors"]] == ["sort"]
     assert "-created_at, created_at, -amount_due, amount_due" in problem["errors"][0]["detail"]
     cursor = call("GET", "/v2/invoices?limit=2&sort=amount_due").json()["pagination"]["next_cursor"]
-    assert_problem(call("GET", f"/v2/invoices?limit=2&sort=-amount_due&cursor={quote(cursor)}"), 400,
-                   "invalid-cursor")
+    assert_problem(call("GET", f"/v2/invoices?limit=2&sort=-amount_due&cursor={quote(cursor)}"), 400, "invalid-cursor")
     assert_problem(call("GET", f"/v2/invoices?limit=2&cursor={quote(cursor)}"), 400, "invalid-cursor")
     assert_problem(call("GET", "/v2/orders?sort=created_at"), 400, "invalid-parameters")
     search = call("POST", "/v2/invoices/search", json_body={"any": [{"status": "paid"}], "sort": "amount_due"})
@@ -235,15 +242,24 @@ def test_a_payment_runs_once_per_key_and_replays_byte_for_byte(call: Caller) -> 
     assert first.status == 201 and first.header("X-Cache-Lookup") == "MISS"
     assert first.header("Idempotency-Retention") == "86400"
     assert first.header("Location").endswith(f"{path}/{first.json()['payment_id']}")
-    again = call("POST", path, body='{ "currency": "eur",  "amount": 400 }', key=f'"{key}"',
-                 headers={"Content-Type": "application/json"})
+    again = call(
+        "POST",
+        path,
+        body='{ "currency": "eur",  "amount": 400 }',
+        key=f'"{key}"',
+        headers={"Content-Type": "application/json"},
+    )
     assert (again.status, again.body, again.header("Location")) == (201, first.body, first.header("Location"))
     assert again.header("X-Cache-Lookup") == "HIT" and again.header("Idempotent-Replayed") == "true"
     assert 86300 < int(again.header("Idempotency-Retention")) <= 86400
     other_body = call("POST", path, json_body={"amount": 401, "currency": "eur"}, key=key)
     assert_problem(other_body, 422, "idempotency-key-reused")
-    other_path = call("POST", f"/v2/invoices/{new_invoice(call)['id']}/payments",
-                      json_body={"amount": 400, "currency": "eur"}, key=key)
+    other_path = call(
+        "POST",
+        f"/v2/invoices/{new_invoice(call)['id']}/payments",
+        json_body={"amount": 400, "currency": "eur"},
+        key=key,
+    )
     assert_problem(other_path, 422, "idempotency-key-reused")
     assert len(walk(call, path)) == 1
     # Another client's identical key is its own: it runs.
@@ -327,8 +343,11 @@ def test_what_the_service_refuses_rather_than_guesses(call: Caller) -> None:
     json_type = {"Content-Type": "application/json"}
     # An undeclared query parameter, on a POST too: nothing is created.
     email = f"refused-{uuid.uuid4().hex[:8]}@example.com"
-    unknown = assert_problem(call("POST", "/v2/users?foo=1", json_body={"email": email, "name": "R"},
-                                  key=uuid.uuid4().hex), 400, "invalid-parameters")
+    unknown = assert_problem(
+        call("POST", "/v2/users?foo=1", json_body={"email": email, "name": "R"}, key=uuid.uuid4().hex),
+        400,
+        "invalid-parameters",
+    )
     assert [item["parameter"] for item in unknown["errors"]] == ["foo"]
     assert call("POST", "/v2/users", json_body={"email": email, "name": "R"}).status == 201
     # A format the service does not speak: 400 or 406, never the 404 of a list that exists.
@@ -337,13 +356,13 @@ def test_what_the_service_refuses_rather_than_guesses(call: Caller) -> None:
     # A wildcard Content-Type on a keyed POST: 415, and the key stays free.
     key = uuid.uuid4().hex
     for wildcard in ("*/*", "application/*"):
-        answer = call("POST", pay, body='{"amount": 1, "currency": "eur"}', key=key,
-                      headers={"Content-Type": wildcard})
+        answer = call("POST", pay, body='{"amount": 1, "currency": "eur"}', key=key, headers={"Content-Type": wildcard})
         assert_problem(answer, 415)
     # An integer that is not exactly one, or digits spelt otherwise: 422, never rounded.
     for amount in ("9.9999999999999999999", "399.5", '"1_000"', '"\u0661\u0662"'):
-        answer = call("POST", pay, body=f'{{"amount": {amount}, "currency": "eur"}}', key=uuid.uuid4().hex,
-                      headers=json_type)
+        answer = call(
+            "POST", pay, body=f'{{"amount": {amount}, "currency": "eur"}}', key=uuid.uuid4().hex, headers=json_type
+        )
         problem = assert_problem(answer, 422)
         assert [item["pointer"] for item in problem["errors"]] == ["/amount"], amount
     assert walk(call, pay) == []
@@ -366,13 +385,18 @@ def test_what_the_service_refuses_rather_than_guesses(call: Caller) -> None:
         # The whole host is searched for: a bare ":0" also occurs in a random trace id ("urn:request:0…").
         assert host not in answer.body.decode() and host not in (answer.header("Location") or "")
     # Lenient spellings of parameters: 400 naming the parameter.
-    for query, name in (("limit=%205", "limit"), ("limit=05", "limit"), ("limit=5%09", "limit"),
-                        ("created_after=2020-W01", "created_after"),
-                        ("created_after=%D9%A2%D9%A0%D9%A2%D9%A0-01-01", "created_after")):
+    for query, name in (
+        ("limit=%205", "limit"),
+        ("limit=05", "limit"),
+        ("limit=5%09", "limit"),
+        ("created_after=2020-W01", "created_after"),
+        ("created_after=%D9%A2%D9%A0%D9%A2%D9%A0-01-01", "created_after"),
+    ):
         problem = assert_problem(call("GET", f"/v2/invoices?{query}"), 400, "invalid-parameters")
         assert [item["parameter"] for item in problem["errors"]] == [name], query
-    search = call("POST", "/v2/invoices/search", json_body={"any": [{"status": "open"}], "limit": "5"},
-                  key=uuid.uuid4().hex)
+    search = call(
+        "POST", "/v2/invoices/search", json_body={"any": [{"status": "open"}], "limit": "5"}, key=uuid.uuid4().hex
+    )
     assert search.status in (400, 422) and search.header("Content-Type") == "application/problem+json"
     # The version roots follow the lifecycle.
     assert_problem(call("GET", "/v0"), 410)
@@ -405,11 +429,13 @@ def test_v1_is_served_deprecated_v0_is_gone_v9_unknown(call: Caller) -> None:
 
 def test_the_total_to_amount_due_rename(call: Caller) -> None:
     user = call("GET", "/v2/users?limit=1").json()["data"][0]
-    old_name = call("POST", "/v2/invoices", json_body={"user_id": user["id"], "total": 700, "currency": "eur"},
-                    key=uuid.uuid4().hex)
+    old_name = call(
+        "POST", "/v2/invoices", json_body={"user_id": user["id"], "total": 700, "currency": "eur"}, key=uuid.uuid4().hex
+    )
     assert old_name.status == 201 and old_name.json()["amount_due"] == 700 and old_name.header("Deprecation")
-    both = call("POST", "/v2/invoices", json_body={"user_id": user["id"], "total": 1, "amount_due": 2,
-                                                   "currency": "eur"})
+    both = call(
+        "POST", "/v2/invoices", json_body={"user_id": user["id"], "total": 1, "amount_due": 2, "currency": "eur"}
+    )
     assert_problem(both, 422)
 
 

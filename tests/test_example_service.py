@@ -40,27 +40,41 @@ def test_users_invoices_orders_and_payments(client: APIClient) -> None:
 
 
 def test_broken_rules_are_422(client: APIClient) -> None:
-    unknown_user = client.post("/v2/invoices", {"user_id": "usr_nope", "amount_due": 1, "currency": "eur"},
-                               format="json")
+    unknown_user = client.post(
+        "/v2/invoices", {"user_id": "usr_nope", "amount_due": 1, "currency": "eur"}, format="json"
+    )
     assert unknown_user.status_code == 422
     assert unknown_user.json()["errors"][0]["pointer"] == "/user_id"
     user = create(client, "/v2/users", {"email": "bob@example.com", "name": "Bob"})
-    bad_currency = client.post("/v2/invoices", {"user_id": user["id"], "amount_due": 1, "currency": "EUR"},
-                               format="json")
+    bad_currency = client.post(
+        "/v2/invoices", {"user_id": user["id"], "amount_due": 1, "currency": "EUR"}, format="json"
+    )
     assert bad_currency.json()["errors"][0]["code"] == "invalid_currency"
     invoice = create(client, "/v2/invoices", {"user_id": user["id"], "amount_due": 100, "currency": "eur"})
-    mismatch = client.post(f"/v2/invoices/{invoice['id']}/payments", {"amount": 100, "currency": "usd"},
-                           format="json", headers={"Idempotency-Key": "k1"})
+    mismatch = client.post(
+        f"/v2/invoices/{invoice['id']}/payments",
+        {"amount": 100, "currency": "usd"},
+        format="json",
+        headers={"Idempotency-Key": "k1"},
+    )
     assert mismatch.status_code == 422 and mismatch.json()["errors"][0]["pointer"] == "/currency"
     create(client, f"/v2/invoices/{invoice['id']}/payments", {"amount": 100, "currency": "eur"})
-    paid = client.post(f"/v2/invoices/{invoice['id']}/payments", {"amount": 1, "currency": "eur"}, format="json",
-                       headers={"Idempotency-Key": "k2"})
+    paid = client.post(
+        f"/v2/invoices/{invoice['id']}/payments",
+        {"amount": 1, "currency": "eur"},
+        format="json",
+        headers={"Idempotency-Key": "k2"},
+    )
     assert paid.status_code == 422 and paid.json()["errors"][0]["code"] == "not_payable"
 
 
 def test_payment_on_a_missing_invoice_is_404(client: APIClient) -> None:
-    response = client.post("/v2/invoices/inv_nope/payments", {"amount": 1, "currency": "eur"}, format="json",
-                           headers={"Idempotency-Key": "k3"})
+    response = client.post(
+        "/v2/invoices/inv_nope/payments",
+        {"amount": 1, "currency": "eur"},
+        format="json",
+        headers={"Idempotency-Key": "k3"},
+    )
     assert response.status_code == 404
 
 
@@ -91,15 +105,20 @@ def test_any_iso_8601_offset_filters_without_a_database_error(client: APIClient,
     assert search.status_code == 200, search.content
 
 
-@pytest.mark.parametrize(("raw", "detail"), [
-    # Each was taken as 10, 1000, 12 or 12: an amount altered, never refused.
-    ("9.9999999999999999999", "Must be an integer; 9.9999999999999999999 is not."),
-    ("399.5", "Must be an integer; 399.5 is not."),
-    ('"1_000"', 'Must be an integer: a JSON number, or a string of ASCII digits such as "1000"; "1_000" is not.'),
-    ('"\u0661\u0662"', 'Must be an integer: a JSON number, or a string of ASCII digits such as "1000"; '
-     '"\u0661\u0662" is not.'),
-    ('" 12"', 'Must be an integer: a JSON number, or a string of ASCII digits such as "1000"; " 12" is not.'),
-])
+@pytest.mark.parametrize(
+    ("raw", "detail"),
+    [
+        # Each was taken as 10, 1000, 12 or 12: an amount altered, never refused.
+        ("9.9999999999999999999", "Must be an integer; 9.9999999999999999999 is not."),
+        ("399.5", "Must be an integer; 399.5 is not."),
+        ('"1_000"', 'Must be an integer: a JSON number, or a string of ASCII digits such as "1000"; "1_000" is not.'),
+        (
+            '"\u0661\u0662"',
+            'Must be an integer: a JSON number, or a string of ASCII digits such as "1000"; "\u0661\u0662" is not.',
+        ),
+        ('" 12"', 'Must be an integer: a JSON number, or a string of ASCII digits such as "1000"; " 12" is not.'),
+    ],
+)
 def test_amounts_are_never_rounded_or_reinterpreted(client: APIClient, raw: str, detail: str) -> None:
     user = create(client, "/v2/users", {"email": "dee@example.com", "name": "Dee"})
     invoice = create(client, "/v2/invoices", {"user_id": user["id"], "amount_due": 5000, "currency": "eur"})
@@ -109,8 +128,9 @@ def test_amounts_are_never_rounded_or_reinterpreted(client: APIClient, raw: str,
         f"/v2/invoices/{invoice['id']}/payments": (f'{{"amount": {raw}, "currency": "eur"}}', "/amount"),
     }
     for path, (body, pointer) in bodies.items():
-        answer = client.generic("POST", path.strip(), body, content_type="application/json",
-                                headers={"Idempotency-Key": uuid.uuid4().hex})
+        answer = client.generic(
+            "POST", path.strip(), body, content_type="application/json", headers={"Idempotency-Key": uuid.uuid4().hex}
+        )
         assert answer.status_code == 422, answer.content
         assert answer.json()["errors"] == [{"pointer": pointer, "detail": detail, "code": "not_an_integer"}]
     assert client.get(f"/v2/invoices/{invoice['id']}/payments").json()["data"] == []
@@ -136,9 +156,16 @@ def test_both_names_of_the_amount_are_compared_exactly(client: APIClient) -> Non
 def test_a_currency_is_not_trimmed_into_a_valid_one(client: APIClient, currency: str) -> None:
     user = create(client, "/v2/users", {"email": "gus@example.com", "name": "Gus"})
     invoice = create(client, "/v2/invoices", {"user_id": user["id"], "amount_due": 100, "currency": "eur"})
-    for path, body in (("/v2/invoices", {"user_id": user["id"], "amount_due": 1, "currency": currency}),
-                       (f"/v2/invoices/{invoice['id']}/payments", {"amount": 1, "currency": currency})):
+    for path, body in (
+        ("/v2/invoices", {"user_id": user["id"], "amount_due": 1, "currency": currency}),
+        (f"/v2/invoices/{invoice['id']}/payments", {"amount": 1, "currency": currency}),
+    ):
         answer = client.post(path, body, format="json", headers={"Idempotency-Key": uuid.uuid4().hex})
         assert answer.status_code == 422, answer.content
-        assert answer.json()["errors"] == [{"pointer": "/currency", "code": "invalid_currency",
-                                            "detail": "Use a lower-case ISO 4217 code such as 'eur'."}]
+        assert answer.json()["errors"] == [
+            {
+                "pointer": "/currency",
+                "code": "invalid_currency",
+                "detail": "Use a lower-case ISO 4217 code such as 'eur'.",
+            }
+        ]

@@ -43,8 +43,9 @@ def test_api_exception_with_a_non_error_status_is_a_500() -> None:
     assert problem is not None and problem.status_code == 500
 
 
-@pytest.mark.parametrize(("exc", "slug"), [(BadRequest("x"), "bad-request"),
-                                           (MultiPartParserError("x"), "malformed-request")])
+@pytest.mark.parametrize(
+    ("exc", "slug"), [(BadRequest("x"), "bad-request"), (MultiPartParserError("x"), "malformed-request")]
+)
 def test_django_bad_request_errors(exc: Exception, slug: str) -> None:
     problem = problem_for_exception(exc)
     assert problem is not None and problem.status_code == 400 and problem.problem_type.slug == slug
@@ -114,8 +115,7 @@ def test_page_not_found_handler() -> None:
 
 
 def test_non_integer_content_length_is_a_400() -> None:
-    response = Client().generic("POST", "/v2/users", b"{}", content_type="application/json",
-                                CONTENT_LENGTH="twelve")
+    response = Client().generic("POST", "/v2/users", b"{}", content_type="application/json", CONTENT_LENGTH="twelve")
     assert response.status_code == 400 and body(response)["type"].endswith("/problems/bad-request")
 
 

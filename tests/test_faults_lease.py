@@ -31,9 +31,19 @@ SLOW_SECONDS = 3.0
 
 
 def post(url: str, client_id: str, key: str, name: str, delay: float = 0, **test_headers: str) -> HTTPResult:
-    return send(url, "POST", "/idempotency/header-delayed", body=json.dumps({"name": name}),
-                headers={"Content-Type": "application/json", "Idempotency-Key": key, "X-Client-ID": client_id,
-                         "X-Test-Delay": str(delay), **test_headers})
+    return send(
+        url,
+        "POST",
+        "/idempotency/header-delayed",
+        body=json.dumps({"name": name}),
+        headers={
+            "Content-Type": "application/json",
+            "Idempotency-Key": key,
+            "X-Client-ID": client_id,
+            "X-Test-Delay": str(delay),
+            **test_headers,
+        },
+    )
 
 
 def in_background(call: Any) -> tuple[threading.Thread, dict[str, HTTPResult]]:
@@ -53,8 +63,13 @@ def wait_until_claimed(client_id: str, key: str) -> None:
 
 def test_a_late_worker_ending_after_the_new_owner_cannot_store_over_it(example_store: str) -> None:
     client_id, key, name = f"lease-{uuid.uuid4().hex[:12]}", uuid.uuid4().hex, uuid.uuid4().hex
-    with gunicorn(2, preload=True, DJANGO_SETTINGS_MODULE="tests.settings", IDEMPOTENCY_STORE=example_store,
-                  IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS)) as server:
+    with gunicorn(
+        2,
+        preload=True,
+        DJANGO_SETTINGS_MODULE="tests.settings",
+        IDEMPOTENCY_STORE=example_store,
+        IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS),
+    ) as server:
         slow, late = in_background(lambda: post(server.url, client_id, key, name, SLOW_SECONDS))
         wait_until_claimed(client_id, key)
         time.sleep(LEASE_SECONDS + 0.3)
@@ -69,24 +84,37 @@ def test_a_late_worker_ending_after_the_new_owner_cannot_store_over_it(example_s
     assert stale.json()["type"].endswith("/idempotency-lease-expired")
     assert Customer.objects.filter(name=name).count() == 1, "the late attempt's row was rolled back"
     assert replay.status == 201 and replay.header("X-Cache-Lookup") == "HIT" and replay.body == newer.body
-    report(f"faults-late-worker-{example_store}", {
-        "store": example_store, "late_attempt": stale.status, "newer_owner": newer.status,
-        "replay": replay.header("X-Cache-Lookup"), "executions_kept": 1,
-    })
+    report(
+        f"faults-late-worker-{example_store}",
+        {
+            "store": example_store,
+            "late_attempt": stale.status,
+            "newer_owner": newer.status,
+            "replay": replay.header("X-Cache-Lookup"),
+            "executions_kept": 1,
+        },
+    )
 
 
 def test_a_late_worker_that_fails_cannot_fail_the_new_owners_key(example_store: str) -> None:
     """The late attempt ends with a 5xx while the new owner still runs: its "fail" must not reach
     the new owner's record, or a third attempt would run alongside the new owner."""
     client_id, key, name = f"lease-{uuid.uuid4().hex[:12]}", uuid.uuid4().hex, uuid.uuid4().hex
-    with gunicorn(3, preload=True, DJANGO_SETTINGS_MODULE="tests.settings", IDEMPOTENCY_STORE=example_store,
-                  IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS)) as server:
-        failing, failed = in_background(lambda: post(server.url, client_id, key, name, SLOW_SECONDS,
-                                                     **{"X-Test-Fail": "1"}))
+    with gunicorn(
+        3,
+        preload=True,
+        DJANGO_SETTINGS_MODULE="tests.settings",
+        IDEMPOTENCY_STORE=example_store,
+        IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS),
+    ) as server:
+        failing, failed = in_background(
+            lambda: post(server.url, client_id, key, name, SLOW_SECONDS, **{"X-Test-Fail": "1"})
+        )
         wait_until_claimed(client_id, key)
         time.sleep(LEASE_SECONDS + 0.3)
-        owner, owned = in_background(lambda: post(server.url, client_id, key, name, SLOW_SECONDS,
-                                                  **{"X-Test-Renew": "1"}))
+        owner, owned = in_background(
+            lambda: post(server.url, client_id, key, name, SLOW_SECONDS, **{"X-Test-Renew": "1"})
+        )
         failing.join(timeout=30)
         third = post(server.url, client_id, key, name)
         owner.join(timeout=30)

@@ -33,8 +33,14 @@ RETRY_STATUSES = {409, 503}
 def test_postgresql_crash_and_restart_under_keyed_payments() -> None:
     with private_postgres() as postgres:
         invoice_ids = _create_invoices(postgres)
-        with gunicorn(3, preload=True, DATABASE_URL=postgres.url(), IDEMPOTENCY_STORE="database",
-                      IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS), PAYMENT_GATEWAY_DELAY_MS="30") as server:
+        with gunicorn(
+            3,
+            preload=True,
+            DATABASE_URL=postgres.url(),
+            IDEMPOTENCY_STORE="database",
+            IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS),
+            PAYMENT_GATEWAY_DELAY_MS="30",
+        ) as server:
             load = KeyedLoad(server.url, invoice_ids)
             load.start()
             time.sleep(1.5)
@@ -47,8 +53,8 @@ def test_postgresql_crash_and_restart_under_keyed_payments() -> None:
             load.finish(timeout=90)
 
         payments = dict(
-            line.split("|") for line in postgres.psql(
-                "SELECT invoice_id, count(*) FROM billing_payment GROUP BY invoice_id").split()
+            line.split("|")
+            for line in postgres.psql("SELECT invoice_id, count(*) FROM billing_payment GROUP BY invoice_id").split()
         )
 
     statuses = Counter(result.status for result in load.results)
@@ -67,12 +73,18 @@ def test_postgresql_crash_and_restart_under_keyed_payments() -> None:
     }, "exactly one payment per key"
     for key, bodies in load.bodies.items():
         assert len(bodies) == 1, f"key {key}: every success is the same payment, byte for byte"
-    report("faults-postgres-restart", {
-        "keys": len(load.sent_keys), "requests": len(load.results), "statuses": dict(statuses),
-        "problems": dict(problems), "outage_seconds": round(outage_seconds, 1),
-        "payments": sum(int(count) for count in payments.values()),
-        "keys_with_more_than_one_payment": sum(int(count) > 1 for count in payments.values()),
-    })
+    report(
+        "faults-postgres-restart",
+        {
+            "keys": len(load.sent_keys),
+            "requests": len(load.results),
+            "statuses": dict(statuses),
+            "problems": dict(problems),
+            "outage_seconds": round(outage_seconds, 1),
+            "payments": sum(int(count) for count in payments.values()),
+            "keys_with_more_than_one_payment": sum(int(count) > 1 for count in payments.values()),
+        },
+    )
 
 
 def _create_invoices(postgres: PrivatePostgres) -> list[str]:
@@ -80,8 +92,10 @@ def _create_invoices(postgres: PrivatePostgres) -> list[str]:
     rows = ", ".join(f"('{invoice_id}', 'usr_faults', 'open', 1000000000, 'eur', now())" for invoice_id in ids)
     columns = "(id, user_id, status, amount_due, currency, created_at)"
     insert_invoices = f"INSERT INTO billing_invoice {columns} VALUES {rows}"  # noqa: S608 -- ids made from a counter
-    postgres.psql("INSERT INTO billing_customer (id, email, name, created_at) "
-                  "VALUES ('usr_faults', 'f@example.com', 'F', now());" + insert_invoices)
+    postgres.psql(
+        "INSERT INTO billing_customer (id, email, name, created_at) "
+        "VALUES ('usr_faults', 'f@example.com', 'F', now());" + insert_invoices
+    )
     return ids
 
 
@@ -103,7 +117,12 @@ class KeyedLoad:
         self.errors: list[str] = []
         self.lock = threading.Lock()
         self.stop_new_keys = threading.Event()
-        self.threads = [threading.Thread(target=self._client, ) for _ in range(CLIENTS)]
+        self.threads = [
+            threading.Thread(
+                target=self._client,
+            )
+            for _ in range(CLIENTS)
+        ]
 
     def start(self) -> None:
         for thread in self.threads:
@@ -134,10 +153,13 @@ class KeyedLoad:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                result = send(self.url, "POST", f"/v2/invoices/{invoice_id}/payments",
-                              body='{"amount": 100, "currency": "eur"}',
-                              headers={"Content-Type": "application/json", "Idempotency-Key": key,
-                                       "X-Client-ID": self.client_id})
+                result = send(
+                    self.url,
+                    "POST",
+                    f"/v2/invoices/{invoice_id}/payments",
+                    body='{"amount": 100, "currency": "eur"}',
+                    headers={"Content-Type": "application/json", "Idempotency-Key": key, "X-Client-ID": self.client_id},
+                )
             except OSError as exc:
                 with self.lock:
                     self.errors.append(f"{key}: {exc!r}")

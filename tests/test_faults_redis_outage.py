@@ -38,8 +38,12 @@ def new_email() -> str:
 @pytest.mark.parametrize("policy", ["fail-closed", "fail-open"])
 def test_redis_killed_and_restarted_under_the_redis_store(policy: str) -> None:
     client_id = f"redis-outage-{uuid.uuid4().hex[:12]}"
-    with private_redis() as redis, gunicorn(2, preload=True, REDIS_URL=redis.url, IDEMPOTENCY_STORE="redis",
-                                            IDEMPOTENCY_STORE_UNAVAILABLE=policy) as server:
+    with (
+        private_redis() as redis,
+        gunicorn(
+            2, preload=True, REDIS_URL=redis.url, IDEMPOTENCY_STORE="redis", IDEMPOTENCY_STORE_UNAVAILABLE=policy
+        ) as server,
+    ):
         before = create_user(server.url, client_id, email := new_email(), key := uuid.uuid4().hex)
         assert before.status == 201 and before.header("X-Cache-Lookup") == "MISS"
         assert create_user(server.url, client_id, email, key).header("X-Cache-Lookup") == "HIT"
@@ -71,11 +75,16 @@ def test_redis_killed_and_restarted_under_the_redis_store(policy: str) -> None:
     for first, replay in after:
         assert first.status == 201 and first.header("X-Cache-Lookup") == "MISS"
         assert replay.header("X-Cache-Lookup") == "HIT" and replay.body == first.body
-    report(f"faults-redis-outage-{policy}", {
-        "policy": policy, "keyed_during_outage": sorted({answer.status for answer in during}),
-        "replay_during_outage": replay_during.status, "unkeyed_reads_during_outage": [r.status for r in reads],
-        "keyed_after_restart": [first.status for first, _ in after],
-    })
+    report(
+        f"faults-redis-outage-{policy}",
+        {
+            "policy": policy,
+            "keyed_during_outage": sorted({answer.status for answer in during}),
+            "replay_during_outage": replay_during.status,
+            "unkeyed_reads_during_outage": [r.status for r in reads],
+            "keyed_after_restart": [first.status for first, _ in after],
+        },
+    )
 
 
 def _until_not_503(url: str, client_id: str) -> tuple[HTTPResult, HTTPResult]:

@@ -48,8 +48,13 @@ def test_sigkill_at_random_points_of_keyed_payments(example_store: str) -> None:
     killed_in: Counter[str] = Counter()
     client_saw: Counter[str] = Counter()
 
-    with gunicorn(1, preload=True, IDEMPOTENCY_STORE=example_store, PAYMENT_GATEWAY_DELAY_MS=str(GATEWAY_DELAY_MS),
-                  IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS)) as server:
+    with gunicorn(
+        1,
+        preload=True,
+        IDEMPOTENCY_STORE=example_store,
+        PAYMENT_GATEWAY_DELAY_MS=str(GATEWAY_DELAY_MS),
+        IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS),
+    ) as server:
         started = time.monotonic()
         assert pay(server.url, timing_invoice, uuid.uuid4().hex, client_id).status == 201
         latest_kill = (time.monotonic() - started) * KILL_SPREAD
@@ -82,12 +87,19 @@ def test_sigkill_at_random_points_of_keyed_payments(example_store: str) -> None:
         assert executions[invoice.pk] == 1, f"invoice {invoice.pk}: {executions[invoice.pk]} payments"
         assert replays[invoice.pk].status == 201 and replays[invoice.pk].header("X-Cache-Lookup") == "HIT"
         assert replays[invoice.pk].body == retries[invoice.pk].body
-    report(f"faults-worker-kills-{example_store}", {
-        "store": example_store, "seed": seed, "kills": KILLS, "kill_window_ms": round(latest_kill * 1000),
-        "killed_in": dict(killed_in), "client_saw": dict(client_saw),
-        "retries": dict(Counter(r.header("X-Cache-Lookup") for r in retries.values())),
-        "keys_with_more_than_one_payment": sum(count > 1 for count in executions.values()),
-    })
+    report(
+        f"faults-worker-kills-{example_store}",
+        {
+            "store": example_store,
+            "seed": seed,
+            "kills": KILLS,
+            "kill_window_ms": round(latest_kill * 1000),
+            "killed_in": dict(killed_in),
+            "client_saw": dict(client_saw),
+            "retries": dict(Counter(r.header("X-Cache-Lookup") for r in retries.values())),
+            "keys_with_more_than_one_payment": sum(count > 1 for count in executions.values()),
+        },
+    )
 
 
 def test_a_worker_killed_between_the_commit_and_the_stored_answer(example_store: str) -> None:
@@ -95,11 +107,21 @@ def test_a_worker_killed_between_the_commit_and_the_stored_answer(example_store:
     client_id, key, name = f"commit-{uuid.uuid4().hex[:12]}", uuid.uuid4().hex, uuid.uuid4().hex
     headers = {"Content-Type": "application/json", "Idempotency-Key": key, "X-Client-ID": client_id}
     body = f'{{"name": "{name}"}}'
-    with gunicorn(1, preload=True, DJANGO_SETTINGS_MODULE="tests.settings", IDEMPOTENCY_STORE=example_store,
-                  IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS)) as server:
+    with gunicorn(
+        1,
+        preload=True,
+        DJANGO_SETTINGS_MODULE="tests.settings",
+        IDEMPOTENCY_STORE=example_store,
+        IDEMPOTENCY_LEASE_SECONDS=str(LEASE_SECONDS),
+    ) as server:
         with pytest.raises(OSError):
-            send(server.url, "POST", "/idempotency/dies-after-commit", body=body,
-                 headers={**headers, "X-Test-Die": "after-commit"})
+            send(
+                server.url,
+                "POST",
+                "/idempotency/dies-after-commit",
+                body=body,
+                headers={**headers, "X-Test-Die": "after-commit"},
+            )
         assert Customer.objects.filter(name=name).count() == 1, "the transaction committed before the kill"
         server.wait_until_serving()
         time.sleep(LEASE_SECONDS + 0.2)
@@ -107,9 +129,15 @@ def test_a_worker_killed_between_the_commit_and_the_stored_answer(example_store:
     assert retry.status == 201 and retry.header("X-Cache-Lookup") == "HIT", (retry.status, retry.body)
     assert Customer.objects.filter(name=name).count() == 1, "the retry answered the committed run"
     assert retry.json() == {"id": Customer.objects.get(name=name).pk}
-    report(f"faults-killed-after-commit-{example_store}", {
-        "store": example_store, "kills": 1, "retry": retry.header("X-Cache-Lookup"), "executions": 1,
-    })
+    report(
+        f"faults-killed-after-commit-{example_store}",
+        {
+            "store": example_store,
+            "kills": 1,
+            "retry": retry.header("X-Cache-Lookup"),
+            "executions": 1,
+        },
+    )
 
 
 def _pay_into(seen: dict[str, Any], url: str, invoice: Invoice, key: str, client_id: str) -> None:

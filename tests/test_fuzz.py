@@ -35,8 +35,11 @@ from django_api_conventions.problems import RESERVED_MEMBERS, ProblemException, 
 pytestmark = pytest.mark.hostile
 
 # Local settings, not a profile: loading a profile here would change every other test file's too.
-fuzz = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "150")), deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+fuzz = settings(
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 factory = RequestFactory()
 ORDERING = ("-created_at", "-pk")
@@ -46,8 +49,11 @@ FILTERS = "0123456789abcdef"
 # Every JSON value, text with lone surrogates and NUL included, numbers of any size.
 any_text = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF))
 json_scalars = (
-    st.none() | st.booleans() | st.integers(min_value=-(10**60), max_value=10**60)
-    | st.floats(allow_nan=False, allow_infinity=False) | any_text
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**60), max_value=10**60)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | any_text
 )
 json_values = st.recursive(
     json_scalars,
@@ -70,6 +76,7 @@ def assert_invalid_cursor(token: str) -> None:
 
 # -- the cursor codec --------------------------------------------------------------------------
 
+
 @fuzz
 @given(any_text)
 def test_any_text_as_a_cursor_is_an_invalid_cursor_problem_or_a_cursor(token: str) -> None:
@@ -83,10 +90,18 @@ def test_any_bytes_as_a_cursor(token: str) -> None:
 
 
 @fuzz
-@given(json_values | st.fixed_dictionaries({
-    "v": st.just(1), "e": st.just(ENDPOINT), "o": st.just(list(ORDERING)), "f": st.just(FILTERS),
-    "p": st.lists(st.lists(json_scalars, max_size=3), max_size=3) | json_values,
-}))
+@given(
+    json_values
+    | st.fixed_dictionaries(
+        {
+            "v": st.just(1),
+            "e": st.just(ENDPOINT),
+            "o": st.just(list(ORDERING)),
+            "f": st.just(FILTERS),
+            "p": st.lists(st.lists(json_scalars, max_size=3), max_size=3) | json_values,
+        }
+    )
+)
 def test_any_payload_signed_with_the_secret_is_an_invalid_cursor_problem_or_a_cursor(payload: Any) -> None:
     # A token of Django's signing with the service's key and salt is no cursor: refused, never a 500.
     assert_invalid_cursor(signing.dumps(payload, salt=CURSOR_SALT, compress=True))
@@ -103,7 +118,9 @@ def signed_format_2(payload_json: str) -> str:
 typed_items = st.lists(json_scalars, max_size=3) | json_values
 format_2_payloads = json_values | st.builds(
     lambda direction, hints, position: [2, direction, hints, *position],
-    st.sampled_from(["n", "p", "ni", "pi"]) | any_text, any_text, st.lists(typed_items, max_size=3),
+    st.sampled_from(["n", "p", "ni", "pi"]) | any_text,
+    any_text,
+    st.lists(typed_items, max_size=3),
 )
 
 
@@ -115,10 +132,26 @@ def test_any_payload_of_format_2_signed_with_the_secret_is_an_invalid_cursor_pro
     assert_invalid_cursor(signed_format_2(json.dumps(payload)))
 
 
-@pytest.mark.parametrize("position", [
-    '["u",1]', '["u",[1]]', '["i"," 1_0 "]', '["i","\u0663"]', '["m","sNaN"]', '["m"," 1 "]', '["m",[1,[2],3]]',
-    '["b",{}]', '["s",[1]]', '"nx"', '"sy"', '["i",1.5]', '["n",1]', '[]', '[' * 5000 + ']' * 5000,
-])
+@pytest.mark.parametrize(
+    "position",
+    [
+        '["u",1]',
+        '["u",[1]]',
+        '["i"," 1_0 "]',
+        '["i","\u0663"]',
+        '["m","sNaN"]',
+        '["m"," 1 "]',
+        '["m",[1,[2],3]]',
+        '["b",{}]',
+        '["s",[1]]',
+        '"nx"',
+        '"sy"',
+        '["i",1.5]',
+        '["n",1]',
+        "[]",
+        "[" * 5000 + "]" * 5000,
+    ],
+)
 def test_a_signed_position_not_as_this_service_writes_it_is_malformed(position: str) -> None:
     token = signed_format_2(f'[2,"n","",{position},["s","o"]]')
     with pytest.raises(ProblemException) as refused:
@@ -137,8 +170,15 @@ def test_a_cursor_that_is_not_text_is_refused(token: Any) -> None:
 # round-trips to the same instant, but Python compares such datetimes as unequal.)
 fixed_offsets = st.sampled_from([UTC, timezone(timedelta(hours=5, minutes=30)), timezone(-timedelta(hours=11))])
 positions = st.tuples(
-    st.datetimes(timezones=fixed_offsets) | st.dates() | st.integers() | any_text | st.uuids()
-    | st.decimals(allow_nan=False, allow_infinity=False) | st.floats(allow_nan=False) | st.none() | st.booleans(),
+    st.datetimes(timezones=fixed_offsets)
+    | st.dates()
+    | st.integers()
+    | any_text
+    | st.uuids()
+    | st.decimals(allow_nan=False, allow_infinity=False)
+    | st.floats(allow_nan=False)
+    | st.none()
+    | st.booleans(),
     any_text | st.integers() | st.uuids(),
 )
 
@@ -160,8 +200,9 @@ def test_any_edit_of_a_cursor_is_rejected(position: tuple[Any, Any], data: st.Da
     token = encode_cursor(Cursor(position, ORDERING, ENDPOINT, FILTERS))
     start = data.draw(st.integers(min_value=0, max_value=len(token) - 1))
     end = data.draw(st.integers(min_value=start, max_value=len(token)))
-    replacement = data.draw(st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_:",
-                                    max_size=8))
+    replacement = data.draw(
+        st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_:", max_size=8)
+    )
     edited = token[:start] + replacement + token[end:]
     if edited == token:
         return
@@ -171,6 +212,7 @@ def test_any_edit_of_a_cursor_is_rejected(position: tuple[Any, Any], data: st.Da
 
 
 # -- the request fingerprint ------------------------------------------------------------------
+
 
 def fingerprint(body: bytes | str, content_type: str = "application/json") -> str:
     return request_fingerprint(factory.post("/v2/orders", body, content_type=content_type))
@@ -216,28 +258,43 @@ def test_distinct_bodies_have_distinct_fingerprints(first: Any, second: Any) -> 
         assert fingerprint(json.dumps(first)) != fingerprint(json.dumps(second))
 
 
-@pytest.mark.parametrize(("first", "second"), [
-    ("12345678901234567890123456789012", "12345678901234567890123456789013"),  # beyond 28 digits
-    ("1.0000000000000000000000000000001", "1"),
-    ("1e400", "1e401"),
-    ("1e-400", "0"),
-    ("true", "1"),
-    ('"1"', "1"),
-    ("0.1", "0.10000000000000001"),
-])
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("12345678901234567890123456789012", "12345678901234567890123456789013"),  # beyond 28 digits
+        ("1.0000000000000000000000000000001", "1"),
+        ("1e400", "1e401"),
+        ("1e-400", "0"),
+        ("true", "1"),
+        ('"1"', "1"),
+        ("0.1", "0.10000000000000001"),
+    ],
+)
 def test_numbers_that_differ_anywhere_differ(first: str, second: str) -> None:
     assert fingerprint(f'{{"amount": {first}}}') != fingerprint(f'{{"amount": {second}}}')
 
 
 @fuzz
-@given(st.binary(max_size=300) | json_values.map(lambda value: json.dumps(value).encode()),
-       st.sampled_from(["application/json", "application/problem+json", "text/plain", "application/octet-stream"]))
+@given(
+    st.binary(max_size=300) | json_values.map(lambda value: json.dumps(value).encode()),
+    st.sampled_from(["application/json", "application/problem+json", "text/plain", "application/octet-stream"]),
+)
 def test_any_body_has_a_fingerprint(body: bytes, content_type: str) -> None:
     assert len(fingerprint(body, content_type)) == 64
 
 
-@pytest.mark.parametrize("number", ["1e9999999999999999999999999999999", "-1E+99999999", "1" * 5000,
-                                    "0." + "0" * 5000 + "1", "1e-99999999", "-0.0", "0e999999999999"])
+@pytest.mark.parametrize(
+    "number",
+    [
+        "1e9999999999999999999999999999999",
+        "-1E+99999999",
+        "1" * 5000,
+        "0." + "0" * 5000 + "1",
+        "1e-99999999",
+        "-0.0",
+        "0e999999999999",
+    ],
+)
 def test_extreme_numbers_have_a_short_fingerprint_input(number: str) -> None:
     assert len(fingerprint(f"[{number}]")) == 64
     if "9999999999999999999999999999" not in number:  # Decimal itself refuses that one

@@ -68,16 +68,21 @@ def pass_not_selected() -> str | None:
     if mode == "never":
         return "CLIENT_TESTS=never"
     if os.environ.get("DATABASE_URL") or os.environ.get("REDIS_URL") or sys.version_info[:2] != (3, 11):
-        return ("the generated clients are tested once per ./dev test, in the SQLite pass of Python 3.11 "
-                "(CLIENT_TESTS=always runs them here)")
+        return (
+            "the generated clients are tested once per ./dev test, in the SQLite pass of Python 3.11 "
+            "(CLIENT_TESTS=always runs them here)"
+        )
     return None
 
 
 def missing_tools(language: str) -> list[str]:
     needed = {
         "python": [PYTHON_TOOLS / "openapi-python-client", PYTHON_TOOLS / "mypy", PYTHON_TOOLS / "ruff"],
-        "typescript": [NODE_MODULES / ".bin" / "openapi-typescript", NODE_MODULES / ".bin" / "tsc",
-                       NODE_MODULES / "openapi-fetch" / "package.json"],
+        "typescript": [
+            NODE_MODULES / ".bin" / "openapi-typescript",
+            NODE_MODULES / ".bin" / "tsc",
+            NODE_MODULES / "openapi-fetch" / "package.json",
+        ],
     }[language]
     missing = [str(path) for path in needed if not path.exists()]
     if language == "typescript" and shutil.which("node") is None:
@@ -104,8 +109,9 @@ def require(language: str) -> None:
 
 @pytest.fixture(scope="module")
 def service(selected: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    with example_service("sqlite", tmp_path_factory.mktemp("clients"),
-                         PAYMENT_GATEWAY_DELAY_MS=str(GATEWAY_DELAY_MS)) as running:
+    with example_service(
+        "sqlite", tmp_path_factory.mktemp("clients"), PAYMENT_GATEWAY_DELAY_MS=str(GATEWAY_DELAY_MS)
+    ) as running:
         yield running
 
 
@@ -154,15 +160,19 @@ def flow_source(name: str, document: dict[str, Any]) -> str:
     source = (FLOWS / name).read_text()
     pagination = document["components"]["schemas"]["PaginatedInvoiceList"]["properties"]["pagination"]
     if "previous_cursor" not in pagination.get("properties", {}):
-        print(f"note: {document['info'].get('x-api-version')}: the list envelope has no previous_cursor; "
-              f"{name} walks forward only")
+        print(
+            f"note: {document['info'].get('x-api-version')}: the list envelope has no previous_cursor; "
+            f"{name} walks forward only"
+        )
         source, count = BACKWARD_BLOCK.subn("\n", source)
         assert count == 1, f"{name}: its previous_cursor markers are missing"
     return source
 
 
 def test_a_generated_python_client_works_as_it_is(
-    documents: dict[str, dict[str, Any]], odd_rows: dict[str, str], service: Service,
+    documents: dict[str, dict[str, Any]],
+    odd_rows: dict[str, str],
+    service: Service,
     tmp_path: Path,
 ) -> None:
     require("python")
@@ -170,22 +180,43 @@ def test_a_generated_python_client_works_as_it_is(
         folder = tmp_path / version
         folder.mkdir()
         (folder / "openapi.json").write_text(json.dumps(document))
-        output = run([str(PYTHON_TOOLS / "openapi-python-client"), "generate", "--path", "openapi.json",
-                      "--output-path", "client"], folder)
+        output = run(
+            [
+                str(PYTHON_TOOLS / "openapi-python-client"),
+                "generate",
+                "--path",
+                "openapi.json",
+                "--output-path",
+                "client",
+            ],
+            folder,
+        )
         assert "warning" not in output.lower(), output
         # A fresh virtualenv: what the generated package needs, it declares.
         venv.create(folder / "venv", with_pip=True)
         python = folder / "venv" / "bin" / "python"
         run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "./client"], folder)
         (folder / "flow.py").write_text(flow_source("flow.py", document))
-        run([str(PYTHON_TOOLS / "mypy"), "--strict", "--python-executable", str(python),
-             "--cache-dir", str(TOOLS / "mypy-cache"), "flow.py"], folder)
+        run(
+            [
+                str(PYTHON_TOOLS / "mypy"),
+                "--strict",
+                "--python-executable",
+                str(python),
+                "--cache-dir",
+                str(TOOLS / "mypy-cache"),
+                "flow.py",
+            ],
+            folder,
+        )
         output = run([str(python), "flow.py"], folder, SERVICE_URL=service.url, **odd_rows)
         assert "python flow: ok" in output, output
 
 
 def test_a_generated_typescript_client_works_as_it_is(
-    documents: dict[str, dict[str, Any]], odd_rows: dict[str, str], service: Service,
+    documents: dict[str, dict[str, Any]],
+    odd_rows: dict[str, str],
+    service: Service,
     tmp_path: Path,
 ) -> None:
     require("typescript")

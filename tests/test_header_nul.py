@@ -33,8 +33,9 @@ def test_a_nul_in_basic_credentials_is_a_400_naming_the_authorization_header(cre
     body = problem(response)
     assert body["type"].endswith("/bad-request")
     assert body["detail"] == "The Basic credentials of the Authorization header hold a NUL character."
-    assert body["errors"] == [{"header": "Authorization", "detail": "NUL characters are not allowed.",
-                               "code": "invalid"}]
+    assert body["errors"] == [
+        {"header": "Authorization", "detail": "NUL characters are not allowed.", "code": "invalid"}
+    ]
 
 
 def test_a_nul_in_a_latin_1_user_name_is_found_as_drf_decodes_it() -> None:
@@ -62,6 +63,11 @@ def test_valid_basic_credentials_still_authenticate() -> None:
 
 
 def test_over_http(live_server: Any) -> None:
-    result = send(live_server.url, "POST", "/v2/users", json_body={"email": "n@example.com", "name": "N"},
-                  headers={"Authorization": basic("us\x00er:pw")})
+    result = send(
+        live_server.url,
+        "POST",
+        "/v2/users",
+        json_body={"email": "n@example.com", "name": "N"},
+        headers={"Authorization": basic("us\x00er:pw")},
+    )
     assert result.status == 400 and result.json()["errors"][0]["header"] == "Authorization"

@@ -57,8 +57,7 @@ def test_inside_api_paths_the_health_answer_would_be_a_problem(settings: Any) ->
 
 
 def redis_store_at(settings: Any, url: str) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "redis",
-                                "IDEMPOTENCY_REDIS_URL": url}
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "redis", "IDEMPOTENCY_REDIS_URL": url}
 
 
 def test_the_store_that_answers_is_ok(store_name: str) -> None:
@@ -83,7 +82,8 @@ def test_a_silent_redis_is_unavailable_within_the_bound(settings: Any, silent_re
     # The probe still hangs: the next check does not start another one, and answers at once.
     status, body, elapsed = health()
     assert status == 500 and body == {
-        CHECK: "Unavailable: An earlier probe of the idempotency store has not been answered yet."}
+        CHECK: "Unavailable: An earlier probe of the idempotency store has not been answered yet."
+    }
     assert elapsed < 0.5, elapsed
 
 
@@ -103,7 +103,9 @@ def _replica_port(setup: Any) -> int:
 @pytest.mark.redis_topologies
 @pytest.mark.parametrize("server", ["sentinel", "replica"])
 def test_a_redis_that_answers_but_cannot_hold_keys_is_unavailable(
-    settings: Any, redis_sentinel_topology: Any, server: str,
+    settings: Any,
+    redis_sentinel_topology: Any,
+    server: str,
 ) -> None:
     """A Sentinel's port and a replica both answer PING; neither can take a claim."""
     setup = redis_sentinel_topology
@@ -123,8 +125,11 @@ def test_a_database_store_that_fails_is_unavailable(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(DatabaseStore, "ping", refused)
     status, body, _ = health()
     assert status == 500
-    assert body == {"IdempotencyStoreCheck(store='database')":
-                    "Unavailable: The idempotency store cannot be reached (OperationalError)."}, "no host in the body"
+    assert body == {
+        "IdempotencyStoreCheck(store='database')": (
+            "Unavailable: The idempotency store cannot be reached (OperationalError)."
+        )
+    }, "no host in the body"
 
 
 def test_the_database_store_pings_its_own_alias(django_assert_num_queries: Any) -> None:
@@ -147,17 +152,22 @@ class BrokenStore(DatabaseStore):
 
 
 def test_a_store_without_ping_says_what_to_add(settings: Any) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS,
-                                "IDEMPOTENCY_STORE": "tests.test_health_check.UncheckableStore"}
+    settings.API_CONVENTIONS = {
+        **settings.API_CONVENTIONS,
+        "IDEMPOTENCY_STORE": "tests.test_health_check.UncheckableStore",
+    }
     status, body, _ = health()
     assert status == 500 and body == {
-        "IdempotencyStoreCheck(store='tests.test_health_check.UncheckableStore')":
-        "Unexpected Result: UncheckableStore cannot be checked: give it a ping() method (IdempotencyStore.ping)."}
+        "IdempotencyStoreCheck(store='tests.test_health_check.UncheckableStore')": (
+            "Unexpected Result: UncheckableStore cannot be checked: give it a ping() method (IdempotencyStore.ping)."
+        )
+    }
 
 
 def test_a_bug_in_the_probe_is_not_reported_as_an_outage(settings: Any) -> None:
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "tests.test_health_check.BrokenStore"}
     status, body, _ = health()
     # django-health-check logs the exception and shows no detail of it.
-    assert status == 500 and body == {"IdempotencyStoreCheck(store='tests.test_health_check.BrokenStore')":
-                                      "Unknown Error: unknown error"}
+    assert status == 500 and body == {
+        "IdempotencyStoreCheck(store='tests.test_health_check.BrokenStore')": "Unknown Error: unknown error"
+    }

@@ -155,6 +155,7 @@ def test_problem_type_pages_follow_the_language() -> None:
 
 # The catalogue: complete, not fuzzy, placeholders kept, and the committed .mo compiled from it.
 
+
 def read_po(path: Path) -> list[tuple[str, str, bool]]:
     """(msgid, msgstr, fuzzy) of each entry of a .po file, the header included (msgid "")."""
     entries, fuzzy, current, field = [], False, {"msgid": [], "msgstr": []}, None
@@ -214,8 +215,13 @@ def test_every_problem_type_has_a_german_title_and_description() -> None:
     with translation.override("de"):
         for problem_type in (t for t in problem_types if t.slug in built_in):
             fields = [*problem_type.members, *problem_type.headers]
-            texts = [problem_type.title, problem_type.description, problem_type.fix, problem_type.example_detail,
-                     *(field.description for field in fields)]
+            texts = [
+                problem_type.title,
+                problem_type.description,
+                problem_type.fix,
+                problem_type.example_detail,
+                *(field.description for field in fields),
+            ]
             with translation.override("en"):
                 english = [str(text) for text in texts]
             for text, original in zip(texts, english, strict=True):
@@ -283,8 +289,7 @@ def test_the_examples_currency_messages_are_german() -> None:
     english, german = both("POST", "/v2/invoices", body)
     assert_same_contract(english, german, 422)
     assert _error_details(english) == {"/currency": "Use a lower-case ISO 4217 code such as 'eur'."}
-    assert _error_details(german) == {
-        "/currency": "Geben Sie einen ISO-4217-Code in Kleinbuchstaben an, etwa 'eur'."}
+    assert _error_details(german) == {"/currency": "Geben Sie einen ISO-4217-Code in Kleinbuchstaben an, etwa 'eur'."}
 
 
 @pytest.mark.django_db(transaction=True)
@@ -292,7 +297,8 @@ def test_the_examples_payment_messages_are_german() -> None:
     path = f"/v2/invoices/{_invoice().pk}/payments"
     english, german = (
         call("POST", path, language, {"amount": 100, "currency": "usd"}, **{"Idempotency-Key": uuid.uuid4().hex})
-        for language in (None, "de"))
+        for language in (None, "de")
+    )
     assert_same_contract(english, german, 422)
     assert _error_details(english) == {"/currency": "The invoice is billed in 'eur'."}
     assert _error_details(german) == {"/currency": "Die Rechnung wird in 'eur' abgerechnet."}
@@ -300,7 +306,8 @@ def test_the_examples_payment_messages_are_german() -> None:
     path = f"/v2/invoices/{_invoice(status=Invoice.Status.PAID).pk}/payments"
     english, german = (
         call("POST", path, language, {"amount": 100, "currency": "eur"}, **{"Idempotency-Key": uuid.uuid4().hex})
-        for language in (None, "de"))
+        for language in (None, "de")
+    )
     assert_same_contract(english, german, 422)
     assert _error_details(english) == {"": "The invoice is paid; it takes no payment."}
     assert _error_details(german) == {"": "Die Rechnung hat den Status 'paid' und nimmt keine Zahlung an."}
@@ -320,18 +327,22 @@ def test_the_examples_catalogue_is_complete_and_compiled() -> None:
 
 # A language the client refuses (q=0) is never chosen.
 
-@pytest.mark.parametrize(("accept", "expected"), [
-    ("de;q=0", "en"),
-    ("de;q=0, en;q=0.5", "en"),
-    ("DE;Q=0", "en"),
-    ("de;q=0.000", "en"),
-    ("de;q=0, *", "en"),
-    ("en;q=0, de;q=0.3", "de"),
-    ("en;q=0", "de"),  # English refused, German not: German rather than what was refused
-    ("de;q=0, en;q=0", "en"),  # nothing acceptable: the default
-    ("de;q=0.1", "de"),
-    ("de-ch;q=0, de", "de"),  # only Swiss German is refused
-])
+
+@pytest.mark.parametrize(
+    ("accept", "expected"),
+    [
+        ("de;q=0", "en"),
+        ("de;q=0, en;q=0.5", "en"),
+        ("DE;Q=0", "en"),
+        ("de;q=0.000", "en"),
+        ("de;q=0, *", "en"),
+        ("en;q=0, de;q=0.3", "de"),
+        ("en;q=0", "de"),  # English refused, German not: German rather than what was refused
+        ("de;q=0, en;q=0", "en"),  # nothing acceptable: the default
+        ("de;q=0.1", "de"),
+        ("de-ch;q=0, de", "de"),  # only Swiss German is refused
+    ],
+)
 def test_a_refused_language_is_never_chosen(accept: str, expected: str) -> None:
     response = call("GET", "/v2/users?colour=red", accept)
     assert response.status_code == 400
@@ -407,6 +418,7 @@ def test_the_cookie_still_wins_over_the_header() -> None:
 
 
 # A replay is the stored answer: its body in the language it was written in, and says so.
+
 
 @pytest.mark.django_db(transaction=True)
 def test_a_replay_keeps_the_stored_language() -> None:

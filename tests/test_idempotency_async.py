@@ -40,8 +40,7 @@ def post(path: str, body: Any, key: str | None, client_id: str = "acme") -> Any:
     if key is not None:
         headers["Idempotency-Key"] = key
     # Per request: AsyncClient(headers=...) prefixes its default headers twice (HTTP_HTTP_...).
-    return async_to_sync(AsyncClient().post)(path, json.dumps(body), content_type="application/json",
-                                             headers=headers)
+    return async_to_sync(AsyncClient().post)(path, json.dumps(body), content_type="application/json", headers=headers)
 
 
 def inspect(key: str) -> str:
@@ -65,8 +64,9 @@ def test_a_retry_replays_the_stored_response_without_running_again() -> None:
 def test_the_outcome_signals_are_sent() -> None:
     received: list[str] = []
     for name in ("claimed", "replayed", "mismatch"):
-        getattr(signals, name).connect(lambda name=name, **kw: received.append(name), weak=False,
-                                       dispatch_uid=f"async-{name}")
+        getattr(signals, name).connect(
+            lambda name=name, **kw: received.append(name), weak=False, dispatch_uid=f"async-{name}"
+        )
     try:
         key = new_key()
         post("/idempotency/async/create", {"email": f"{key}@example.com"}, key)
@@ -147,8 +147,10 @@ def test_a_5xx_answer_fails_the_key_and_leaves_no_write() -> None:
 
 def test_a_status_the_view_does_not_keep_releases_the_key_and_its_writes() -> None:
     key = new_key()
-    assert post("/idempotency/async/conflict-not-kept", {"email": "c@example.com", "conflict": True}, key
-                ).status_code == 409
+    assert (
+        post("/idempotency/async/conflict-not-kept", {"email": "c@example.com", "conflict": True}, key).status_code
+        == 409
+    )
     assert not Customer.objects.filter(email="c@example.com").exists()
     fixed = post("/idempotency/async/conflict-not-kept", {"email": "d@example.com"}, key)
     assert fixed.status_code == 201, "a released key takes another body"
@@ -162,8 +164,7 @@ def test_a_lost_lease_rolls_back_the_async_views_write(monkeypatch: pytest.Monke
         monkeypatch.setattr(store_class, method, lambda self, *args, **kwargs: False)
     if not store_class.transactional:
         # A store outside the transaction checks its lease before the commit only once half is used.
-        monkeypatch.setattr("django_api_conventions.idempotency.leases.KeyedRequest.lease_half_used",
-                            lambda self: True)
+        monkeypatch.setattr("django_api_conventions.idempotency.leases.KeyedRequest.lease_half_used", lambda self: True)
     key = new_key()
     response = post("/idempotency/async/create", {"email": f"{key}@example.com"}, key)
     assert response.status_code == 409 and response.json()["type"].endswith("/idempotency-lease-expired")
@@ -183,8 +184,12 @@ def test_the_mixin_leaves_a_sync_adrf_viewset_sync() -> None:
     assert SyncCustomerViewSet.view_is_async is False
     view = SyncCustomerViewSet.as_view({"post": "create"})
     key = new_key()
-    request = RequestFactory().post("/", json.dumps({"email": f"{key}@example.com"}), content_type="application/json",
-                                    headers={"Idempotency-Key": key, "X-Client-ID": "acme"})
+    request = RequestFactory().post(
+        "/",
+        json.dumps({"email": f"{key}@example.com"}),
+        content_type="application/json",
+        headers={"Idempotency-Key": key, "X-Client-ID": "acme"},
+    )
     response = view(request)
     assert response.status_code == 201 and response["X-Cache-Lookup"] == "MISS"
 
@@ -206,8 +211,12 @@ def test_an_async_view_renews_its_lease() -> None:
 
 def test_answers_before_the_view_store_nothing() -> None:
     key = new_key()
-    response = async_to_sync(AsyncClient().post)("/idempotency/async/create", b"{", content_type="application/json",
-                                                 headers={"X-Client-ID": "acme", "Idempotency-Key": key})
+    response = async_to_sync(AsyncClient().post)(
+        "/idempotency/async/create",
+        b"{",
+        content_type="application/json",
+        headers={"X-Client-ID": "acme", "Idempotency-Key": key},
+    )
     assert response.status_code == 400
     assert get_store().inspect("client:acme", key) is None
 
@@ -278,8 +287,9 @@ def test_the_example_async_payment_endpoint() -> None:
     assert post(path, {"amount": 50, "currency": "eur"}, new_key()).status_code == 201
     invoice.refresh_from_db()
     assert invoice.status == "paid" and Payment.objects.filter(invoice=invoice).count() == 2
-    assert post("/v2/invoices/inv_missing/async-payments", {"amount": 1, "currency": "eur"}, new_key()
-                ).status_code == 404
+    assert (
+        post("/v2/invoices/inv_missing/async-payments", {"amount": 1, "currency": "eur"}, new_key()).status_code == 404
+    )
 
 
 def test_the_async_endpoint_under_wsgi() -> None:
@@ -290,8 +300,15 @@ def test_the_async_endpoint_under_wsgi() -> None:
     invoice = Invoice.objects.create(user=user, amount_due=1_000, currency="eur")
     client = APIClient(headers={"X-Client-ID": "acme"})
     key = new_key()
-    first, again = (client.post(f"/v2/invoices/{invoice.pk}/async-payments", {"amount": 10, "currency": "eur"},
-                                format="json", headers={"Idempotency-Key": key}) for _ in range(2))
+    first, again = (
+        client.post(
+            f"/v2/invoices/{invoice.pk}/async-payments",
+            {"amount": 10, "currency": "eur"},
+            format="json",
+            headers={"Idempotency-Key": key},
+        )
+        for _ in range(2)
+    )
     assert first.status_code == 201 and first["X-Cache-Lookup"] == "MISS"
     assert again["X-Cache-Lookup"] == "HIT" and again.content == first.content
     assert Payment.objects.filter(invoice=invoice).count() == 1

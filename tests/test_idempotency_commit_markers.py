@@ -34,8 +34,10 @@ LONG = 30.0  # a lease no slow test run outlives
 def store(settings: Any) -> Iterator[Any]:
     from django_api_conventions.idempotency.stores.redis import RedisStore
 
-    settings.CACHES = {**settings.CACHES, "idempotency": {"BACKEND": "django_redis.cache.RedisCache",
-                                                          "LOCATION": os.environ["REDIS_URL"]}}
+    settings.CACHES = {
+        **settings.CACHES,
+        "idempotency": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": os.environ["REDIS_URL"]},
+    }
     yield RedisStore("idempotency")
     caches["idempotency"].clear()
 
@@ -156,8 +158,12 @@ def test_the_key_is_settled_once_the_answer_is_sent(store_name: str, caplog: pyt
     key, tag = uuid.uuid4().hex, f"settled-{uuid.uuid4().hex}"
 
     def keyed_post() -> Any:
-        request = RequestFactory().post("/idempotency/execution-log", {"tag": tag}, content_type="application/json",
-                                        headers={"Idempotency-Key": key, "X-Client-ID": "settle-after-send"})
+        request = RequestFactory().post(
+            "/idempotency/execution-log",
+            {"tag": tag},
+            content_type="application/json",
+            headers={"Idempotency-Key": key, "X-Client-ID": "settle-after-send"},
+        )
         return request, handler.get_response(request)  # as a WSGI server has it, before close()
 
     request, first = keyed_post()
@@ -172,7 +178,8 @@ def test_the_key_is_settled_once_the_answer_is_sent(store_name: str, caplog: pyt
     with caplog.at_level("DEBUG", logger="django_api_conventions.idempotency"):
         first.close()
     assert [record.getMessage() for record in caplog.records if record.levelname != "INFO"] == [
-        "Idempotency key already settled (by a retry, asking the database) or expired"]
+        "Idempotency key already settled (by a retry, asking the database) or expired"
+    ]
     assert Customer.objects.filter(name=tag).count() == 1
 
     # Whichever response the server closes: a middleware may have answered another object.
@@ -192,7 +199,8 @@ def test_the_key_is_settled_once_the_answer_is_sent(store_name: str, caplog: pyt
         _request, replayed = keyed_post()
     assert replayed["X-Cache-Lookup"] == "HIT" and redis_store.inspect(scope, key).state == "resolved"
     assert not [query for query in queries.captured_queries if "txid_status" in query["sql"]], (
-        "settled by its own thread first, not found committing")
+        "settled by its own thread first, not found committing"
+    )
 
 
 @pytest.mark.postgres
@@ -211,8 +219,11 @@ def test_under_asgi_the_key_is_settled_before_the_answer(store_name: str) -> Non
     handler = ASGIHandler()
     key = uuid.uuid4().hex
     request = AsyncRequestFactory().post(
-        "/idempotency/execution-log", {"tag": f"asgi-{key}"}, content_type="application/json",
-        headers={"Idempotency-Key": key, "X-Client-ID": "settle-under-asgi"})
+        "/idempotency/execution-log",
+        {"tag": f"asgi-{key}"},
+        content_type="application/json",
+        headers={"Idempotency-Key": key, "X-Client-ID": "settle-under-asgi"},
+    )
     response = async_to_sync(handler.get_response_async)(request)  # never closed, as after a disconnect
     assert response.status_code == 201 and response["X-Cache-Lookup"] == "MISS"
     assert RedisStore().inspect(str(get_client_id(request)), key).state == "resolved"

@@ -44,16 +44,27 @@ def client_id() -> str:
     return f"load-{uuid.uuid4().hex[:12]}"
 
 
-def pay(base_url: str, invoice: Invoice, key: str, client_id: str, body: Any = BODY,
-        collection: str = "payments") -> HTTPResult:
+def pay(
+    base_url: str, invoice: Invoice, key: str, client_id: str, body: Any = BODY, collection: str = "payments"
+) -> HTTPResult:
     """``collection="async-payments"``: the same payment through the example's async (adrf) view."""
-    return send(base_url, "POST", f"/v2/invoices/{invoice.pk}/{collection}", body=json.dumps(body),
-                headers={"Content-Type": "application/json", "Idempotency-Key": key, "X-Client-ID": client_id})
+    return send(
+        base_url,
+        "POST",
+        f"/v2/invoices/{invoice.pk}/{collection}",
+        body=json.dumps(body),
+        headers={"Content-Type": "application/json", "Idempotency-Key": key, "X-Client-ID": client_id},
+    )
 
 
 def order(base_url: str, user_id: str, key: str, client_id: str) -> HTTPResult:
-    return send(base_url, "POST", "/v2/orders", body=json.dumps({"user_id": user_id}),
-                headers={"Content-Type": "application/json", "Idempotency-Key": key, "X-Client-ID": client_id})
+    return send(
+        base_url,
+        "POST",
+        "/v2/orders",
+        body=json.dumps({"user_id": user_id}),
+        headers={"Content-Type": "application/json", "Idempotency-Key": key, "X-Client-ID": client_id},
+    )
 
 
 def all_at_once(calls: list[Any], threads: int) -> list[HTTPResult]:
@@ -86,8 +97,7 @@ def assert_each_key_once(results: list[HTTPResult], invoice: Invoice, keys: int)
     assert Payment.objects.filter(invoice=invoice).count() == keys
 
 
-def test_50_threads_one_key(live_server: Any, settings: Any, store_name: str, invoice: Invoice,
-                            client_id: str) -> None:
+def test_50_threads_one_key(live_server: Any, settings: Any, store_name: str, invoice: Invoice, client_id: str) -> None:
     settings.PAYMENT_GATEWAY_DELAY_MS = 300
     key = uuid.uuid4().hex
     results = all_at_once([lambda: pay(live_server.url, invoice, key, client_id)] * 50, threads=50)
@@ -103,13 +113,15 @@ def test_200_keys_at_once(live_server: Any, store_name: str, invoice: Invoice, c
 
 
 @pytest.mark.parametrize("collection", ["async-payments", "payments"])
-def test_50_clients_one_key_under_uvicorn(example_store: str, invoice: Invoice, client_id: str,
-                                          collection: str) -> None:
+def test_50_clients_one_key_under_uvicorn(
+    example_store: str, invoice: Invoice, client_id: str, collection: str
+) -> None:
     """Under ASGI, the async view and the sync one: one execution, the others 409 or its replay."""
     with uvicorn(2, IDEMPOTENCY_STORE=example_store, PAYMENT_GATEWAY_DELAY_MS="300") as server:
         key = uuid.uuid4().hex
-        results = all_at_once([lambda: pay(server.url, invoice, key, client_id, collection=collection)] * 50,
-                              threads=50)
+        results = all_at_once(
+            [lambda: pay(server.url, invoice, key, client_id, collection=collection)] * 50, threads=50
+        )
         assert_executed_once(results, invoice)
         replay = pay(server.url, invoice, key, client_id, collection=collection)
         assert replay.status == 201 and replay.header("X-Cache-Lookup") == "HIT"
@@ -129,8 +141,9 @@ def test_4_gunicorn_workers(example_store: str, invoice: Invoice, client_id: str
 
 def test_worker_killed_mid_payment(example_store: str, invoice: Invoice, client_id: str) -> None:
     lease = 6.0  # long enough for gunicorn to boot a new worker before it passes, even on a busy machine
-    with gunicorn(1, IDEMPOTENCY_STORE=example_store, PAYMENT_GATEWAY_DELAY_MS="2000",
-                  IDEMPOTENCY_LEASE_SECONDS=str(int(lease))) as server:
+    with gunicorn(
+        1, IDEMPOTENCY_STORE=example_store, PAYMENT_GATEWAY_DELAY_MS="2000", IDEMPOTENCY_LEASE_SECONDS=str(int(lease))
+    ) as server:
         key = uuid.uuid4().hex
         first = threading.Thread(target=lambda: _ignore_errors(lambda: pay(server.url, invoice, key, client_id)))
         first.start()
@@ -153,8 +166,9 @@ def test_worker_killed_mid_payment(example_store: str, invoice: Invoice, client_
         assert Payment.objects.count() == 1
 
 
-def test_late_worker_cannot_overwrite_the_new_owner(live_server: Any, settings: Any, store_name: str,
-                                                    invoice: Invoice, client_id: str) -> None:
+def test_late_worker_cannot_overwrite_the_new_owner(
+    live_server: Any, settings: Any, store_name: str, invoice: Invoice, client_id: str
+) -> None:
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_LEASE_SECONDS": 1}
     settings.PAYMENT_GATEWAY_DELAY_MS = 2000
     key = uuid.uuid4().hex
@@ -184,4 +198,3 @@ def _wait_until_claimed(scope: str, key: str) -> float:
         assert time.monotonic() < deadline, "the request never claimed its key"
         time.sleep(0.01)
     return time.monotonic()
-

@@ -34,8 +34,9 @@ def _before_the_sunset() -> Iterator[None]:
 
 def post_invoice(version: str, body: dict[str, Any], key: str) -> Any:
     client = APIClient(headers={"X-Client-ID": "renames"})
-    return client.post(f"/{version}/invoices", json.dumps(body), content_type="application/json",
-                       headers={"Idempotency-Key": key})
+    return client.post(
+        f"/{version}/invoices", json.dumps(body), content_type="application/json", headers={"Idempotency-Key": key}
+    )
 
 
 @pytest.mark.parametrize("version", ["v2", "v1"])

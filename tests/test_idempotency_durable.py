@@ -75,8 +75,13 @@ def test_on_a_store_outside_the_transaction_a_keyed_request_runs_once(store_name
 @pytest.mark.postgres
 def test_a_real_server_answers_the_problem_never_a_500() -> None:
     with gunicorn(1, DJANGO_SETTINGS_MODULE="tests.settings", IDEMPOTENCY_STORE="database") as server:
-        result = send(server.url, "POST", PATH, json_body={"name": "D"},
-                      headers={"Idempotency-Key": uuid.uuid4().hex, "X-Client-ID": "durable"})
+        result = send(
+            server.url,
+            "POST",
+            PATH,
+            json_body={"name": "D"},
+            headers={"Idempotency-Key": uuid.uuid4().hex, "X-Client-ID": "durable"},
+        )
     assert result.status == 501, result.body[:300]
     assert result.headers["Content-Type"] == "application/problem+json"
     assert json.loads(result.body)["type"].endswith("/idempotency-not-supported")

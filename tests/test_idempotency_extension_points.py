@@ -35,8 +35,9 @@ class OrganisationView(IdempotencyMixin, APIView):
 
 def post_as(client_id: str, organisation: str, key: str) -> Any:
     request = APIRequestFactory().post("/things", b'{"a": 1}', content_type="application/json")
-    request.META.update({"HTTP_IDEMPOTENCY_KEY": key, "HTTP_X_CLIENT_ID": client_id,
-                         "HTTP_X_ORGANISATION": organisation})
+    request.META.update(
+        {"HTTP_IDEMPOTENCY_KEY": key, "HTTP_X_CLIENT_ID": client_id, "HTTP_X_ORGANISATION": organisation}
+    )
     return OrganisationView.as_view()(request)
 
 
@@ -71,8 +72,12 @@ def test_the_middleware_names_the_headers_its_replays_repeat(monkeypatch: pytest
     client = APIClient(headers={"X-Client-ID": "acme"})
 
     def post(key: str) -> Any:
-        return client.post("/idempotency/plain", json.dumps({"email": f"{key}@example.com"}),
-                           content_type="application/json", headers={"Idempotency-Key": key})
+        return client.post(
+            "/idempotency/plain",
+            json.dumps({"email": f"{key}@example.com"}),
+            content_type="application/json",
+            headers={"Idempotency-Key": key},
+        )
 
     key = uuid.uuid4().hex
     first, again = post(key), post(key)
@@ -84,7 +89,8 @@ def test_the_middleware_names_the_headers_its_replays_repeat(monkeypatch: pytest
 
 
 def test_a_paginator_with_another_cursor_salt_refuses_the_cursors_of_the_old_one(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from testproject.billing.models import Customer, Order
 
     user = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name="Salt")

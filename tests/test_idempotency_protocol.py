@@ -57,8 +57,9 @@ def pay_path(invoice: Invoice) -> str:
 def test_payment_requires_a_key(client: APIClient, invoice: Invoice) -> None:
     response = post(client, pay_path(invoice), {"amount": 100, "currency": "eur"}, None)
     assert response.status_code == 400
-    assert response.json()["errors"] == [{"header": "Idempotency-Key", "detail": "This header is required.",
-                                          "code": "required"}]
+    assert response.json()["errors"] == [
+        {"header": "Idempotency-Key", "detail": "This header is required.", "code": "required"}
+    ]
     assert not Payment.objects.exists()
 
 
@@ -145,8 +146,10 @@ def test_a_5xx_answer_fails_the_key_and_leaves_no_write(client: APIClient) -> No
 
 def test_a_status_the_view_does_not_keep_releases_the_key(client: APIClient) -> None:
     key = new_key()
-    assert post(client, "/idempotency/conflict-not-kept", {"email": "c@example.com", "conflict": True}, key
-                ).status_code == 409
+    assert (
+        post(client, "/idempotency/conflict-not-kept", {"email": "c@example.com", "conflict": True}, key).status_code
+        == 409
+    )
     fixed = post(client, "/idempotency/conflict-not-kept", {"email": "c@example.com"}, key)
     assert fixed.status_code == 201, "a released key takes another body"
 
@@ -166,8 +169,10 @@ def test_unkeyed_requests_run_normally_where_keys_are_optional(client: APIClient
 
 def test_function_views_sync_and_async(client: APIClient) -> None:
     assert post(client, "/idempotency/sync-function", {"email": "s@example.com"}, None).status_code == 400
-    for path, email in [("/idempotency/sync-function", "s@example.com"), ("/idempotency/async-function",
-                                                                           "a@example.com")]:
+    for path, email in [
+        ("/idempotency/sync-function", "s@example.com"),
+        ("/idempotency/async-function", "a@example.com"),
+    ]:
         key = new_key()
         first = post(client, path, {"email": email}, key)
         again = post(client, path, {"email": email}, key)
@@ -271,8 +276,9 @@ def test_signals_name_the_key_by_hash_only(client: APIClient, invoice: Invoice) 
 def test_claimed_is_sent_for_the_run_and_not_for_its_replay(client: APIClient, invoice: Invoice) -> None:
     received: dict[str, list[dict[str, Any]]] = {"claimed": [], "replayed": []}
     for name in received:
-        getattr(signals, name).connect(lambda name=name, **kw: received[name].append(kw), weak=False,
-                                       dispatch_uid=f"t-{name}")
+        getattr(signals, name).connect(
+            lambda name=name, **kw: received[name].append(kw), weak=False, dispatch_uid=f"t-{name}"
+        )
     try:
         key = new_key()
         post(client, pay_path(invoice), {"amount": 100, "currency": "eur"}, key)
@@ -288,8 +294,11 @@ def test_claimed_is_sent_for_the_run_and_not_for_its_replay(client: APIClient, i
 
 
 def test_purge_command(client: APIClient, settings: Any, store_name: str) -> None:
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_RETENTION_SECONDS": 1,
-                                "IDEMPOTENCY_LEASE_SECONDS": 1}
+    settings.API_CONVENTIONS = {
+        **settings.API_CONVENTIONS,
+        "IDEMPOTENCY_RETENTION_SECONDS": 1,
+        "IDEMPOTENCY_LEASE_SECONDS": 1,
+    }
     post(client, "/v2/users", {"email": "purge@example.com", "name": "P"}, new_key())
     import time
 
@@ -298,8 +307,10 @@ def test_purge_command(client: APIClient, settings: Any, store_name: str) -> Non
     call_command("idempotency_purge", "--dry-run", stdout=out)
     call_command("idempotency_purge", "--batch-size", "10", stdout=out)
     if store_name == "database":
-        assert out.getvalue().splitlines() == ["database store: 1 expired record(s) would be deleted.",
-                                               "database store: 1 expired record(s) deleted."]
+        assert out.getvalue().splitlines() == [
+            "database store: 1 expired record(s) would be deleted.",
+            "database store: 1 expired record(s) deleted.",
+        ]
     else:
         assert "expire on their own" in out.getvalue()
 
@@ -337,7 +348,8 @@ def test_an_unreachable_store_fails_closed(client: APIClient, settings: Any, sto
     if store_name == "database":
         pytest.skip("the database store's outage is the database's: covered by the database-down tests")
     unreachable = {
-        "redis-cluster": "redis+cluster://127.0.0.1:1", "redis-sentinel": "redis+sentinel://127.0.0.1:1/mymaster/0",
+        "redis-cluster": "redis+cluster://127.0.0.1:1",
+        "redis-sentinel": "redis+sentinel://127.0.0.1:1/mymaster/0",
     }.get(store_name, "redis://127.0.0.1:1/0")
     backend = REDIS_STORE_VARIANTS.get(store_name)
     if backend is None:

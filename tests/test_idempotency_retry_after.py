@@ -27,8 +27,12 @@ factory = RequestFactory()
 
 
 def keyed_request() -> HttpRequest:
-    return factory.post("/idempotency/probe", b'{"a": 1}', content_type="application/json",
-                        headers={"Idempotency-Key": uuid.uuid4().hex, "X-Client-ID": "retry-after"})
+    return factory.post(
+        "/idempotency/probe",
+        b'{"a": 1}',
+        content_type="application/json",
+        headers={"Idempotency-Key": uuid.uuid4().hex, "X-Client-ID": "retry-after"},
+    )
 
 
 def twin_while_running(options: IdempotencyOptions, before_twin: Callable[[], None] = lambda: None) -> ProblemException:
@@ -47,15 +51,18 @@ def twin_while_running(options: IdempotencyOptions, before_twin: Callable[[], No
     return answers[0]
 
 
-@pytest.mark.parametrize(("lease", "remaining", "expected"), [
-    (60, 59.99, 1),   # just started: most requests finish in milliseconds
-    (60, 58.5, 1),    # ran 1.5 s
-    (60, 57.5, 2),    # ran 2.5 s
-    (60, 40, 10),     # ran 20 s: half of it
-    (60, 3.5, 4),     # ran 56.5 s: never beyond the lease
-    (60, 0.2, 1),     # the lease ends now: at least a second
-    (10, 30, 1),      # renewed for longer than this view's lease
-])
+@pytest.mark.parametrize(
+    ("lease", "remaining", "expected"),
+    [
+        (60, 59.99, 1),  # just started: most requests finish in milliseconds
+        (60, 58.5, 1),  # ran 1.5 s
+        (60, 57.5, 2),  # ran 2.5 s
+        (60, 40, 10),  # ran 20 s: half of it
+        (60, 3.5, 4),  # ran 56.5 s: never beyond the lease
+        (60, 0.2, 1),  # the lease ends now: at least a second
+        (10, 30, 1),  # renewed for longer than this view's lease
+    ],
+)
 def test_in_flight_estimate(lease: float, remaining: float, expected: int) -> None:
     assert in_flight_retry_after(lease, remaining) == expected
 

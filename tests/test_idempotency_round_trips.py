@@ -53,8 +53,10 @@ def test_inside_a_transaction_the_claim_keeps_its_durability() -> None:
     with transaction.atomic(), CaptureQueriesContext(connection) as claiming:
         assert store.claim("scope", key, "fp", 60, 3600).outcome is ClaimOutcome.CLAIMED
         assert synchronous_commit() == "on"
-    assert not any("synchronous_commit TO OFF" in query["sql"] or "set_config" in query["sql"]
-                   for query in claiming.captured_queries)
+    assert not any(
+        "synchronous_commit TO OFF" in query["sql"] or "set_config" in query["sql"]
+        for query in claiming.captured_queries
+    )
     assert store.claim("scope", key, "fp", 60, 3600).outcome is ClaimOutcome.IN_FLIGHT
 
 
@@ -84,8 +86,12 @@ def test_the_redis_store_renews_before_the_commit_only_past_half_the_lease(
     user = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name="R")
     invoice = Invoice.objects.create(user=user, amount_due=1000, currency="eur")
     client = APIClient(headers={"X-Client-ID": "renewals"})
-    response = client.post(f"/v2/invoices/{invoice.pk}/payments", {"amount": 100, "currency": "eur"}, format="json",
-                           headers={"Idempotency-Key": uuid.uuid4().hex})
+    response = client.post(
+        f"/v2/invoices/{invoice.pk}/payments",
+        {"amount": 100, "currency": "eur"},
+        format="json",
+        headers={"Idempotency-Key": uuid.uuid4().hex},
+    )
     assert response.status_code == 201
     # On PostgreSQL the step before the commit always records the committing response (the
     # commit marker); elsewhere it is a renewal, and only past half the lease.

@@ -28,13 +28,13 @@ GATEWAY_DELAY_MS = 2500  # longer than the lock timeout: the old claim waited, t
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     folder: Path = tmp_path_factory.mktemp("sqlite-in-flight")
-    with example_service("sqlite", folder, PAYMENT_GATEWAY_DELAY_MS=str(GATEWAY_DELAY_MS),
-                         SQLITE_LOCK_TIMEOUT=str(LOCK_TIMEOUT_SECONDS)) as running:
+    with example_service(
+        "sqlite", folder, PAYMENT_GATEWAY_DELAY_MS=str(GATEWAY_DELAY_MS), SQLITE_LOCK_TIMEOUT=str(LOCK_TIMEOUT_SECONDS)
+    ) as running:
         yield running
 
 
-def call(service: Service, method: str, path: str, *, key: str | None = None,
-         json_body: object = None) -> HTTPResult:
+def call(service: Service, method: str, path: str, *, key: str | None = None, json_body: object = None) -> HTTPResult:
     headers = {"X-Client-ID": "sqlite-in-flight"}
     if key is not None:
         headers["Idempotency-Key"] = key
@@ -44,8 +44,9 @@ def call(service: Service, method: str, path: str, *, key: str | None = None,
 def new_invoice_payments(service: Service) -> str:
     user = call(service, "POST", "/v2/users", json_body={"email": f"{uuid.uuid4().hex}@example.com", "name": "A"})
     assert user.status == 201, user.body
-    invoice = call(service, "POST", "/v2/invoices",
-                   json_body={"user_id": user.json()["id"], "amount_due": 100, "currency": "eur"})
+    invoice = call(
+        service, "POST", "/v2/invoices", json_body={"user_id": user.json()["id"], "amount_due": 100, "currency": "eur"}
+    )
     assert invoice.status == 201, invoice.body
     return f"/v2/invoices/{invoice.json()['id']}/payments"
 

@@ -37,14 +37,19 @@ VALKEY = {"BACKEND": "django_valkey.cache.ValkeyCache"}
 PYTHON_PARSER = "redis-python-parser"
 
 
-@pytest.fixture(params=[
-    "database",
-    pytest.param(VIA_PGBOUNCER, marks=[pytest.mark.postgres, pytest.mark.pgbouncer]),
-    *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS),
-    pytest.param("redis-valkey", marks=pytest.mark.redis),
-    pytest.param(PYTHON_PARSER, marks=pytest.mark.redis),
-    *(pytest.param(name, marks=[pytest.mark.redis, pytest.mark.redis_topologies]) for name in REDIS_TOPOLOGY_VARIANTS),
-])
+@pytest.fixture(
+    params=[
+        "database",
+        pytest.param(VIA_PGBOUNCER, marks=[pytest.mark.postgres, pytest.mark.pgbouncer]),
+        *(pytest.param(name, marks=pytest.mark.redis) for name in REDIS_STORE_VARIANTS),
+        pytest.param("redis-valkey", marks=pytest.mark.redis),
+        pytest.param(PYTHON_PARSER, marks=pytest.mark.redis),
+        *(
+            pytest.param(name, marks=[pytest.mark.redis, pytest.mark.redis_topologies])
+            for name in REDIS_TOPOLOGY_VARIANTS
+        ),
+    ]
+)
 def store(request: pytest.FixtureRequest, settings: Any) -> Iterator[IdempotencyStore]:
     if request.param == "database":
         yield DatabaseStore()

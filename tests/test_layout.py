@@ -19,16 +19,29 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 FEATURES = ("idempotency", "pagination", "versioning")
 PROBLEMS = "problems"
 #: Packages the package may use only when a user installs an extra: contrib/ alone imports them.
-OPTIONAL = ("drf_spectacular", "drf_spectacular_sidecar", "django_redis", "redis", "psycopg", "psycopg2",
-            "django_filters", "adrf", "opentelemetry", "health_check", "valkey", "django_valkey")
+OPTIONAL = (
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_redis",
+    "redis",
+    "psycopg",
+    "psycopg2",
+    "django_filters",
+    "adrf",
+    "opentelemetry",
+    "health_check",
+    "valkey",
+    "django_valkey",
+)
 #: contrib modules that adapt an optional package and import nothing of ours: the features may use them.
 ADAPTERS = (f"{PACKAGE}.contrib.redis",)
 #: Outside contrib, the optional packages a feature is built on, and its modules that import them
 #: (the rest of the feature imports them only on use, so the package imports without them).
 #: filter_schema describes a filter it cannot type as drf-spectacular does, when it is installed.
 BUILT_ON = {
-    "django_filters": tuple(f"{PACKAGE}.pagination.{name}"
-                            for name in ("filters", "filtersets", "parameters", "filter_schema")),
+    "django_filters": tuple(
+        f"{PACKAGE}.pagination.{name}" for name in ("filters", "filtersets", "parameters", "filter_schema")
+    ),
     "drf_spectacular": (f"{PACKAGE}.pagination.filter_schema",),
 }
 
@@ -78,7 +91,8 @@ def test_the_package_never_imports_the_example_or_the_tests() -> None:
 
 def test_the_problem_core_imports_no_feature() -> None:
     offenders = [
-        (source, target) for source, target in EDGES
+        (source, target)
+        for source, target in EDGES
         if part_of(source) == PROBLEMS and part_of(target) in (*FEATURES, "contrib")
     ]
     assert offenders == []
@@ -93,7 +107,8 @@ def test_features_never_import_each_other(feature: str) -> None:
 
 def test_features_use_contrib_only_through_adapters() -> None:
     offenders = [
-        (source, target) for source, target in EDGES
+        (source, target)
+        for source, target in EDGES
         if part_of(source) in FEATURES and part_of(target) == "contrib" and not target.startswith(ADAPTERS)
     ]
     assert offenders == []
@@ -106,16 +121,17 @@ def in_adapter(module: str) -> str | None:
 
 def test_adapters_import_nothing_of_the_package() -> None:
     offenders = [
-        (s, t) for s, t in EDGES
-        if in_adapter(s) and t.startswith(f"{PACKAGE}.") and in_adapter(t) != in_adapter(s)
+        (s, t) for s, t in EDGES if in_adapter(s) and t.startswith(f"{PACKAGE}.") and in_adapter(t) != in_adapter(s)
     ]
     assert offenders == []
 
 
 def test_only_contrib_imports_optional_packages() -> None:
     offenders = [
-        (source, target) for source, target in EDGES
-        if target.split(".")[0] in OPTIONAL and part_of(source) != "contrib"
+        (source, target)
+        for source, target in EDGES
+        if target.split(".")[0] in OPTIONAL
+        and part_of(source) != "contrib"
         and source not in BUILT_ON.get(target.split(".")[0], ())
     ]
     assert offenders == []

@@ -79,8 +79,7 @@ class LoadRun:
             elif self.finished:
                 self.replay(rng.choice(self.finished))
 
-    def timed(self, category: str, method: str, path: str, sent: Sent | None = None,
-              client_id: str = "") -> HTTPResult:
+    def timed(self, category: str, method: str, path: str, sent: Sent | None = None, client_id: str = "") -> HTTPResult:
         headers = {"X-Client-ID": sent.client_id if sent else client_id}
         body = None
         if sent is not None:
@@ -118,8 +117,11 @@ class LoadRun:
                 sent.misses += result.header("X-Cache-Lookup") == "MISS"
                 sent.bodies.add(result.body)
             return
-        if result.status == 409 and result.header("Retry-After") and result.json()["type"].endswith(
-                "/idempotency-key-in-use"):
+        if (
+            result.status == 409
+            and result.header("Retry-After")
+            and result.json()["type"].endswith("/idempotency-key-in-use")
+        ):
             return
         self.flag(f"{category}: {result.status} {result.body[:200]!r}")
 
@@ -154,7 +156,8 @@ def percentile(values: list[float], share: float) -> float:
 def test_mixed_load_over_gunicorn_workers(example_store: str) -> None:
     user = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name="Load")
     invoices = Invoice.objects.bulk_create(
-        Invoice(user=user, amount_due=10**9, currency="eur") for _ in range(INVOICES))
+        Invoice(user=user, amount_due=10**9, currency="eur") for _ in range(INVOICES)
+    )
     run = LoadRun("", [invoice.pk for invoice in invoices])
     with gunicorn(WORKERS, preload=True, IDEMPOTENCY_STORE=example_store, PAYMENT_GATEWAY_DELAY_MS="20") as server:
         run.url = server.url
@@ -173,19 +176,30 @@ def test_mixed_load_over_gunicorn_workers(example_store: str) -> None:
         elapsed = time.monotonic() - started
         assert sorted(server.worker_pids()) == sorted(workers), "no worker died or was replaced"
 
-    executions = Counter(Payment.objects.filter(invoice_id__in=[s.invoice_id for s in run.sent.values()])
-                         .values_list("invoice_id", flat=True))
+    executions = Counter(
+        Payment.objects.filter(invoice_id__in=[s.invoice_id for s in run.sent.values()]).values_list(
+            "invoice_id", flat=True
+        )
+    )
     all_latencies = [value for values in run.latencies.values() for value in values]
     growth = {pid: rss_at_end[pid] - rss_after_warm_up[pid] for pid in workers}
     figures = {
-        "store": example_store, "seconds": round(elapsed, 1), "clients": CLIENTS, "workers": WORKERS,
-        "requests": len(all_latencies), "requests_per_second": round(len(all_latencies) / elapsed, 1),
+        "store": example_store,
+        "seconds": round(elapsed, 1),
+        "clients": CLIENTS,
+        "workers": WORKERS,
+        "requests": len(all_latencies),
+        "requests_per_second": round(len(all_latencies) / elapsed, 1),
         "statuses": {category: dict(counter) for category, counter in run.statuses.items()},
         "unexpected_answers": len(run.unexpected),
-        "keys": len(run.sent), "executions_per_key": dict(Counter(executions[s.invoice_id] for s in run.sent.values())),
-        "latency_ms": {"p50": percentile(all_latencies, 0.50), "p99": percentile(all_latencies, 0.99), **{
-            f"{category}_p50": percentile(values, 0.50) for category, values in run.latencies.items()}, **{
-            f"{category}_p99": percentile(values, 0.99) for category, values in run.latencies.items()}},
+        "keys": len(run.sent),
+        "executions_per_key": dict(Counter(executions[s.invoice_id] for s in run.sent.values())),
+        "latency_ms": {
+            "p50": percentile(all_latencies, 0.50),
+            "p99": percentile(all_latencies, 0.99),
+            **{f"{category}_p50": percentile(values, 0.50) for category, values in run.latencies.items()},
+            **{f"{category}_p99": percentile(values, 0.99) for category, values in run.latencies.items()},
+        },
         "worker_rss_kib": {"after_warm_up": list(rss_after_warm_up.values()), "at_end": list(rss_at_end.values())},
         "worker_rss_growth_kib": list(growth.values()),
     }

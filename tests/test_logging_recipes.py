@@ -80,5 +80,11 @@ def test_structlog_s_own_loggers_carry_it_too(capsys: pytest.CaptureFixture[str]
     with trace.use_span(remote_span()):
         structlog.get_logger("billing").info("charged", amount=100)
     (line,) = json_lines(capsys.readouterr().out)
-    assert line == {**line, "event": "charged", "amount": 100, "trace_id": SPAN_TRACE_ID, "level": "info",
-                    "logger": "billing"}
+    assert line == {
+        **line,
+        "event": "charged",
+        "amount": 100,
+        "trace_id": SPAN_TRACE_ID,
+        "level": "info",
+        "logger": "billing",
+    }

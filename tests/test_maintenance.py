@@ -30,8 +30,10 @@ def store(request: pytest.FixtureRequest, settings: Any, tmp_path: Any) -> str:
     if request.param == "cache":
         # A default cache that other processes share (unlike the local-memory one), as the
         # command requires.
-        settings.CACHES = {**settings.CACHES, "default": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(tmp_path)}}
+        settings.CACHES = {
+            **settings.CACHES,
+            "default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(tmp_path)},
+        }
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_STORE": request.param}
     return str(request.param)
 
@@ -81,10 +83,19 @@ def test_command_refusal_exits_non_zero(tmp_path: Any) -> None:
         "API_CONVENTIONS = {**API_CONVENTIONS, 'MAINTENANCE_SWITCH_STORE': 'cache'}  # noqa: F405\n"
     )
     root = Path(__file__).resolve().parent.parent
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "locmem_switch_settings",
-           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(root)])}
-    result = subprocess.run([sys.executable, "-m", "django", "maintenance", "on"], cwd=root, env=env,
-                            capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "locmem_switch_settings",
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(root)]),
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "django", "maintenance", "on"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0
     assert "maintenance: on" not in result.stdout
     assert "private to each process" in result.stderr
@@ -117,8 +128,13 @@ def test_a_reading_is_trusted_for_the_poll_interval(settings: Any, monkeypatch: 
     assert maintenance_retry_after() is None
 
 
-UNREACHABLE_REDIS = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0",
-                                 "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5}}}
+UNREACHABLE_REDIS = {
+    "default": {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": "redis://127.0.0.1:1/0",
+        "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5},
+    }
+}
 
 
 def test_unreadable_store_counts_as_off(settings: Any, caplog: pytest.LogCaptureFixture) -> None:
@@ -144,9 +160,10 @@ def test_retry_after_must_be_positive(store: str) -> None:
 
 @pytest.mark.redis
 def test_switch_is_shared_through_redis(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    settings.CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": os.environ["REDIS_URL"]},
-                       "other-worker": {"BACKEND": "django_redis.cache.RedisCache",
-                                        "LOCATION": os.environ["REDIS_URL"]}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": os.environ["REDIS_URL"]},
+        "other-worker": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": os.environ["REDIS_URL"]},
+    }
     write_switch(True, retry_after=30)
     monkeypatch.setattr(maintenance, "SWITCH_CACHE", "other-worker")  # another client of the same Redis
     assert read_switch().enabled and read_switch().retry_after == 30
@@ -194,14 +211,21 @@ urlpatterns = [
 def test_the_package_pages_answer_during_maintenance_by_default(settings: Any, prefix: str) -> None:
     # Default MAINTENANCE_EXEMPT_PATHS (none): the tutorial's set-up, where /openapi.json,
     # /docs and the problem pages used to answer 503 too.
-    settings.API_CONVENTIONS = {key: value for key, value in settings.API_CONVENTIONS.items()
-                                if key != "MAINTENANCE_EXEMPT_PATHS"}
+    settings.API_CONVENTIONS = {
+        key: value for key, value in settings.API_CONVENTIONS.items() if key != "MAINTENANCE_EXEMPT_PATHS"
+    }
     if prefix != "/":
         settings.ROOT_URLCONF = __name__
     write_switch(True)
     client = Client()
-    for path_ in ("problems/", "problems/service-unavailable", "problems/style.css", "openapi.json", "docs",
-                  "docs/assets/swagger-ui-dist/swagger-ui.css"):
+    for path_ in (
+        "problems/",
+        "problems/service-unavailable",
+        "problems/style.css",
+        "openapi.json",
+        "docs",
+        "docs/assets/swagger-ui-dist/swagger-ui.css",
+    ):
         answer = client.get(prefix + path_)
         assert answer.status_code == 200, (path_, answer.status_code)
     assert client.get("/admin/").status_code == 503

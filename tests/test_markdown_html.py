@@ -17,22 +17,30 @@ from django_api_conventions.problems.types import problem_types
     ("text", "expected"),
     [
         ("`errors` names each parameter.", "<p><code>errors</code> names each parameter.</p>"),
-        ("*emphasis*, _emphasis_ and **strong**.",
-         "<p><em>emphasis</em>, <em>emphasis</em> and <strong>strong</strong>.</p>"),
-        ("[the guide](https://example.com/a_b?x=1&y=2)",
-         '<p><a href="https://example.com/a_b?x=1&amp;y=2">the guide</a></p>'),
+        (
+            "*emphasis*, _emphasis_ and **strong**.",
+            "<p><em>emphasis</em>, <em>emphasis</em> and <strong>strong</strong>.</p>",
+        ),
+        (
+            "[the guide](https://example.com/a_b?x=1&y=2)",
+            '<p><a href="https://example.com/a_b?x=1&amp;y=2">the guide</a></p>',
+        ),
         ("[a page](/problems/not-found)", '<p><a href="/problems/not-found">a page</a></p>'),
         ("[write](mailto:api@example.com)", '<p><a href="mailto:api@example.com">write</a></p>'),
         ("One\nparagraph.\n\nAnother.", "<p>One paragraph.</p>\n<p>Another.</p>"),
-        ("Either:\n\n- `a`, or\n  more\n* *b*",
-         "<p>Either:</p>\n<ul><li><code>a</code>, or more</li><li><em>b</em></li></ul>"),
+        (
+            "Either:\n\n- `a`, or\n  more\n* *b*",
+            "<p>Either:</p>\n<ul><li><code>a</code>, or more</li><li><em>b</em></li></ul>",
+        ),
         # Underscores inside words and lone stars are text, as in CommonMark.
         ("DATA_UPLOAD_MAX_NUMBER_FIELDS, 2 * 3 * 4", "<p>DATA_UPLOAD_MAX_NUMBER_FIELDS, 2 * 3 * 4</p>"),
         # Nothing inside a code span is Markdown, and it is escaped.
         ("`*a* <b>`", "<p><code>*a* &lt;b&gt;</code></p>"),
         ("``a ` b``", "<p><code>a ` b</code></p>"),
-        ("[`code` in a link](https://example.com)",
-         '<p><a href="https://example.com"><code>code</code> in a link</a></p>'),
+        (
+            "[`code` in a link](https://example.com)",
+            '<p><a href="https://example.com"><code>code</code> in a link</a></p>',
+        ),
     ],
 )
 def test_the_subset(text: str, expected: str) -> None:

@@ -32,8 +32,13 @@ from testproject.settings import MIDDLEWARE as EXAMPLE_MIDDLEWARE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PACKAGE_MIDDLEWARE = (TraceIdMiddleware, VersionLifecycleMiddleware, ProblemDetailsMiddleware,
-                      MaintenanceModeMiddleware, IdempotencyMiddleware)
+PACKAGE_MIDDLEWARE = (
+    TraceIdMiddleware,
+    VersionLifecycleMiddleware,
+    ProblemDetailsMiddleware,
+    MaintenanceModeMiddleware,
+    IdempotencyMiddleware,
+)
 
 
 @pytest.fixture
@@ -102,8 +107,9 @@ def test_maintenance_reads_its_switch_in_a_thread_and_answers_on_the_loop(hops: 
 def test_the_switch_is_read_once_per_poll(hops: list[str], settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("django_api_conventions.maintenance.SWITCH_POLL_SECONDS", 60)
     reads: list[int] = []
-    monkeypatch.setattr("django_api_conventions.maintenance.read_switch",
-                        lambda **kwargs: reads.append(1) or MaintenanceState(True, 7))
+    monkeypatch.setattr(
+        "django_api_conventions.maintenance.read_switch", lambda **kwargs: reads.append(1) or MaintenanceState(True, 7)
+    )
     monkeypatch.setattr("django_api_conventions.maintenance._last_reading", {})  # the test's own readings
     answers = [get("/v2/users") for _ in range(3)]
     assert [a.status_code for a in answers] == [503] * 3 and answers[-1]["Retry-After"] == "7"
@@ -118,8 +124,10 @@ def test_path_keyed_idempotency_under_asgi(hops: list[str], settings: Any) -> No
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_PATHS": [r"^/idempotency/plain$"]}
     headers = {"Idempotency-Key": "async-path-key", "X-Client-ID": "acme"}
     body = {"email": "async-path@example.com"}
-    first, again = (async_to_sync(AsyncClient().post)("/idempotency/plain", body, content_type="application/json",
-                                                      headers=headers) for _ in range(2))
+    first, again = (
+        async_to_sync(AsyncClient().post)("/idempotency/plain", body, content_type="application/json", headers=headers)
+        for _ in range(2)
+    )
     assert first.status_code == 201 and first["X-Cache-Lookup"] == "MISS"
     assert again["X-Cache-Lookup"] == "HIT" and again.content == first.content
     assert Customer.objects.filter(email="async-path@example.com").count() == 1
@@ -137,8 +145,10 @@ def test_a_sync_process_view_runs_inline_in_an_async_stack() -> None:
 
     middleware = _SyncViewHook(get_response)
     assert iscoroutinefunction(middleware) and iscoroutinefunction(middleware.process_view)
-    assert repr(middleware) == "<_SyncViewHook get_response=test_a_sync_process_view_runs_inline_in_an_async_stack." \
+    assert (
+        repr(middleware) == "<_SyncViewHook get_response=test_a_sync_process_view_runs_inline_in_an_async_stack."
         "<locals>.get_response>"
+    )
     request = SimpleNamespace()
 
     async def run() -> int:

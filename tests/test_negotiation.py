@@ -26,8 +26,16 @@ def select(content_type: str, parsers: list[Any] | None = None) -> Any:
     return FallbackContentNegotiation().select_parser(request, parsers or [StrictJSONParser()])
 
 
-@pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8", "APPLICATION/JSON",
-                                          "application/merge-patch+json", "application/problem+json; charset=utf-8"])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/json",
+        "application/json; charset=utf-8",
+        "APPLICATION/JSON",
+        "application/merge-patch+json",
+        "application/problem+json; charset=utf-8",
+    ],
+)
 def test_json_and_plus_json_bodies_go_to_the_json_parser(content_type: str) -> None:
     assert isinstance(select(content_type), StrictJSONParser)
 

@@ -75,8 +75,13 @@ def invoices() -> list[Invoice]:
     alice = Customer.objects.create(email="alice@example.com", name="Alice")
     bob = Customer.objects.create(email="bob@example.com", name="Bob")
     made = [
-        Invoice.objects.create(id=f"inv_{n:02}", user=alice if n % 2 else bob, amount_due=100 * n,
-                               currency="eur" if n % 3 else "usd", status="open" if n % 4 else "paid")
+        Invoice.objects.create(
+            id=f"inv_{n:02}",
+            user=alice if n % 2 else bob,
+            amount_due=100 * n,
+            currency="eur" if n % 3 else "usd",
+            status="open" if n % 4 else "paid",
+        )
         for n in range(1, 9)
     ]
     return made
@@ -88,8 +93,12 @@ def changes(invoices: list[Invoice]) -> list[LogEntry]:
     users = [User.objects.create(username=name) for name in ("ada", "grace")]
     invoice_type = ContentType.objects.get_for_model(Invoice)
     return [
-        LogEntry.objects.create(user=users[n % 2], content_type=invoice_type if n % 3 else None,
-                                object_repr=f"change {n}", action_flag=1 + n % 3)
+        LogEntry.objects.create(
+            user=users[n % 2],
+            content_type=invoice_type if n % 3 else None,
+            object_repr=f"change {n}",
+            action_flag=1 + n % 3,
+        )
         for n in range(6)
     ]
 
@@ -138,16 +147,20 @@ def test_reads_answer_as_before(invoices: list[Invoice], path: str) -> None:
 CHANGES = "/api/core/object-changes/"
 
 
-@pytest.mark.parametrize("query", [
-    "changed_object_type_id=null",  # django-filter's null value, on an integer key
-    "changed_object_type_id={type}",
-    "user_id={ada}",
-    "user_id={ada}&user_id={grace}",  # several values, repeated
-    "user_id={ada}&action_flag=2&ordering=-id&brief=true",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "changed_object_type_id=null",  # django-filter's null value, on an integer key
+        "changed_object_type_id={type}",
+        "user_id={ada}",
+        "user_id={ada}&user_id={grace}",  # several values, repeated
+        "user_id={ada}&action_flag=2&ordering=-id&brief=true",
+    ],
+)
 def test_integer_keys_filter_as_before(changes: list[LogEntry], query: str) -> None:
     path = f"{CHANGES}?" + query.format(
-        type=ContentType.objects.get_for_model(Invoice).id, ada=changes[0].user_id, grace=changes[1].user_id)
+        type=ContentType.objects.get_for_model(Invoice).id, ada=changes[0].user_id, grace=changes[1].user_id
+    )
     before, after = both("GET", path)
     assert before.status == 200 and 0 < before.body["count"] <= len(changes), before.content
     assert (after.status, after.body) == (before.status, before.body)
@@ -160,11 +173,14 @@ def test_the_tenant_filter_takes_a_key_as_before(invoices: list[Invoice]) -> Non
     assert (after.status, after.body) == (before.status, before.body)
 
 
-@pytest.mark.parametrize(("method", "path", "body"), [
-    ("OPTIONS", INVOICES, None),
-    ("PATCH", f"{INVOICES}inv_02/", {"status": "paid"}),
-    ("POST", f"{INVOICES}inv_02/set-status/", {"status": "void"}),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("OPTIONS", INVOICES, None),
+        ("PATCH", f"{INVOICES}inv_02/", {"status": "paid"}),
+        ("POST", f"{INVOICES}inv_02/set-status/", {"status": "void"}),
+    ],
+)
 def test_other_methods_answer_as_before(invoices: list[Invoice], method: str, path: str, body: Any) -> None:
     before = send(False, method, path, body)
     Invoice.objects.filter(id="inv_02").update(status="open")
@@ -175,8 +191,7 @@ def test_other_methods_answer_as_before(invoices: list[Invoice], method: str, pa
 
 def test_a_valid_write_answers_as_before(invoices: list[Invoice]) -> None:
     for adopted in (False, True):
-        body = {"user": invoices[0].user_id, "amount_due": 5,
-                "currency": "eur", "status": "open"}
+        body = {"user": invoices[0].user_id, "amount_due": 5, "currency": "eur", "status": "open"}
         answer = send(adopted, "POST", INVOICES, body)
         assert answer.status == 201, answer.content
         assert answer.body == {**body, "id": answer.body["id"]}
@@ -187,6 +202,7 @@ def test_a_valid_write_answers_as_before(invoices: list[Invoice]) -> None:
 
 
 # What the package means to change.
+
 
 def test_an_unknown_parameter_is_a_400_problem_where_it_was_ignored(invoices: list[Invoice]) -> None:
     before, after = both("GET", f"{INVOICES}?foo=bar")
@@ -211,7 +227,8 @@ def test_a_broken_business_rule_is_a_422_problem_with_the_same_messages(invoices
     assert (before.status, before.body) == (400, {"currency": ["Write the currency in lower case."]})
     assert (after.status, after.headers["Content-Type"]) == (422, PROBLEM)
     assert after.body["errors"] == [
-        {"pointer": "/currency", "detail": "Write the currency in lower case.", "code": "invalid"}]
+        {"pointer": "/currency", "detail": "Write the currency in lower case.", "code": "invalid"}
+    ]
 
 
 def test_a_blocked_delete_keeps_its_detail(invoices: list[Invoice]) -> None:
@@ -242,18 +259,26 @@ def test_a_missing_object_is_a_problem(invoices: list[Invoice]) -> None:
 
 # The project's request id: one id for the change log, the client, the problem and the logs.
 
+
 def _request_ids() -> list[str]:
     return [str(value) for name, value in project.SEEN if name == "request_id"]
 
 
-@pytest.mark.parametrize(("method", "path", "before_status", "status"), [
-    ("GET", INVOICES, 200, 200),
-    ("GET", f"{INVOICES}?foo=bar", 200, 400),
-    ("POST", f"{INVOICES}inv_01/set-status/", 400, 400),
-    ("GET", f"{INVOICES}report/", 500, 500),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "before_status", "status"),
+    [
+        ("GET", INVOICES, 200, 200),
+        ("GET", f"{INVOICES}?foo=bar", 200, 400),
+        ("POST", f"{INVOICES}inv_01/set-status/", 400, 400),
+        ("GET", f"{INVOICES}report/", 500, 500),
+    ],
+)
 def test_the_projects_request_id_is_the_one_everywhere(
-    invoices: list[Invoice], caplog: pytest.LogCaptureFixture, method: str, path: str, before_status: int,
+    invoices: list[Invoice],
+    caplog: pytest.LogCaptureFixture,
+    method: str,
+    path: str,
+    before_status: int,
     status: int,
 ) -> None:
     body = {"status": "bogus"} if method == "POST" else None
@@ -274,6 +299,7 @@ def test_the_projects_request_id_is_the_one_everywhere(
 
 
 # The project's own error pages outside the API; problems on it.
+
 
 def test_a_page_that_does_not_exist_is_the_projects_html_page() -> None:
     before, after = both("GET", "/no/such/page")
@@ -301,6 +327,7 @@ def test_on_the_api_a_problem_answers_instead_of_the_html_page(path: str, status
 
 # The project's schema class, with the package's problem responses.
 
+
 def test_the_openapi_document_is_served_with_shared_problem_responses() -> None:
     before, after = both("GET", "/api/schema/?format=json")
     assert before.status == 200, before.content
@@ -319,13 +346,18 @@ def test_the_openapi_document_is_served_with_shared_problem_responses() -> None:
     # Problem responses are components, referenced by each operation, not copied into it.
     shared = document["components"]["responses"]
     operations = [operation for methods in document["paths"].values() for operation in methods.values()]
-    problems = [response for operation in operations for status, response in operation["responses"].items()
-                if int(status) >= 400]
+    problems = [
+        response
+        for operation in operations
+        for status, response in operation["responses"].items()
+        if int(status) >= 400
+    ]
     assert problems and all(response["$ref"].rsplit("/", 1)[-1] in shared for response in problems)
     assert len(shared) < len(problems)
 
 
 # Idempotency on the base viewset.
+
 
 @pytest.mark.django_db(transaction=True)
 def test_a_keyed_post_runs_once_and_replays_byte_identical(invoices: list[Invoice]) -> None:

@@ -42,8 +42,15 @@ HOST = b"Host: 127.0.0.1\r\n"
 
 
 def _template_problems() -> dict[int, dict[str, object]]:
-    text = render(API_TEMPLATE.read_text(), listen="127.0.0.1:1", upstream="127.0.0.1:2", access_log="off",
-                  problem_base_url="https://api.example.com/problems", client_timeout="10s", upstream_timeout="60s")
+    text = render(
+        API_TEMPLATE.read_text(),
+        listen="127.0.0.1:1",
+        upstream="127.0.0.1:2",
+        access_log="off",
+        problem_base_url="https://api.example.com/problems",
+        client_timeout="10s",
+        upstream_timeout="60s",
+    )
     bodies = re.findall(r"location = /_api_problem/(\d+) \{.*?return \1 '(.*?)\\n';", text, re.S)
     return {int(status): json.loads(body.replace("$api_trace_id", "0" * 32)) for status, body in bodies}
 
@@ -77,7 +84,9 @@ def test_the_400_details_are_json_strings_and_gunicorn_names_one_of_them() -> No
         assert json.loads(f'"{detail}"') == detail and "$" not in detail
     # The refusal kinds location / sends, and the one gunicorn sends back with X-Accel-Redirect.
     assert {f"refused={kind}" for kind in re.findall(r"^\s+\S+ (target|method);$", text, re.M)} == {
-        "refused=target", "refused=method"}
+        "refused=target",
+        "refused=method",
+    }
     assert "X-Accel-Redirect: /_api_problem/400?refused=service\\r\\n" in GUNICORN_CONFIG.read_text()
 
 
@@ -139,24 +148,43 @@ def _nginx_problem(front: Front, result: HTTPResult, status: int, slug: str) -> 
 
 NGINX_CASES = {
     "request-line-over-nginx-limit": (_line(b"/v2/users?limit=", 8191) + b"\r\n" + HOST + b"\r\n", 414, "uri-too-long"),
-    "header-line-of-9000-bytes": (b"GET /v2/users HTTP/1.1\r\n" + HOST + b"X-Big: " + b"a" * 9000 + b"\r\n\r\n",
-                                  431, "request-headers-too-large"),
-    "headers-over-32-kib": (b"GET /v2/users HTTP/1.1\r\n" + HOST
-                            + b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 100) for i in range(400)) + b"\r\n",
-                            431, "request-headers-too-large"),
+    "header-line-of-9000-bytes": (
+        b"GET /v2/users HTTP/1.1\r\n" + HOST + b"X-Big: " + b"a" * 9000 + b"\r\n\r\n",
+        431,
+        "request-headers-too-large",
+    ),
+    "headers-over-32-kib": (
+        b"GET /v2/users HTTP/1.1\r\n"
+        + HOST
+        + b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 100) for i in range(400))
+        + b"\r\n",
+        431,
+        "request-headers-too-large",
+    ),
     "nul-in-a-header": (b"GET /v2/users HTTP/1.1\r\n" + HOST + b"X-Note: a\x00b\r\n\r\n", 400, "bad-request"),
-    "bad-content-length": (b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Content-Length: 12abc\r\n\r\n",
-                           400, "bad-request"),
-    "two-content-lengths": (b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
-                            400, "bad-request"),
+    "bad-content-length": (
+        b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Content-Length: 12abc\r\n\r\n",
+        400,
+        "bad-request",
+    ),
+    "two-content-lengths": (
+        b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+        400,
+        "bad-request",
+    ),
     "lower-case-method": (b"get /v2/users HTTP/1.1\r\n" + HOST + b"\r\n", 400, "bad-request"),
     "garbage-request-line": (b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03\r\n\r\n", 400, "bad-request"),
     "trace-method": (b"TRACE /v2/users HTTP/1.1\r\n" + HOST + b"\r\n", 405, "method-not-allowed"),
-    "body-over-the-limit": (b"POST /v2/users HTTP/1.1\r\n" + HOST
-                            + b"Content-Type: application/json\r\nContent-Length: 2621441\r\n\r\n",
-                            413, "request-too-large"),
-    "unknown-transfer-coding": (b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Transfer-Encoding: gzip\r\n\r\n",
-                                501, "http-501"),
+    "body-over-the-limit": (
+        b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\nContent-Length: 2621441\r\n\r\n",
+        413,
+        "request-too-large",
+    ),
+    "unknown-transfer-coding": (
+        b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Transfer-Encoding: gzip\r\n\r\n",
+        501,
+        "http-501",
+    ),
     "http-2-request-line": (b"GET /v2/users HTTP/2.0\r\n" + HOST + b"\r\n", 505, "http-505"),
     "an-error-page-asked-for": (b"GET /_api_problem/502 HTTP/1.1\r\n" + HOST + b"\r\n", 404, "not-found"),
 }
@@ -208,15 +236,20 @@ def test_the_callers_trace_id_is_honoured_by_nginx_and_by_the_application(front:
     theirs = {"X-Request-ID": "client-42.a:b"}
     missing = send(front.url, "GET", "/no-such-path", headers=theirs)
     assert assert_problem(missing, 404, "not-found")["trace_id"] == "client-42.a:b"
-    big = send_raw(front.url, b"POST /v2/users HTTP/1.1\r\n" + HOST + b"X-Request-ID: client-42.a:b\r\n"
-                   b"Content-Length: 9999999\r\n\r\n")
+    big = send_raw(
+        front.url,
+        b"POST /v2/users HTTP/1.1\r\n" + HOST + b"X-Request-ID: client-42.a:b\r\nContent-Length: 9999999\r\n\r\n",
+    )
     assert assert_problem(big, 413, "request-too-large")["trace_id"] == "client-42.a:b"
     traceparent = {"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
     traced = send(front.url, "GET", "/no-such-path", headers=traceparent)
     assert traced.header("X-Request-ID") == "0af7651916cd43dd8448eb211c80319c"
     # An id the application would not take is replaced, so it cannot break the JSON nginx writes.
-    forged = send_raw(front.url, b"POST /v2/users HTTP/1.1\r\n" + HOST + b'X-Request-ID: a","status":200,"x":"\r\n'
-                      b"Content-Length: 9999999\r\n\r\n")
+    forged = send_raw(
+        front.url,
+        b"POST /v2/users HTTP/1.1\r\n" + HOST + b'X-Request-ID: a","status":200,"x":"\r\n'
+        b"Content-Length: 9999999\r\n\r\n",
+    )
     assert NGINX_ID.fullmatch(assert_problem(forged, 413, "request-too-large")["trace_id"])
 
 
@@ -226,9 +259,14 @@ def test_the_admin_and_a_chunked_body_work_through_nginx(front: Front) -> None:
     assert admin.status == 200 and admin.header("Content-Type").startswith("text/html")
     # nginx reads a chunked body whole and passes it on with a Content-Length.
     body = b'{"email": "chunked@example.com", "name": "Chunked"}'
-    created = send_raw(front.url, b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\n"
-                       b"Idempotency-Key: nginx-chunked-1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-                       + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
+    created = send_raw(
+        front.url,
+        b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\n"
+        b"Idempotency-Key: nginx-chunked-1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        + b"%x\r\n" % len(body)
+        + body
+        + b"\r\n0\r\n\r\n",
+    )
     assert created.status == 201, created.body[:300]
 
 
@@ -236,9 +274,13 @@ def _stall(url: str, *, declared: int = 1000, sent: int = 500) -> socket.socket:
     """A connection that sends half of its body, then nothing (a keyed POST: its view reads the body)."""
     host, port = url.removeprefix("http://").split(":")
     sock = socket.create_connection((host, int(port)), timeout=10)
-    sock.sendall(b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\n"
-                 b"Idempotency-Key: stalled-%s\r\n" % uuid.uuid4().hex.encode()
-                 + b"Content-Length: %d\r\n\r\n" % declared + b" " * sent)
+    sock.sendall(
+        b"POST /v2/users HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\n"
+        b"Idempotency-Key: stalled-%s\r\n"
+        % uuid.uuid4().hex.encode()
+        + b"Content-Length: %d\r\n\r\n" % declared
+        + b" " * sent
+    )
     return sock
 
 
@@ -327,9 +369,9 @@ SERVICE_REFUSES = {
     "control-character-0x1f": b"GET /v2/users HTTP/1.1\r\n" + HOST + b"X-Note: a\x1fb\r\n\r\n",
     "control-character-0x7f": b"GET /v2/users HTTP/1.1\r\n" + HOST + b"X-Note: a\x7fb\r\n\r\n",
     "control-character-in-idempotency-key": _POST + b"Content-Type: application/json\r\n"
-                                            b"Idempotency-Key: key\x01one\r\n\r\n{}",
+    b"Idempotency-Key: key\x01one\r\n\r\n{}",
     "control-character-in-a-repeated-idempotency-key": _POST + b"Content-Type: application/json\r\n"
-                                                       b"Idempotency-Key: fine\r\nIdempotency-Key: k\x1f\r\n\r\n{}",
+    b"Idempotency-Key: fine\r\nIdempotency-Key: k\x1f\r\n\r\n{}",
     # nginx 1.22 keeps the first of two Content-Type headers; gunicorn refuses the pair.
     "two-content-types": _POST + b"Content-Type: application/json\r\nContent-Type: text/plain\r\n\r\n{}",
 }
@@ -378,6 +420,7 @@ def test_a_clients_scheme_header_neither_breaks_nor_fools_the_service(front: Fro
     body = assert_problem(missing, 404, "not-found")
     assert str(body["type"]).startswith("http://"), body["type"]  # not taken for HTTPS
     assert " upstream_status=404 " in front.log_line(str(body["trace_id"]))
-    listed = send_raw(front.url, b"GET /v2/users?limit=1 HTTP/1.1\r\n" + HOST + header
-                      + b"\r\nConnection: close\r\n\r\n")
+    listed = send_raw(
+        front.url, b"GET /v2/users?limit=1 HTTP/1.1\r\n" + HOST + header + b"\r\nConnection: close\r\n\r\n"
+    )
     assert listed.status == 200, listed.body[:300]

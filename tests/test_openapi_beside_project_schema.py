@@ -76,8 +76,10 @@ def document(schema_class: type[AutoSchema], count: int = 1) -> dict[str, Any]:
 
 def responses_of(schema: dict[str, Any], operation: dict[str, Any]) -> dict[str, Any]:
     shared = schema["components"].get("responses", {})
-    return {status: shared[response["$ref"].rsplit("/", 1)[-1]] if "$ref" in response else response
-            for status, response in operation["responses"].items()}
+    return {
+        status: shared[response["$ref"].rsplit("/", 1)[-1]] if "$ref" in response else response
+        for status, response in operation["responses"].items()
+    }
 
 
 def test_the_mixin_composes_with_a_project_schema_class_that_writes_decimal_defaults() -> None:
@@ -104,18 +106,19 @@ def test_problem_auto_schema_itself_takes_a_decimal_default() -> None:
     assert document(DecimalDefaults)["components"]["schemas"]["Price"]["properties"]["amount"]["default"] == 0.0
 
 
-@pytest.mark.parametrize(("schema_class", "composes"), [
-    (ProblemAutoSchema, True),
-    (ComposedSchema, True),
-    (MixinAfterSchema, False),
-    (ProjectAutoSchema, False),
-    (ProblemSchemaMixin, False),
-])
-def test_check_w030_accepts_a_class_that_composes_the_mixin(schema_class: type, composes: bool, settings: Any
-                                                            ) -> None:
+@pytest.mark.parametrize(
+    ("schema_class", "composes"),
+    [
+        (ProblemAutoSchema, True),
+        (ComposedSchema, True),
+        (MixinAfterSchema, False),
+        (ProjectAutoSchema, False),
+        (ProblemSchemaMixin, False),
+    ],
+)
+def test_check_w030_accepts_a_class_that_composes_the_mixin(schema_class: type, composes: bool, settings: Any) -> None:
     assert composes_problem_schema(schema_class) is composes
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
-                               "DEFAULT_SCHEMA_CLASS": f"{__name__}.{schema_class.__name__}"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_SCHEMA_CLASS": f"{__name__}.{schema_class.__name__}"}
     found = [message.id for message in check_openapi_set_up()]
     assert ("django_api_conventions.W030" in found) is not composes
 

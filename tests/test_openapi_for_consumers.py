@@ -121,7 +121,10 @@ def test_no_response_header_of_the_example_has_a_closed_enum(documents: Any, ver
 def test_request_enums_stay_closed(documents: Any) -> None:
     schemas = documents["v2"]["components"]["schemas"]
     assert closed_enum_of(documents["v2"], schemas["OrderRequest"]["properties"]["status"]) == [
-        "pending", "shipped", "cancelled"]
+        "pending",
+        "shipped",
+        "cancelled",
+    ]
     assert closed_enum_of(documents["v2"], schemas["InvoiceRequest"]["properties"]["status"]) == ["draft", "open"]
 
 
@@ -161,10 +164,12 @@ def test_the_enums_are_named_without_drf_spectacular_s_enum_hook() -> None:
 
 
 def test_the_hook_listed_before_drf_spectacular_s_keeps_every_reference() -> None:
-    schema = build(POSTPROCESSING_HOOKS=[
-        "django_api_conventions.contrib.spectacular.hooks.postprocess_schema",
-        "drf_spectacular.hooks.postprocess_schema_enums",
-    ])
+    schema = build(
+        POSTPROCESSING_HOOKS=[
+            "django_api_conventions.contrib.spectacular.hooks.postprocess_schema",
+            "drf_spectacular.hooks.postprocess_schema_enums",
+        ]
+    )
     components = schema["components"]["schemas"]
     refs = set(re.findall(r"#/components/schemas/(\w+)", repr(schema)))
     assert refs <= set(components), refs - set(components)
@@ -192,7 +197,8 @@ def test_fields_every_response_carries_are_required(documents: Any) -> None:
 
 
 def test_response_fields_as_drf_spectacular_marks_them_when_the_schema_class_says_so(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(ProblemSchemaMixin, "response_fields_required", False)
     assert "status" not in build()["components"]["schemas"]["Invoice"]["required"]
 
@@ -210,8 +216,9 @@ def test_request_defaults_as_default_when_the_schema_class_says_so(monkeypatch: 
 # --- info.version and operationIds -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("configured", "written"), [("2", "2.0.0"), ("2.1", "2.1.0"), ("2.1.3", "2.1.3"),
-                                                      ("2.0.0-rc.1", "2.0.0-rc.1")])
+@pytest.mark.parametrize(
+    ("configured", "written"), [("2", "2.0.0"), ("2.1", "2.1.0"), ("2.1.3", "2.1.3"), ("2.0.0-rc.1", "2.0.0-rc.1")]
+)
 def test_info_version_is_semver_and_pep_440(configured: str, written: str) -> None:
     info = build(version="v1", VERSION=configured)["info"]
     assert (info["version"], info["x-api-version"]) == (written, "v1")
@@ -223,20 +230,36 @@ def test_info_version_as_configured_when_the_hook_says_so(monkeypatch: pytest.Mo
 
 
 def test_operation_ids_name_resource_and_action_the_same_in_every_version(documents: Any) -> None:
-    ids = {version: {(re.sub(r"^/v[0-9]+", "", route), method): operation["operationId"]
-                     for route, method, operation in operations(schema)}
-           for version, schema in documents.items()}
+    ids = {
+        version: {
+            (re.sub(r"^/v[0-9]+", "", route), method): operation["operationId"]
+            for route, method, operation in operations(schema)
+        }
+        for version, schema in documents.items()
+    }
     assert ids["v1"] == ids["v2"]
     assert set(ids["v2"].values()) == {
-        "users_list", "users_create", "users_retrieve",
-        "invoices_list", "invoices_create", "invoices_retrieve", "invoices_destroy", "invoices_search",
-        "invoices_payments_list", "invoices_payments_create", "invoices_payments_retrieve",
+        "users_list",
+        "users_create",
+        "users_retrieve",
+        "invoices_list",
+        "invoices_create",
+        "invoices_retrieve",
+        "invoices_destroy",
+        "invoices_search",
+        "invoices_payments_list",
+        "invoices_payments_create",
+        "invoices_payments_retrieve",
         "invoices_async_payments_create",
-        "orders_list", "orders_create", "orders_retrieve",
+        "orders_list",
+        "orders_create",
+        "orders_retrieve",
     }
     # Generated clients group their modules by tag: by resource, not by version.
-    tags = {version: {tag for _, _, operation in operations(schema) for tag in operation["tags"]}
-            for version, schema in documents.items()}
+    tags = {
+        version: {tag for _, _, operation in operations(schema) for tag in operation["tags"]}
+        for version, schema in documents.items()
+    }
     assert tags["v1"] == tags["v2"] == {"users", "invoices", "orders"}
 
 
@@ -268,10 +291,12 @@ def test_no_description_is_a_package_docstring_and_every_operation_has_a_summary
     schema = build(urlconf)
     internals = package_docstrings()
     assert len(internals) > 50
-    described = [(f"{method} {route}", operation.get("description", "")) for route, method, operation in
-                 operations(schema)]
-    described += [(name, component.get("description", "")) for name, component in
-                  schema["components"]["schemas"].items()]
+    described = [
+        (f"{method} {route}", operation.get("description", "")) for route, method, operation in operations(schema)
+    ]
+    described += [
+        (name, component.get("description", "")) for name, component in schema["components"]["schemas"].items()
+    ]
     assert [where for where, text in described if text.strip() and text.strip() in internals] == []
     assert all(operation.get("summary") for _, _, operation in operations(schema))
 
@@ -287,8 +312,10 @@ def test_summaries_and_descriptions_come_from_the_public_docs(documents: Any) ->
     assert "description" not in paths["/v2/users"]["get"]
     user = build("tests.urls_openapi_consumers")
     detail = user["paths"]["/v2/shipments/{id}"]["get"]
-    assert (detail["summary"], detail["description"]) == ("Read one shipment.", "Read one shipment.\n\nThe carrier's "
-                                                                                "last report, as it came.")
+    assert (detail["summary"], detail["description"]) == (
+        "Read one shipment.",
+        "Read one shipment.\n\nThe carrier's last report, as it came.",
+    )
     assert user["components"]["schemas"]["Shipment"]["description"] == "A shipment as the carrier reports it."
 
 

@@ -46,8 +46,10 @@ def operations(schema: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 def responses_of(schema: dict[str, Any], operation: dict[str, Any]) -> dict[str, Any]:
     """The operation's responses by status, shared response components followed."""
     shared = schema["components"].get("responses", {})
-    return {status: shared[response["$ref"].rsplit("/", 1)[-1]] if "$ref" in response else response
-            for status, response in operation["responses"].items()}
+    return {
+        status: shared[response["$ref"].rsplit("/", 1)[-1]] if "$ref" in response else response
+        for status, response in operation["responses"].items()
+    }
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
@@ -115,8 +117,11 @@ def test_lists_document_typed_filters_and_search_its_body(schemas: Any) -> None:
     assert not [p for p in search["parameters"] if p["in"] == "query"]
     body = search["requestBody"]["content"]["application/json"]["schema"]
     assert body["required"] == ["any"] and set(body["properties"]) == {"any", "limit", "cursor", "sort"}
-    sort = {"type": "string", "enum": ["-created_at", "created_at", "-amount_due", "amount_due"],
-            "default": "-created_at"}
+    sort = {
+        "type": "string",
+        "enum": ["-created_at", "created_at", "-amount_due", "amount_due"],
+        "default": "-created_at",
+    }
     assert {k: v for k, v in body["properties"]["sort"].items() if k != "description"} == sort
     assert parameters["sort"] == sort
     assert set(body["properties"]["any"]["items"]["properties"]) == set(InvoiceFilters.base_filters)
@@ -135,16 +140,29 @@ def test_filter_schemas_admit_what_the_filters_accept() -> None:
     assert filterset.is_valid() and filterset.form.cleaned_data["status"] == Invoice.Status.values
 
 
-@pytest.mark.parametrize("key", ["a", "x" * 255, "abc-123_DEF.~!", 'a"b', '"abc"', '"a b,c"', '"a\\"b"',
-                                 '"' + "x" * 255 + '"', '"' + '\\"' * 255 + '"'])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "a",
+        "x" * 255,
+        "abc-123_DEF.~!",
+        'a"b',
+        '"abc"',
+        '"a b,c"',
+        '"a\\"b"',
+        '"' + "x" * 255 + '"',
+        '"' + '\\"' * 255 + '"',
+    ],
+)
 def test_every_key_the_pattern_admits_is_accepted(key: str, rf: Any) -> None:
     assert re.fullmatch(IDEMPOTENCY_KEY_PATTERN, key)
     assert len(key) <= IDEMPOTENCY_KEY_MAX_LENGTH
     assert read_idempotency_key(rf.post("/", HTTP_IDEMPOTENCY_KEY=key))
 
 
-@pytest.mark.parametrize("key", ["", "x" * 256, "a,b", '"quoted', "é", '""', '"' + "x" * 256 + '"', '"a\\b"',
-                                 '"a"b"', '"é"', '"\t"'])
+@pytest.mark.parametrize(
+    "key", ["", "x" * 256, "a,b", '"quoted', "é", '""', '"' + "x" * 256 + '"', '"a\\b"', '"a"b"', '"é"', '"\t"']
+)
 def test_the_pattern_refuses_what_the_service_refuses(key: str, rf: Any) -> None:
     assert not re.fullmatch(IDEMPOTENCY_KEY_PATTERN, key)
     with pytest.raises(ProblemException):
@@ -153,12 +171,15 @@ def test_the_pattern_refuses_what_the_service_refuses(key: str, rf: Any) -> None
 
 @pytest.mark.django_db(transaction=True)
 def test_real_problems_conform_to_the_documented_problem_schema(client: Client) -> None:
-    schema = {**PROBLEM_SCHEMA, "properties": {**PROBLEM_SCHEMA["properties"],
-                                                "errors": {"type": "array", "items": ERROR_ITEM_SCHEMA}}}
+    schema = {
+        **PROBLEM_SCHEMA,
+        "properties": {**PROBLEM_SCHEMA["properties"], "errors": {"type": "array", "items": ERROR_ITEM_SCHEMA}},
+    }
     validator = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
     answers = [
-        client.post("/v2/invoices", {"user_id": "nope", "amount_due": -1, "currency": "EURO"},
-                    content_type="application/json"),
+        client.post(
+            "/v2/invoices", {"user_id": "nope", "amount_due": -1, "currency": "EURO"}, content_type="application/json"
+        ),
         client.get("/v2/invoices?limit=0&unknown=1"),
         client.post("/v2/invoices/1/payments", {}, content_type="application/json"),
         client.get("/v2/users/404"),
@@ -197,8 +218,10 @@ def test_info_version_is_a_version_string_and_the_url_version_is_said_apart(clie
 @pytest.mark.django_db
 def test_info_version_without_the_hook_configured(client: Client, settings: Any) -> None:
     # /openapi.json states it whatever the project's POSTPROCESSING_HOOKS, the generator's too.
-    settings.SPECTACULAR_SETTINGS = {**settings.SPECTACULAR_SETTINGS,
-                                     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"]}
+    settings.SPECTACULAR_SETTINGS = {
+        **settings.SPECTACULAR_SETTINGS,
+        "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums"],
+    }
     info = client.get("/openapi.json?version=v1").json()["info"]
     assert (info["version"], info["x-api-version"]) == ("2.0.0", "v1")
 
@@ -206,7 +229,9 @@ def test_info_version_without_the_hook_configured(client: Client, settings: Any)
 def test_the_hook_gives_manage_py_spectacular_the_same_info(schemas: Any) -> None:
     # The example service lists the hook: the command line writes what /openapi.json serves.
     assert [(s["info"]["version"], s["info"]["x-api-version"]) for s in schemas.values()] == [
-        ("2.0.0", "v1"), ("2.0.0", "v2")]
+        ("2.0.0", "v1"),
+        ("2.0.0", "v2"),
+    ]
 
 
 @pytest.mark.parametrize("query", ["version=v0", "version=v9", "lang=en", "version=v1&version=v2"])

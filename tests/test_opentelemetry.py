@@ -92,8 +92,9 @@ def test_without_a_valid_span_the_caller_s_id_is_kept(client: APIClient) -> None
     assert response.json()["trace_id"] == "caller-chosen" == response["X-Request-ID"]
 
 
-def test_log_lines_of_the_request_carry_the_span_s_trace_id(client: APIClient, caplog: pytest.LogCaptureFixture,
-                                                            settings: Any) -> None:
+def test_log_lines_of_the_request_carry_the_span_s_trace_id(
+    client: APIClient, caplog: pytest.LogCaptureFixture, settings: Any
+) -> None:
     caplog.handler.addFilter(tracing.TraceIdFilter())
     with caplog.at_level(logging.WARNING, logger="django.request"), trace.use_span(remote_span()):
         client.get("/v2/nowhere")
@@ -159,8 +160,9 @@ def outcome_counts() -> dict[str, int]:
 
 
 def create_user(client: APIClient, body: dict[str, str], key: str) -> Any:
-    return client.generic("POST", "/v2/users", json.dumps(body), content_type="application/json",
-                          headers={"Idempotency-Key": key})
+    return client.generic(
+        "POST", "/v2/users", json.dumps(body), content_type="application/json", headers={"Idempotency-Key": key}
+    )
 
 
 def traced(client: APIClient, body: dict[str, str], key: str) -> tuple[Any, ReadableSpan]:
@@ -209,8 +211,11 @@ def test_each_outcome_is_on_the_span_and_counted(client: APIClient) -> None:
     after = outcome_counts()
     # Only the outcomes this test changed: the counter is cumulative over the session, so an outcome
     # an earlier test counted (store_unavailable, say) is still there, unchanged.
-    changed = {outcome: after[outcome] - before.get(outcome, 0) for outcome in after
-               if after[outcome] != before.get(outcome, 0)}
+    changed = {
+        outcome: after[outcome] - before.get(outcome, 0)
+        for outcome in after
+        if after[outcome] != before.get(outcome, 0)
+    }
     assert changed == {"miss": 1, "hit": 1, "mismatch": 1, "conflict": 1, "takeover": 1}
 
 

@@ -15,8 +15,16 @@ ORDERING = ("-created_at", "-pk")
 
 positions = st.tuples(
     st.datetimes(timezones=st.sampled_from([UTC, timezone(timedelta(hours=5, minutes=30))])),
-    st.one_of(st.text(), st.integers(), st.uuids(), st.decimals(allow_nan=False, allow_infinity=False),
-              st.dates(), st.none(), st.booleans(), st.floats(allow_nan=False)),
+    st.one_of(
+        st.text(),
+        st.integers(),
+        st.uuids(),
+        st.decimals(allow_nan=False, allow_infinity=False),
+        st.dates(),
+        st.none(),
+        st.booleans(),
+        st.floats(allow_nan=False),
+    ),
 )
 
 
@@ -46,7 +54,7 @@ def test_microseconds_survive() -> None:
 def test_any_altered_byte_is_rejected(index_seed: int, delta: int) -> None:
     token = make((datetime(2026, 1, 1, tzinfo=UTC), "inv_1"))
     index = index_seed % len(token)
-    altered = token[:index] + chr((ord(token[index]) + delta) % 128 or 1) + token[index + 1:]
+    altered = token[:index] + chr((ord(token[index]) + delta) % 128 or 1) + token[index + 1 :]
     if altered == token:
         return
     with pytest.raises(ProblemException) as raised:
@@ -101,10 +109,22 @@ def test_unsupported_values_are_a_programming_error() -> None:
 @pytest.mark.parametrize("direction", ["next", "previous"])
 @pytest.mark.parametrize("inclusive", [False, True])
 def test_direction_sort_and_inclusiveness_round_trip(direction: str, inclusive: bool) -> None:
-    cursor = Cursor((datetime(2026, 1, 1, tzinfo=UTC), "inv_1"), ORDERING, "invoice-list:/v2/invoices", "f" * 16,
-                    direction, "-created_at", inclusive)
-    decoded = decode_cursor(encode_cursor(cursor), ordering=ORDERING, endpoint="invoice-list:/v2/invoices",
-                            filters="f" * 16, sort="-created_at")
+    cursor = Cursor(
+        (datetime(2026, 1, 1, tzinfo=UTC), "inv_1"),
+        ORDERING,
+        "invoice-list:/v2/invoices",
+        "f" * 16,
+        direction,
+        "-created_at",
+        inclusive,
+    )
+    decoded = decode_cursor(
+        encode_cursor(cursor),
+        ordering=ORDERING,
+        endpoint="invoice-list:/v2/invoices",
+        filters="f" * 16,
+        sort="-created_at",
+    )
     assert decoded == cursor and decoded.backward is (direction == "previous")
 
 
@@ -114,7 +134,8 @@ def test_cursors_are_bound_to_their_sort() -> None:
         with pytest.raises(ProblemException) as raised:
             decode_cursor(token, ordering=ORDERING, endpoint="e", filters="f", sort=other)
         assert raised.value.detail == (
-            "The cursor was issued for another sort: send the same sort as for the page before.")
+            "The cursor was issued for another sort: send the same sort as for the page before."
+        )
 
 
 @pytest.mark.parametrize("position", [(datetime(2026, 1, 1, 0, 0, 10, 123456, tzinfo=UTC), "ord_1"), (1, 2)])
@@ -174,10 +195,18 @@ def test_a_rotated_secret_key_keeps_cursors_of_the_old_one_through_its_fallbacks
     assert decode(token).position == (1, 2)
 
 
-@pytest.mark.parametrize("query", [
-    "", "limit=5", "cursor=old&limit=5", "a=1&a=2&z=%20x&cursor=old", "b=&%C3%A9t%C3%A9=%E2%82%AC&limit=3",
-    "zz=1&aa=2&cursor=x+y", "q=a%3Ab&format=json",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "limit=5",
+        "cursor=old&limit=5",
+        "a=1&a=2&z=%20x&cursor=old",
+        "b=&%C3%A9t%C3%A9=%E2%82%AC&limit=3",
+        "zz=1&aa=2&cursor=x+y",
+        "q=a%3Ab&format=json",
+    ],
+)
 @pytest.mark.parametrize("cursor", ["abc.def:ghi:jkl", ".eJy_x-1:1a2:sig", "not a token/?&="])
 def test_links_are_those_of_drf_replace_query_param(rf: object, query: str, cursor: str) -> None:
     from rest_framework.request import Request

@@ -16,6 +16,7 @@ from .strict_lists import create_invoices, create_users, errors_of, newest_first
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.urls_pagination_names")]
 
+
 @pytest.fixture
 def client() -> APIClient:
     return APIClient(headers={"X-Client-ID": "extension-points"})
@@ -23,15 +24,17 @@ def client() -> APIClient:
 
 @pytest.fixture
 def invoices() -> list[Invoice]:
-    return create_invoices(create_users("x"), 23, every=timedelta(minutes=1), statuses=["draft", "open"],
-                           currencies=["eur"])
+    return create_invoices(
+        create_users("x"), 23, every=timedelta(minutes=1), statuses=["draft", "open"], currencies=["eur"]
+    )
 
 
 # --- renamed parameters, own limits --------------------------------------------------------------
 
 
 def test_default_limit_of_the_class_and_next_link_with_the_cursor_parameter(
-    client: APIClient, invoices: list[Invoice],
+    client: APIClient,
+    invoices: list[Invoice],
 ) -> None:
     response = client.get("/v2/renamed", {"status": "draft,open"})
     body = response.json()
@@ -39,7 +42,8 @@ def test_default_limit_of_the_class_and_next_link_with_the_cursor_parameter(
     url, rel = response["Link"].split(">; ")
     assert rel == 'rel="next"'
     assert parse_qs(urlsplit(url.lstrip("<")).query) == {
-        "after": [body["pagination"]["next_cursor"]], "status": ["draft,open"],
+        "after": [body["pagination"]["next_cursor"]],
+        "status": ["draft,open"],
     }
 
 
@@ -80,12 +84,16 @@ def test_a_bad_cursor_names_the_cursor_parameter(client: APIClient) -> None:
 def test_the_search_body_uses_the_renamed_members(client: APIClient, invoices: list[Invoice]) -> None:
     first = client.post("/v2/renamed/search", {"any": [{"status": "draft"}], "page_size": 3}, format="json").json()
     assert first["pagination"]["limit"] == 3
-    rest = client.post("/v2/renamed/search", {"any": [{"status": "draft"}], "page_size": 3,
-                                              "after": first["pagination"]["next_cursor"]}, format="json")
+    rest = client.post(
+        "/v2/renamed/search",
+        {"any": [{"status": "draft"}], "page_size": 3, "after": first["pagination"]["next_cursor"]},
+        format="json",
+    )
     assert rest.status_code == 200, rest.content
     assert not {item["id"] for item in first["data"]} & {item["id"] for item in rest.json()["data"]}
-    refused = client.post("/v2/renamed/search", {"any": [{"status": "draft"}], "limit": 3, "page_size": 11},
-                          format="json")
+    refused = client.post(
+        "/v2/renamed/search", {"any": [{"status": "draft"}], "limit": 3, "page_size": 11}, format="json"
+    )
     assert refused.status_code == 422, refused.content
     errors = {error["pointer"]: error["detail"] for error in refused.json()["errors"]}
     assert errors["/limit"] == "Unknown member. Accepted: any, page_size, after."
@@ -95,8 +103,9 @@ def test_the_search_body_uses_the_renamed_members(client: APIClient, invoices: l
     ]
 
 
-def test_a_class_limit_is_read_at_request_time_when_it_is_none(client: APIClient, settings: Any,
-                                                               invoices: list[Invoice]) -> None:
+def test_a_class_limit_is_read_at_request_time_when_it_is_none(
+    client: APIClient, settings: Any, invoices: list[Invoice]
+) -> None:
     settings.API_CONVENTIONS = {**getattr(settings, "API_CONVENTIONS", {}), "PAGINATION_DEFAULT_LIMIT": 7}
     assert client.get("/v2/per-action").json()["pagination"]["limit"] == 7
 

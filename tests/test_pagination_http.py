@@ -27,10 +27,15 @@ def invoices() -> list[Invoice]:
     rows = []
     for index in range(45):
         # Groups of three share one created_at: the id breaks the ties.
-        rows.append(Invoice.objects.create(
-            user=users[index % 2], amount_due=100 + index, currency="eur",
-            status=["draft", "open", "paid"][index % 3], created_at=START + timedelta(minutes=index // 3),
-        ))
+        rows.append(
+            Invoice.objects.create(
+                user=users[index % 2],
+                amount_due=100 + index,
+                currency="eur",
+                status=["draft", "open", "paid"][index % 3],
+                created_at=START + timedelta(minutes=index // 3),
+            )
+        )
     return rows
 
 
@@ -61,8 +66,9 @@ def test_envelope_and_default_limit(client: APIClient, invoices: list[Invoice]) 
 
 
 @pytest.mark.parametrize("limit", [1, 7, 20, 45, 100])
-def test_walking_every_page_returns_every_row_once_in_order(client: APIClient, invoices: list[Invoice],
-                                                            limit: int) -> None:
+def test_walking_every_page_returns_every_row_once_in_order(
+    client: APIClient, invoices: list[Invoice], limit: int
+) -> None:
     ids, pages = walk(client, "/v2/invoices", limit=limit)
     assert ids == newest_first(invoices)
     assert all(page["pagination"]["limit"] == limit for page in pages)
@@ -90,8 +96,9 @@ def test_invalid_limits_are_400_naming_limit(client: APIClient, limit: str) -> N
     assert response.status_code == 400
     body = response.json()
     assert body["type"].endswith("/invalid-parameters")
-    assert body["errors"] == [{"parameter": "limit", "detail": "limit must be an integer from 1 to 100.",
-                               "code": "invalid"}]
+    assert body["errors"] == [
+        {"parameter": "limit", "detail": "limit must be an integer from 1 to 100.", "code": "invalid"}
+    ]
 
 
 def test_unknown_parameters_are_400_listing_the_accepted_ones(client: APIClient) -> None:
@@ -107,7 +114,8 @@ def test_unknown_parameters_are_400_listing_the_accepted_ones(client: APIClient)
 def test_a_single_valued_parameter_repeated_is_400(client: APIClient) -> None:
     response = client.get("/v2/invoices?user_id=1&user_id=2&created_after=2026-01-01")
     assert response.status_code == 400 and response.json()["errors"] == [
-        {"parameter": "user_id", "detail": "Send this parameter once.", "code": "repeated"}]
+        {"parameter": "user_id", "detail": "Send this parameter once.", "code": "repeated"}
+    ]
 
 
 def test_a_multi_value_filter_takes_its_values_repeated(client: APIClient, invoices: list[Invoice]) -> None:
@@ -118,17 +126,25 @@ def test_a_multi_value_filter_takes_its_values_repeated(client: APIClient, invoi
 
 def test_filters_and_together(client: APIClient, invoices: list[Invoice]) -> None:
     user = invoices[0].user
-    ids, _ = walk(client, "/v2/invoices", status="draft,paid", user_id=user.pk,
-                  created_after="2026-01-01T00:03:00Z", limit=4)
-    expected = [r for r in invoices if r.status in ("draft", "paid") and r.user_id == user.pk
-                and r.created_at > START + timedelta(minutes=3)]
+    ids, _ = walk(
+        client, "/v2/invoices", status="draft,paid", user_id=user.pk, created_after="2026-01-01T00:03:00Z", limit=4
+    )
+    expected = [
+        r
+        for r in invoices
+        if r.status in ("draft", "paid") and r.user_id == user.pk and r.created_at > START + timedelta(minutes=3)
+    ]
     assert ids == newest_first(expected) and expected
 
 
 @pytest.mark.parametrize(
     ("params", "parameter"),
-    [({"status": "lost"}, "status"), ({"created_after": "yesterday"}, "created_after"),
-     ({"created_before": ""}, "created_before"), ({"user_id": ""}, "user_id")],
+    [
+        ({"status": "lost"}, "status"),
+        ({"created_after": "yesterday"}, "created_after"),
+        ({"created_before": ""}, "created_before"),
+        ({"user_id": ""}, "user_id"),
+    ],
 )
 def test_invalid_filter_values_are_400(client: APIClient, params: dict[str, str], parameter: str) -> None:
     response = client.get("/v2/invoices", params)
@@ -152,12 +168,12 @@ def test_detail_requests_ignore_list_filters(client: APIClient, invoices: list[I
 def test_search_ors_filter_objects(client: APIClient, invoices: list[Invoice]) -> None:
     users = sorted({r.user_id for r in invoices})
     body = {"any": [{"status": "draft", "user_id": users[0]}, {"status": "paid"}], "limit": 4}
-    expected = newest_first([r for r in invoices if (r.status == "draft" and r.user_id == users[0])
-                             or r.status == "paid"])
+    expected = newest_first(
+        [r for r in invoices if (r.status == "draft" and r.user_id == users[0]) or r.status == "paid"]
+    )
     ids, cursor = [], None
     while True:
-        response = client.post("/v2/invoices/search", {**body, **({"cursor": cursor} if cursor else {})},
-                               format="json")
+        response = client.post("/v2/invoices/search", {**body, **({"cursor": cursor} if cursor else {})}, format="json")
         assert response.status_code == 200, response.content
         page = response.json()
         ids.extend(item["id"] for item in page["data"])
@@ -167,8 +183,9 @@ def test_search_ors_filter_objects(client: APIClient, invoices: list[Invoice]) -
     assert ids == expected
     # A cursor of the search is bound to its body's filters, and to the search endpoint.
     first = client.post("/v2/invoices/search", body, format="json").json()["pagination"]["next_cursor"]
-    changed = client.post("/v2/invoices/search", {"any": [{"status": "open"}], "limit": 4, "cursor": first},
-                          format="json")
+    changed = client.post(
+        "/v2/invoices/search", {"any": [{"status": "open"}], "limit": 4, "cursor": first}, format="json"
+    )
     assert changed.status_code == 400
     assert client.get("/v2/invoices", {"limit": 4, "cursor": first}).status_code == 400
 
@@ -203,8 +220,15 @@ def test_soft_delete(client: APIClient, invoices: list[Invoice]) -> None:
     ids, _ = walk(client, "/v2/invoices", limit=50)
     assert target.pk not in ids and len(ids) == 44
     assert Invoice.all_objects.get(pk=target.pk).deleted_at is not None
-    assert client.post(f"/v2/invoices/{target.pk}/payments", {"amount": 1, "currency": "eur"}, format="json",
-                       headers={"Idempotency-Key": "pay-deleted"}).status_code == 404
+    assert (
+        client.post(
+            f"/v2/invoices/{target.pk}/payments",
+            {"amount": 1, "currency": "eur"},
+            format="json",
+            headers={"Idempotency-Key": "pay-deleted"},
+        ).status_code
+        == 404
+    )
 
 
 def test_soft_delete_queryset_and_hard_delete(invoices: list[Invoice]) -> None:
@@ -232,8 +256,11 @@ def test_admin_shows_deleted_rows_on_request(invoices: list[Invoice]) -> None:
 
 @pytest.mark.parametrize(
     ("params", "parameter"),
-    [({"user_id": "a\x00b"}, "user_id"), ({"created_after": "0001-01-01T00:00:00+01:00"}, "created_after"),
-     ({"created_before": "9999-12-31T23:59:59-01:00"}, "created_before")],
+    [
+        ({"user_id": "a\x00b"}, "user_id"),
+        ({"created_after": "0001-01-01T00:00:00+01:00"}, "created_after"),
+        ({"created_before": "9999-12-31T23:59:59-01:00"}, "created_before"),
+    ],
 )
 def test_hostile_filter_values_are_400(client: APIClient, params: dict[str, str], parameter: str) -> None:
     response = client.get("/v2/invoices", params)
@@ -308,83 +335,121 @@ def test_a_foreign_key_orders_by_its_column(client: APIClient, invoices: list[In
     assert [r.pk for r in seen] == [r.pk for r in expected]
 
 
-@pytest.mark.parametrize(("limit", "detail"), [
-    # int() read each of these as 5.
-    (" 5", "limit must be an integer from 1 to 100 in plain digits: 5, not ' 5'."),
-    ("05", "limit must be an integer from 1 to 100 in plain digits: 5, not '05'."),
-    ("5\t", "limit must be an integer from 1 to 100 in plain digits: 5, not '5\\t'."),
-    ("+5", "limit must be an integer from 1 to 100 in plain digits: 5, not '+5'."),
-    ("5_0", "limit must be an integer from 1 to 100."),
-    ("\u0665", "limit must be an integer from 1 to 100."),
-    ("00", "limit must be an integer from 1 to 100."),
-])
+@pytest.mark.parametrize(
+    ("limit", "detail"),
+    [
+        # int() read each of these as 5.
+        (" 5", "limit must be an integer from 1 to 100 in plain digits: 5, not ' 5'."),
+        ("05", "limit must be an integer from 1 to 100 in plain digits: 5, not '05'."),
+        ("5\t", "limit must be an integer from 1 to 100 in plain digits: 5, not '5\\t'."),
+        ("+5", "limit must be an integer from 1 to 100 in plain digits: 5, not '+5'."),
+        ("5_0", "limit must be an integer from 1 to 100."),
+        ("\u0665", "limit must be an integer from 1 to 100."),
+        ("00", "limit must be an integer from 1 to 100."),
+    ],
+)
 def test_a_limit_has_one_spelling(client: APIClient, limit: str, detail: str) -> None:
     response = client.get("/v2/invoices", {"limit": limit})
     assert response.status_code == 400
     assert response.json()["errors"] == [{"parameter": "limit", "detail": detail, "code": "invalid"}]
 
 
-TIMESTAMP_EXPECTED = ("created_after must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z (or a date, "
-                      "2026-01-31), in ASCII digits.")
+TIMESTAMP_EXPECTED = (
+    "created_after must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z (or a date, 2026-01-31), in ASCII digits."
+)
 
 
-@pytest.mark.parametrize("moment", [
-    "2026-W01", "2026-W01-1", "2026-001", "20260101", "20260101T000000Z", "2026-01-01 00:00:00",
-    "2026-01-01T00:00:00,5Z", "2026-01-01T00", "2026-01-01T00:00:00.1234567Z", "2026-01-01T00:00:00+0100",
-    "2026-01-01T00:00:00+01", "\u0662\u0660\u0662\u0666-01-01", "\u0662\u0660\u0662\u0666-01-01T00:00:00Z",
-    "\uff12\uff10\uff12\uff16-01-01", "2026-01-01T00:00:00Z ", " 2026-01-01", "+2026-01-01", "2026-1-1",
-])
+@pytest.mark.parametrize(
+    "moment",
+    [
+        "2026-W01",
+        "2026-W01-1",
+        "2026-001",
+        "20260101",
+        "20260101T000000Z",
+        "2026-01-01 00:00:00",
+        "2026-01-01T00:00:00,5Z",
+        "2026-01-01T00",
+        "2026-01-01T00:00:00.1234567Z",
+        "2026-01-01T00:00:00+0100",
+        "2026-01-01T00:00:00+01",
+        "\u0662\u0660\u0662\u0666-01-01",
+        "\u0662\u0660\u0662\u0666-01-01T00:00:00Z",
+        "\uff12\uff10\uff12\uff16-01-01",
+        "2026-01-01T00:00:00Z ",
+        " 2026-01-01",
+        "+2026-01-01",
+        "2026-1-1",
+    ],
+)
 def test_a_date_filter_takes_iso_8601_calendar_dates_in_ascii_digits_only(client: APIClient, moment: str) -> None:
     # Week dates, ordinal dates, the basic format and other scripts' digits were read as some moment.
     response = client.get("/v2/invoices", {"created_after": moment})
     assert response.status_code == 400, response.content
-    assert response.json()["errors"] == [{"parameter": "created_after", "detail": TIMESTAMP_EXPECTED,
-                                          "code": "invalid"}]
+    assert response.json()["errors"] == [
+        {"parameter": "created_after", "detail": TIMESTAMP_EXPECTED, "code": "invalid"}
+    ]
     search = client.post("/v2/invoices/search", {"any": [{"created_after": moment}]}, format="json")
     assert search.status_code == 422
-    assert search.json()["errors"] == [{"pointer": "/any/0/created_after", "detail": TIMESTAMP_EXPECTED,
-                                        "code": "invalid"}]
+    assert search.json()["errors"] == [
+        {"pointer": "/any/0/created_after", "detail": TIMESTAMP_EXPECTED, "code": "invalid"}
+    ]
 
 
-@pytest.mark.parametrize("moment", ["2026-13-01", "2026-02-30", "2026-01-01T24:00:00Z", "2026-01-01T00:00:60Z",
-                                    "2026-01-01T00:00:00+24:00"])
+@pytest.mark.parametrize(
+    "moment", ["2026-13-01", "2026-02-30", "2026-01-01T24:00:00Z", "2026-01-01T00:00:60Z", "2026-01-01T00:00:00+24:00"]
+)
 def test_a_date_filter_refuses_moments_that_do_not_exist(client: APIClient, moment: str) -> None:
     response = client.get("/v2/invoices", {"created_after": moment})
     assert response.status_code == 400
     assert response.json()["errors"][0]["detail"] == f"{TIMESTAMP_EXPECTED[:-1]}; {moment!r} is no such moment."
 
 
-@pytest.mark.parametrize(("moment", "expected"), [
-    ("2026-01-01T00:03:00Z", START + timedelta(minutes=3)),
-    ("2026-01-01t00:03:00z", START + timedelta(minutes=3)),
-    ("2026-01-01T01:03:00+01:00", START + timedelta(minutes=3)),
-    ("2026-01-01T00:03:00.000000Z", START + timedelta(minutes=3)),
-    ("2026-01-01T00:03Z", START + timedelta(minutes=3)),
-    ("2026-01-01T00:03:00", START + timedelta(minutes=3)),  # no offset: the current time zone (UTC here)
-    ("2026-01-01", START),
-])
-def test_every_documented_date_spelling_still_filters(client: APIClient, invoices: list[Invoice], moment: str,
-                                                      expected: datetime) -> None:
+@pytest.mark.parametrize(
+    ("moment", "expected"),
+    [
+        ("2026-01-01T00:03:00Z", START + timedelta(minutes=3)),
+        ("2026-01-01t00:03:00z", START + timedelta(minutes=3)),
+        ("2026-01-01T01:03:00+01:00", START + timedelta(minutes=3)),
+        ("2026-01-01T00:03:00.000000Z", START + timedelta(minutes=3)),
+        ("2026-01-01T00:03Z", START + timedelta(minutes=3)),
+        ("2026-01-01T00:03:00", START + timedelta(minutes=3)),  # no offset: the current time zone (UTC here)
+        ("2026-01-01", START),
+    ],
+)
+def test_every_documented_date_spelling_still_filters(
+    client: APIClient, invoices: list[Invoice], moment: str, expected: datetime
+) -> None:
     ids, _ = walk(client, "/v2/invoices", created_after=moment, limit=100)
     assert ids == newest_first([r for r in invoices if r.created_at > expected])
 
 
-@pytest.mark.parametrize(("limit", "kind"), [
-    ('"5"', 'the string "5"'), ("5.0", "the number 5.0"), ("5e0", "the number 5e0"), ("true", "the boolean true"),
-    ("[5]", "an array"), ('{"n": 5}', "an object"),
-])
+@pytest.mark.parametrize(
+    ("limit", "kind"),
+    [
+        ('"5"', 'the string "5"'),
+        ("5.0", "the number 5.0"),
+        ("5e0", "the number 5e0"),
+        ("true", "the boolean true"),
+        ("[5]", "an array"),
+        ('{"n": 5}', "an object"),
+    ],
+)
 def test_a_search_limit_must_be_a_json_integer(client: APIClient, limit: str, kind: str) -> None:
     body = f'{{"any": [{{"status": "open"}}], "limit": {limit}}}'
     response = client.generic("POST", "/v2/invoices/search", body, content_type="application/json")
     assert response.status_code == 422
-    assert response.json()["errors"] == [{"pointer": "/limit", "detail": f"limit must be a JSON integer, not {kind}.",
-                                          "code": "invalid"}]
+    assert response.json()["errors"] == [
+        {"pointer": "/limit", "detail": f"limit must be a JSON integer, not {kind}.", "code": "invalid"}
+    ]
 
 
 def test_a_search_limit_out_of_range_names_limit(client: APIClient) -> None:
     response = client.post("/v2/invoices/search", {"any": [{"status": "open"}], "limit": 0}, format="json")
     assert response.status_code == 422
-    assert response.json()["errors"] == [{"pointer": "/limit", "detail": "limit must be an integer from 1 to 100.",
-                                          "code": "invalid"}]
-    assert client.post("/v2/invoices/search", {"any": [{"status": "open"}], "limit": 5},
-                       format="json").status_code == 200
+    assert response.json()["errors"] == [
+        {"pointer": "/limit", "detail": "limit must be an integer from 1 to 100.", "code": "invalid"}
+    ]
+    assert (
+        client.post("/v2/invoices/search", {"any": [{"status": "open"}], "limit": 5}, format="json").status_code == 200
+    )

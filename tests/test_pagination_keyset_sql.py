@@ -114,6 +114,5 @@ def test_filter_after_goes_through_a_filter_the_project_overrides() -> None:
     audited = AuditedQuerySet(model=Order).order_by("-created_at", "-pk")
     page = filter_after(audited, ("-created_at", "-pk"), (moment, "o"))
     assert len(AuditedQuerySet.seen) == 1 and isinstance(AuditedQuerySet.seen[0][0], RowValueComparison)
-    plain = Order.objects.order_by("-created_at", "-pk").filter(
-        keyset_predicate(("-created_at", "-pk"), (moment, "o")))
+    plain = Order.objects.order_by("-created_at", "-pk").filter(keyset_predicate(("-created_at", "-pk"), (moment, "o")))
     assert str(page.query) == str(plain.query)

@@ -38,8 +38,9 @@ def invoices() -> list[Invoice]:
     """17 invoices in tie groups: 3 per created_at, 4 amounts."""
     user = Customer.objects.create(email="lists@example.com", name="L")
     return [
-        Invoice.objects.create(user=user, amount_due=index % 4 * 100, currency="eur",
-                               created_at=START + timedelta(days=index // 3 * 200))
+        Invoice.objects.create(
+            user=user, amount_due=index % 4 * 100, currency="eur", created_at=START + timedelta(days=index // 3 * 200)
+        )
         for index in range(17)
     ]
 
@@ -76,8 +77,9 @@ def walk_back(client: APIClient, path: str, last: dict[str, Any], limit: int, **
 
 
 @pytest.mark.parametrize("sort", [None, *SORTS])
-def test_walking_back_serves_the_pages_of_the_walk_forward(client: APIClient, invoices: list[Invoice],
-                                                           sort: str | None) -> None:
+def test_walking_back_serves_the_pages_of_the_walk_forward(
+    client: APIClient, invoices: list[Invoice], sort: str | None
+) -> None:
     forward = walk(client, "/v2/invoices", 4, sort=sort)
     assert [row for page in forward for row in ids(page)] == in_order(invoices, sort or "-created_at")
     back = walk_back(client, "/v2/invoices", forward[-1], 4, sort=sort)
@@ -144,10 +146,13 @@ def test_an_undeclared_sort_is_400_naming_sort_and_listing_the_choices(client: A
         response = client.get("/v2/invoices", {"sort": value})
         assert response.status_code == 400 and response["Content-Type"] == "application/problem+json"
         assert response.json()["type"].endswith("/invalid-parameters")
-        assert response.json()["errors"] == [{
-            "parameter": "sort", "code": "invalid",
-            "detail": "sort must be one of: -created_at, created_at, -amount_due, amount_due.",
-        }]
+        assert response.json()["errors"] == [
+            {
+                "parameter": "sort",
+                "code": "invalid",
+                "detail": "sort must be one of: -created_at, created_at, -amount_due, amount_due.",
+            }
+        ]
     assert client.get("/v2/invoices?sort=amount_due&sort=created_at").json()["errors"][0]["code"] == "repeated"
     # A list that declares no sorts has no sort parameter.
     assert client.get("/v2/orders", {"sort": "created_at"}).json()["errors"][0]["code"] == "unknown"
@@ -155,9 +160,12 @@ def test_an_undeclared_sort_is_400_naming_sort_and_listing_the_choices(client: A
 
 def test_a_cursor_is_bound_to_its_sort(client: APIClient, invoices: list[Invoice]) -> None:
     page = get(client, "/v2/invoices", limit=3, sort="amount_due")
-    for cursor in (page["pagination"]["next_cursor"], get(client, "/v2/invoices", limit=3, sort="amount_due",
-                                                          cursor=page["pagination"]["next_cursor"])
-                   ["pagination"]["previous_cursor"]):
+    for cursor in (
+        page["pagination"]["next_cursor"],
+        get(client, "/v2/invoices", limit=3, sort="amount_due", cursor=page["pagination"]["next_cursor"])["pagination"][
+            "previous_cursor"
+        ],
+    ):
         for other in ("-amount_due", "created_at", None):
             response = client.get("/v2/invoices", {"limit": 3, "cursor": cursor, **({"sort": other} if other else {})})
             assert response.status_code == 400 and response.json()["type"].endswith("/invalid-cursor")
@@ -167,10 +175,13 @@ def test_a_cursor_is_bound_to_its_sort(client: APIClient, invoices: list[Invoice
 def test_the_search_takes_a_declared_sort_and_refuses_another_with_a_pointer(client: APIClient) -> None:
     answer = client.post("/v2/invoices/search", {"any": [{"status": "open"}], "sort": "status"}, format="json")
     assert answer.status_code == 422
-    assert answer.json()["errors"] == [{
-        "pointer": "/sort", "code": "invalid",
-        "detail": "sort must be one of: -created_at, created_at, -amount_due, amount_due.",
-    }]
+    assert answer.json()["errors"] == [
+        {
+            "pointer": "/sort",
+            "code": "invalid",
+            "detail": "sort must be one of: -created_at, created_at, -amount_due, amount_due.",
+        }
+    ]
 
 
 def test_a_sort_by_a_transform(client: APIClient, invoices: list[Invoice]) -> None:
@@ -192,8 +203,7 @@ def test_a_sort_by_a_transform(client: APIClient, invoices: list[Invoice]) -> No
 # --- counts -------------------------------------------------------------------------------------
 
 
-def test_a_capped_count_is_exact_up_to_the_cap_then_a_lower_bound(client: APIClient,
-                                                                 invoices: list[Invoice]) -> None:
+def test_a_capped_count_is_exact_up_to_the_cap_then_a_lower_bound(client: APIClient, invoices: list[Invoice]) -> None:
     big = get(client, "/v2/capped", limit=2)["pagination"]
     assert (big["total"], big["total_is_lower_bound"], big["total_is_estimate"]) == (5, True, False)
     small = get(client, "/v2/capped", limit=2, user_id="nobody")["pagination"]
@@ -225,8 +235,7 @@ def test_the_count_runs_on_the_first_page_only_and_is_bounded(client: APIClient,
     assert search["pagination"]["total"] == 5
 
 
-def test_an_estimate_elsewhere_than_postgresql_is_the_capped_count(client: APIClient,
-                                                                   invoices: list[Invoice]) -> None:
+def test_an_estimate_elsewhere_than_postgresql_is_the_capped_count(client: APIClient, invoices: list[Invoice]) -> None:
     page = get(client, "/v2/estimated", limit=2)["pagination"]
     if connection.vendor == "postgresql":
         assert page["total_is_estimate"] is True and page["total_is_lower_bound"] is False
@@ -243,7 +252,8 @@ def test_the_estimate_reads_the_planner_not_the_rows(client: APIClient) -> None:
         cursor.execute(
             "INSERT INTO billing_invoice (id, user_id, status, amount_due, currency, created_at) "
             "SELECT 'inv_' || lpad(n::text, 20, '0'), %s, 'open', n %% 7, 'eur', now() "
-            "FROM generate_series(1, 3000) AS n", [user.pk],
+            "FROM generate_series(1, 3000) AS n",
+            [user.pk],
         )
         cursor.execute("ANALYZE billing_invoice")
     with CaptureQueriesContext(connection) as captured:

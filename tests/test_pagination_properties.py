@@ -47,12 +47,12 @@ class Rollback(Exception):
 @given(
     minutes=st.lists(st.integers(min_value=0, max_value=4), min_size=0, max_size=40),
     limit=st.integers(min_value=1, max_value=12),
-    changes=st.lists(st.tuples(st.sampled_from(["insert", "delete"]), st.integers(0, 4), st.integers(0, 10**6)),
-                     max_size=8),
+    changes=st.lists(
+        st.tuples(st.sampled_from(["insert", "delete"]), st.integers(0, 4), st.integers(0, 10**6)), max_size=8
+    ),
     mixed=st.booleans(),
 )
-def test_walks_are_complete_unique_and_ordered(minutes: list[int], limit: int, changes: list[Any],
-                                               mixed: bool) -> None:
+def test_walks_are_complete_unique_and_ordered(minutes: list[int], limit: int, changes: list[Any], mixed: bool) -> None:
     try:
         with transaction.atomic():
             _walk_and_check(minutes, limit, changes, mixed)
@@ -153,14 +153,17 @@ class ByDeletion(KeysetPagination):
     limit=st.integers(min_value=1, max_value=8),
     mixed=st.booleans(),
 )
-def test_nullable_orderings_walk_every_row_once_in_order(deleted: list[int | None], amounts: list[int],
-                                                         limit: int, mixed: bool) -> None:
+def test_nullable_orderings_walk_every_row_once_in_order(
+    deleted: list[int | None], amounts: list[int], limit: int, mixed: bool
+) -> None:
     try:
         with transaction.atomic():
             user = Customer.objects.create(email="nulls@example.com", name="N")
             for index, minute in enumerate(deleted):
                 Invoice.all_objects.create(
-                    user=user, amount_due=amounts[index], currency="eur",
+                    user=user,
+                    amount_due=amounts[index],
+                    currency="eur",
                     deleted_at=None if minute is None else START + timedelta(minutes=minute),
                 )
             paginator: KeysetPagination = ByDeletionThenAmount() if mixed else ByDeletion()
@@ -214,14 +217,24 @@ class EverySort(KeysetPagination):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    rows=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.one_of(st.none(), st.integers(0, 2)),
-                            st.sampled_from(["draft", "open", "paid"])), max_size=30),
+    rows=st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.integers(0, 2),
+            st.one_of(st.none(), st.integers(0, 2)),
+            st.sampled_from(["draft", "open", "paid"]),
+        ),
+        max_size=30,
+    ),
     sort=st.sampled_from(list(EverySort.sorts)),
     limits=st.lists(st.integers(min_value=1, max_value=7), min_size=1, max_size=6),
     back_limits=st.lists(st.integers(min_value=1, max_value=7), min_size=1, max_size=6),
 )
 def test_every_declared_sort_walks_forward_then_back_serving_each_row_once_in_order(
-    rows: list[tuple[int, int, int | None, str]], sort: str, limits: list[int], back_limits: list[int],
+    rows: list[tuple[int, int, int | None, str]],
+    sort: str,
+    limits: list[int],
+    back_limits: list[int],
 ) -> None:
     try:
         with transaction.atomic():
@@ -231,19 +244,25 @@ def test_every_declared_sort_walks_forward_then_back_serving_each_row_once_in_or
         pass
 
 
-def _walk_both_ways(rows: list[tuple[int, int, int | None, str]], sort: str, limits: list[int],
-                    back_limits: list[int]) -> None:
+def _walk_both_ways(
+    rows: list[tuple[int, int, int | None, str]], sort: str, limits: list[int], back_limits: list[int]
+) -> None:
     user = Customer.objects.create(email="sorts@example.com", name="S")
     for amount, days, deleted, status in rows:  # few distinct values in every column: heavy ties
         Invoice.all_objects.create(
-            user=user, amount_due=amount, currency="eur", status=status,
+            user=user,
+            amount_due=amount,
+            currency="eur",
+            status=status,
             created_at=START + timedelta(days=days * 200),
             deleted_at=None if deleted is None else START + timedelta(minutes=deleted),
         )
     paginator = EverySort()
     ordering = paginator.get_ordering(Invoice, sort)
-    expected = [row.pk for row in sorted(Invoice.all_objects.all(), key=functools.cmp_to_key(
-        lambda a, b: _compare(a, b, ordering)))]
+    expected = [
+        row.pk
+        for row in sorted(Invoice.all_objects.all(), key=functools.cmp_to_key(lambda a, b: _compare(a, b, ordering)))
+    ]
 
     def page(limit: int, cursor: str | None) -> tuple[list[str], dict[str, Any]]:
         query = {"limit": str(limit), "sort": sort, **({"cursor": cursor} if cursor else {})}

@@ -29,8 +29,11 @@ def test_list_parameters_and_envelope(schema: dict[str, Any]) -> None:
     assert set(pagination["properties"]) == {"next_cursor", "has_next", "previous_cursor", "has_previous", "limit"}
     assert pagination["required"] == ["next_cursor", "has_next", "previous_cursor", "has_previous", "limit"]
     assert pagination["properties"]["previous_cursor"]["nullable"] is True
-    assert parameters["sort"]["schema"] == {"type": "string", "enum": ["-created_at", "created_at", "-amount_due",
-                                                                       "amount_due"], "default": "-created_at"}
+    assert parameters["sort"]["schema"] == {
+        "type": "string",
+        "enum": ["-created_at", "created_at", "-amount_due", "amount_due"],
+        "default": "-created_at",
+    }
     assert "sort" not in {p["name"] for p in schema["paths"]["/v2/orders"]["get"]["parameters"]}
 
 

@@ -26,8 +26,14 @@ def connect(server: PgBouncer, **options: Any) -> Any:
     import psycopg
 
     config = connections["default"].settings_dict
-    return psycopg.connect(host="127.0.0.1", port=server.port, user=config["USER"] or "root",
-                           dbname=config["NAME"], autocommit=True, **options)
+    return psycopg.connect(
+        host="127.0.0.1",
+        port=server.port,
+        user=config["USER"] or "root",
+        dbname=config["NAME"],
+        autocommit=True,
+        **options,
+    )
 
 
 def test_the_claims_relaxed_durability_stays_in_its_own_transaction(pgbouncer: PgBouncer) -> None:
@@ -46,7 +52,8 @@ def test_the_claims_relaxed_durability_stays_in_its_own_transaction(pgbouncer: P
     def look() -> None:
         with connect(pgbouncer) as connection, connection.transaction():
             pid, durability = connection.execute(
-                "SELECT pg_backend_pid(), current_setting('synchronous_commit')").fetchone()
+                "SELECT pg_backend_pid(), current_setting('synchronous_commit')"
+            ).fetchone()
             seen[pid] = durability
             barrier.wait(timeout=30)  # hold this server connection while the others look
 
@@ -73,4 +80,3 @@ def test_server_side_prepared_statements_break_through_transaction_pooling(pgbou
         for _ in range(10):
             first.execute(query, ["client:a"]).fetchone()
             second.execute(query, ["client:b"]).fetchone()
-

@@ -38,27 +38,52 @@ CASES: list[tuple[str, str, str, dict[str, Any], int, str, tuple[str, ...]]] = [
     ("drf-validation-error", "POST", "/v2/users", {"json_body": {"email": "no"}}, 422, "validation-error", ()),
     # One parser error stands for the others: tests/test_hostile_input.py sends each hostile body.
     ("deeply-nested-json", "POST", "/v2/users", {"body": DEEP_JSON, "headers": JSON}, 400, "malformed-request", ()),
-    ("unsupported-media-type", "POST", "/v2/users", {"body": "email=a", "headers": {"Content-Type": "text/plain"}},
-     415, "unsupported-media-type", ()),
+    (
+        "unsupported-media-type",
+        "POST",
+        "/v2/users",
+        {"body": "email=a", "headers": {"Content-Type": "text/plain"}},
+        415,
+        "unsupported-media-type",
+        (),
+    ),
     ("drf-method-not-allowed", "DELETE", "/v2/users", {}, 405, "method-not-allowed", ("Allow",)),
     ("django-method-not-allowed", "GET", "/faults/post-only", {}, 405, "method-not-allowed", ("Allow",)),
-    ("authentication-required", "GET", "/faults/protected", {}, 401, "authentication-required",
-     ("WWW-Authenticate",)),
-    ("csrf-failure", "POST", "/faults/csrf", {"body": "a=1",
-     "headers": {"Content-Type": "application/x-www-form-urlencoded"}}, 403, "csrf-failed", ()),
+    ("authentication-required", "GET", "/faults/protected", {}, 401, "authentication-required", ("WWW-Authenticate",)),
+    (
+        "csrf-failure",
+        "POST",
+        "/faults/csrf",
+        {"body": "a=1", "headers": {"Content-Type": "application/x-www-form-urlencoded"}},
+        403,
+        "csrf-failed",
+        (),
+    ),
     ("disallowed-host", "GET", "/v2/users", {"headers": {"Host": "evil.example"}}, 400, "invalid-host", ()),
-    ("request-too-large", "POST", "/v2/users", {"body": _too_large_body(), "headers": JSON},
-     413, "request-too-large", ()),
+    (
+        "request-too-large",
+        "POST",
+        "/v2/users",
+        {"body": _too_large_body(), "headers": JSON},
+        413,
+        "request-too-large",
+        (),
+    ),
     ("too-many-fields", "GET", TOO_MANY_FIELDS, {}, 400, "too-many-fields", ()),
     ("view-crash", "GET", "/faults/crash", {}, 500, "internal-error", ()),
     ("middleware-crash", "GET", "/faults/middleware/crash", {}, 500, "internal-error", ()),
     ("middleware-suspicious-operation", "GET", "/faults/middleware/suspicious", {}, 400, "bad-request", ()),
-    ("database-down-django-view", "GET", "/faults/database-down", {}, 503, "database-unavailable",
-     ("Retry-After",)),
-    ("database-down-drf-view", "GET", "/faults/drf-database-down", {}, 503, "database-unavailable",
-     ("Retry-After",)),
-    ("database-down-middleware", "GET", "/faults/middleware/database", {}, 503, "database-unavailable",
-     ("Retry-After",)),
+    ("database-down-django-view", "GET", "/faults/database-down", {}, 503, "database-unavailable", ("Retry-After",)),
+    ("database-down-drf-view", "GET", "/faults/drf-database-down", {}, 503, "database-unavailable", ("Retry-After",)),
+    (
+        "database-down-middleware",
+        "GET",
+        "/faults/middleware/database",
+        {},
+        503,
+        "database-unavailable",
+        ("Retry-After",),
+    ),
     ("own-problem-type", "POST", "/faults/own-problem", {}, 409, "invoice-already-paid", ()),
     ("differently-shaped-json-error", "GET", "/faults/own-json-error", {}, 409, "conflict", ()),
 ]
@@ -75,11 +100,21 @@ def accept(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-@pytest.mark.parametrize(("method", "path", "options", "status", "slug", "required_headers"),
-                         [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+@pytest.mark.parametrize(
+    ("method", "path", "options", "status", "slug", "required_headers"),
+    [case[1:] for case in CASES],
+    ids=[case[0] for case in CASES],
+)
 def test_every_error_source_answers_a_problem(
-    live_server: Any, debug: bool, accept: str, method: str, path: str, options: dict[str, Any],
-    status: int, slug: str, required_headers: tuple[str, ...],
+    live_server: Any,
+    debug: bool,
+    accept: str,
+    method: str,
+    path: str,
+    options: dict[str, Any],
+    status: int,
+    slug: str,
+    required_headers: tuple[str, ...],
 ) -> None:
     headers = {"Accept": accept, **options.get("headers", {})}
     result = send(live_server.url, method, path, **{**options, "headers": headers})
@@ -136,9 +171,13 @@ def test_field_errors_are_json_pointers(live_server: Any) -> None:
 
 def test_fields_named_like_problem_members_keep_their_errors(live_server: Any) -> None:
     payload = {
-        "type": "c", "title": "far too long", "status": "x", "detail": "object-level",
+        "type": "c",
+        "title": "far too long",
+        "status": "x",
+        "detail": "object-level",
         "lines": [{"sku": "a", "quantity": 1}, {"sku": "", "quantity": 0}],
-        "tags": ["ok", "toolong"], "address": {"a/b": "x"},
+        "tags": ["ok", "toolong"],
+        "address": {"a/b": "x"},
     }
     result = send(live_server.url, "POST", "/faults/reserved-names", json_body=payload)
     body = assert_problem(result, 422, "validation-error")

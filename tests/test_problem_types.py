@@ -126,12 +126,15 @@ def test_the_index_has_a_table_of_contents_of_every_type() -> None:
     assert 'href="/docs"' in page
 
 
-@pytest.mark.parametrize(("path", "target"), [
-    ("/problems", "/problems/"),
-    ("/problems?lang=de", "/problems/?lang=de"),
-    ("/problems/rate-limited/", "/problems/rate-limited"),
-    ("/problems/http-418/", "/problems/http-418"),
-])
+@pytest.mark.parametrize(
+    ("path", "target"),
+    [
+        ("/problems", "/problems/"),
+        ("/problems?lang=de", "/problems/?lang=de"),
+        ("/problems/rate-limited/", "/problems/rate-limited"),
+        ("/problems/http-418/", "/problems/http-418"),
+    ],
+)
 def test_the_other_spelling_of_a_page_redirects_to_it(path: str, target: str) -> None:
     answer = Client().get(path)
     assert answer.status_code == 301 and answer["Location"] == target
@@ -145,8 +148,9 @@ def test_an_unknown_type_with_a_slash_is_a_404_problem() -> None:
 def test_the_pages_speak_the_request_language() -> None:
     try:
         german = Client().get("/problems/idempotency-key-in-use", headers={"Accept-Language": "de"})
-        as_json = Client().get("/problems/idempotency-key-in-use",
-                               headers={"Accept-Language": "de", "Accept": "application/json"})
+        as_json = Client().get(
+            "/problems/idempotency-key-in-use", headers={"Accept-Language": "de", "Accept": "application/json"}
+        )
     finally:
         translation.activate("en")
     page = german.content.decode()
@@ -189,7 +193,10 @@ def test_the_pages_touch_no_database(settings: Any) -> None:
 
 def test_users_document_their_own_types() -> None:
     register_problem_type(
-        "card-expired", "Card expired", 402, "The card's expiry date has passed.",
+        "card-expired",
+        "Card expired",
+        402,
+        "The card's expiry date has passed.",
         fix="Ask the customer for another card.",
         members=[ProblemField("card_last4", "The last four digits of the card.", "4242")],
         headers=[ProblemField("Retry-After", "Never: it will not succeed again.", "86400")],
@@ -207,8 +214,9 @@ def test_an_example_of_a_status_without_a_reason_phrase() -> None:
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
-@pytest.mark.parametrize("path", ["/problems", "/problems/", "/problems/not-found", "/problems/not-found/",
-                                  "/problems/style.css"])
+@pytest.mark.parametrize(
+    "path", ["/problems", "/problems/", "/problems/not-found", "/problems/not-found/", "/problems/style.css"]
+)
 def test_the_pages_are_read_only_resources(method: str, path: str) -> None:
     # A browser-like client: Django's CSRF check is on, and must not answer first.
     response = Client(enforce_csrf_checks=True).generic(method, path, b"{}", content_type="application/json")

@@ -153,7 +153,8 @@ def test_a_body_converts_the_same_whichever_layer_converts_it(settings: Any, cas
     # The middleware converts what a view returns, the exception handler what the project's
     # former handler answers: one conversion, one problem.
     settings.API_CONVENTIONS = {
-        **settings.API_CONVENTIONS, "PROJECT_EXCEPTION_HANDLER": f"{__name__}.project_exception_handler"
+        **settings.API_CONVENTIONS,
+        "PROJECT_EXCEPTION_HANDLER": f"{__name__}.project_exception_handler",
     }
     bodies = [
         _without_request_ids(Client().get(f"/faults/{kind}/{case}").json())
@@ -171,9 +172,13 @@ def test_a_responses_data_keeps_drfs_error_codes() -> None:
 def test_a_detail_field_messages_and_other_members_are_all_kept() -> None:
     body = _problem("/faults/own-errors/detail-fields-and-more", 400, "bad-request")
     assert _without_request_ids(body) == {
-        "type": body["type"], "title": "Bad request", "status": 400, "detail": "Check-in refused.",
+        "type": body["type"],
+        "title": "Bad request",
+        "status": 400,
+        "detail": "Check-in refused.",
         "errors": [{"pointer": "/status", "detail": "Unknown status.", "code": "invalid"}],
-        "reason": "expired", "retry_in": 3,
+        "reason": "expired",
+        "retry_in": 3,
     }
 
 
@@ -191,8 +196,9 @@ def test_a_body_not_labelled_json_is_not_read() -> None:
     assert body["detail"] == "Conflict"
 
 
-@pytest.mark.parametrize(("case", "status", "slug"), [("server-error", 500, "internal-error"),
-                                                      ("bad-gateway", 502, "bad-gateway")])
+@pytest.mark.parametrize(
+    ("case", "status", "slug"), [("server-error", 500, "internal-error"), ("bad-gateway", 502, "bad-gateway")]
+)
 @pytest.mark.parametrize("prefix", ["/faults/own-errors/", "/faults/own-json-errors/"], ids=["drf", "django"])
 def test_a_server_errors_body_is_never_sent(prefix: str, case: str, status: int, slug: str) -> None:
     response = Client().get(f"{prefix}{case}")

@@ -91,6 +91,7 @@ def _forget_mappings() -> Iterator[None]:
 
 # map_exception: the project's exception types.
 
+
 def locked(exc: JobLocked) -> ProblemException:
     return ProblemException("conflict", "A job holds the resource.", headers=retry_after_header(exc.wait))
 
@@ -160,11 +161,13 @@ def test_a_problem_exception_is_never_remapped() -> None:
 
 # PROJECT_EXCEPTION_HANDLER: the project's previous DRF handler, run first.
 
+
 def project_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse | None:
     """A handler as projects write them: its own cases, then DRF's default."""
     if isinstance(exc, JobLocked):
-        return Response({"detail": "Locked by a running job.", "job": "sync-7"}, status=409,
-                        headers={"Retry-After": str(exc.wait)})
+        return Response(
+            {"detail": "Locked by a running job.", "job": "sync-7"}, status=409, headers={"Retry-After": str(exc.wait)}
+        )
     if isinstance(exc, ValueError):
         return Response({"status": ["bogus is not a valid choice."]}, status=400)
     if isinstance(exc, KeyError):
@@ -217,7 +220,8 @@ def test_the_projects_field_messages_become_errors(handler: None) -> None:
     response = Client().get(f"/drf/{raising('bogus', ValueError('bogus'))}")
     assert response.status_code == 400
     assert response.json()["errors"] == [
-        {"pointer": "/status", "detail": "bogus is not a valid choice.", "code": "invalid"}]
+        {"pointer": "/status", "detail": "bogus is not a valid choice.", "code": "invalid"}
+    ]
 
 
 def test_a_plain_json_answer_is_read_too(handler: None) -> None:
@@ -290,6 +294,7 @@ def test_the_handler_runs_only_for_drf_views(handler: None) -> None:
 
 # The checks: W001 stays quiet; a handler that cannot be imported is E004.
 
+
 def test_w001_stays_quiet_with_the_projects_handler_kept(handler: None) -> None:
     assert check_drf_settings() == [] and check_settings() == [] and check_project_handlers() == []
 
@@ -317,16 +322,34 @@ def test_the_packages_own_handler_named_is_not_run_twice(settings: Any) -> None:
 
 # problem_for_error_answer on its own.
 
+
 @pytest.mark.parametrize(
     ("status", "data", "detail", "errors", "extensions"),
     [
-        (409, {"detail": "Unable to delete object. 3 dependent objects were found."},
-         "Unable to delete object. 3 dependent objects were found.", [], {}),
-        (400, ["First.", "Second."], "The request breaks the rules of the resource.",
-         [{"pointer": "", "detail": "First.", "code": "invalid"},
-          {"pointer": "", "detail": "Second.", "code": "invalid"}], {}),
-        (400, {"non_field_errors": ["Dates overlap."], "detail": "Refused."}, "Refused.",
-         [{"pointer": "", "detail": "Dates overlap.", "code": "invalid"}], {}),
+        (
+            409,
+            {"detail": "Unable to delete object. 3 dependent objects were found."},
+            "Unable to delete object. 3 dependent objects were found.",
+            [],
+            {},
+        ),
+        (
+            400,
+            ["First.", "Second."],
+            "The request breaks the rules of the resource.",
+            [
+                {"pointer": "", "detail": "First.", "code": "invalid"},
+                {"pointer": "", "detail": "Second.", "code": "invalid"},
+            ],
+            {},
+        ),
+        (
+            400,
+            {"non_field_errors": ["Dates overlap."], "detail": "Refused."},
+            "Refused.",
+            [{"pointer": "", "detail": "Dates overlap.", "code": "invalid"}],
+            {},
+        ),
         (422, {"status": "error", "reason": "expired", "title": "x"}, "Validation failed", [], {"reason": "expired"}),
         (404, "Gone away.", "Gone away.", [], {}),
         (400, None, "Bad request", [], {}),
@@ -338,5 +361,9 @@ def test_error_answers_as_problems(
 ) -> None:
     problem = problem_for_error_answer(status, data, {"Retry-After": "5"})
     assert (problem.status_code, str(problem.detail), problem.errors, problem.extensions) == (
-        status, detail, errors, extensions)
+        status,
+        detail,
+        errors,
+        extensions,
+    )
     assert problem.headers == {"Retry-After": "5"}

@@ -156,7 +156,9 @@ def test_without_the_setting_djangos_own_views_answer() -> None:
 def test_a_view_that_cannot_be_imported_falls_back_on_djangos(settings: Any, caplog: pytest.LogCaptureFixture) -> None:
     django_handlers._import_view.cache_clear()
     settings.API_CONVENTIONS = {
-        **settings.API_CONVENTIONS, "HTML_ERROR_HANDLERS": {"handler404": f"{__name__}.no_such_view"}}
+        **settings.API_CONVENTIONS,
+        "HTML_ERROR_HANDLERS": {"handler404": f"{__name__}.no_such_view"},
+    }
     with caplog.at_level(logging.ERROR, logger="django_api_conventions.problems"):
         response = Client().get("/ui/no/such/page")
     assert response.status_code == 404 and b"Not Found" in response.content
@@ -165,7 +167,9 @@ def test_a_view_that_cannot_be_imported_falls_back_on_djangos(settings: Any, cap
 
 def test_the_packages_own_view_never_hands_over_to_itself(settings: Any) -> None:
     settings.API_CONVENTIONS = {
-        **settings.API_CONVENTIONS, "HTML_ERROR_HANDLERS": {"handler404": f"{HANDLERS}.page_not_found"}}
+        **settings.API_CONVENTIONS,
+        "HTML_ERROR_HANDLERS": {"handler404": f"{HANDLERS}.page_not_found"},
+    }
     response = Client().get("/ui/no/such/page")
     assert response.status_code == 404 and b"Not Found" in response.content
 
@@ -177,6 +181,7 @@ def test_a_callable_is_accepted_too(settings: Any) -> None:
 
 
 # The checks.
+
 
 def test_the_projects_views_pass_the_checks(own_views: None) -> None:
     assert check_project_handlers() == []

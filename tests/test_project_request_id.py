@@ -232,8 +232,9 @@ def test_without_the_projects_middleware_the_id_is_the_packages(settings: Any) -
 
 def test_an_incoming_id_the_project_trusts_under_its_own_header_name(settings: Any) -> None:
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "TRACE_ID_HEADER": "X-Correlation-ID"}
-    response = Client().post("/ids/invalid", {}, content_type="application/json",
-                             headers={"X-Correlation-ID": "gateway-7"})
+    response = Client().post(
+        "/ids/invalid", {}, content_type="application/json", headers={"X-Correlation-ID": "gateway-7"}
+    )
     assert response["X-Correlation-ID"] == response.json()["trace_id"] == "gateway-7"
 
 

@@ -42,8 +42,12 @@ from testproject.billing.models import Customer
 from .figures import report
 from .redis_topologies import SentinelSetup, cli
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.redis_topologies,
-              pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.redis_topologies,
+    pytest.mark.django_db(transaction=True),
+]
 
 FAILOVERS = int(os.environ.get("FAILOVERS", "20"))
 CLIENTS = int(os.environ.get("FAILOVER_CLIENTS", "4"))
@@ -54,7 +58,9 @@ PATH = "/idempotency/execution-log"
 
 def use_redis_store(setup: SentinelSetup, settings: Any, wait_replicas: int) -> None:
     settings.API_CONVENTIONS = {
-        **settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "redis", "IDEMPOTENCY_REDIS_URL": setup.url(),
+        **settings.API_CONVENTIONS,
+        "IDEMPOTENCY_STORE": "redis",
+        "IDEMPOTENCY_REDIS_URL": setup.url(),
         "IDEMPOTENCY_REDIS_WAIT_REPLICAS": wait_replicas,
         # A claim whose committing record was lost waits out its lease: keep it short.
         "IDEMPOTENCY_LEASE_SECONDS": 2,
@@ -66,8 +72,13 @@ def send_until_answered(client: APIClient, key: str, answers: Counter[int | str]
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            response = client.generic("POST", PATH, json.dumps({"tag": key}), content_type="application/json",
-                                      headers={"Idempotency-Key": key})
+            response = client.generic(
+                "POST",
+                PATH,
+                json.dumps({"tag": key}),
+                content_type="application/json",
+                headers={"Idempotency-Key": key},
+            )
             status: int | str = response.status_code
         except Exception as exc:
             status = type(exc).__name__
@@ -104,8 +115,9 @@ def executions(run: str) -> Counter[str]:
     return Counter(Customer.objects.filter(name__startswith=f"{run}-").values_list("name", flat=True))
 
 
-def run_failovers(setup: SentinelSetup, settings: Any, failovers: int, wait_replicas: int,
-                  lag: float = 0.0) -> dict[str, Any]:
+def run_failovers(
+    setup: SentinelSetup, settings: Any, failovers: int, wait_replicas: int, lag: float = 0.0
+) -> dict[str, Any]:
     use_redis_store(setup, settings, wait_replicas)
     # The records of earlier runs would only lengthen the full resync of each restarted master.
     cli(setup.master_port(), "flushall")
@@ -151,15 +163,23 @@ def run_failovers(setup: SentinelSetup, settings: Any, failovers: int, wait_repl
     counted = executions(run)
     duplicates = {key: count for key, count in counted.items() if count > 1}
     return {
-        "failovers": failovers, "sentinel_switches": switches, "wait_replicas": wait_replicas, "lag_seconds": lag,
+        "failovers": failovers,
+        "sentinel_switches": switches,
+        "wait_replicas": wait_replicas,
+        "lag_seconds": lag,
         "clients": CLIENTS,
-        "keys": len(keys), "keys_executed": len(counted), "duplicate_keys": len(duplicates),
+        "keys": len(keys),
+        "keys_executed": len(counted),
+        "duplicate_keys": len(duplicates),
         "duplicate_rate": round(len(duplicates) / max(1, len(keys)), 6),
         "extra_executions": sum(count - 1 for count in duplicates.values()),
         "duplicates_seen": dict(sorted(duplicates.items())[:20]),
-        "answers": dict(answers), "unanswered": unanswered[0],
-        "resend_answers": dict(resend_answers), "resend_unanswered": resend_unanswered,
-        "seconds_under_failovers": loaded, "seconds": round(time.monotonic() - started, 1),
+        "answers": dict(answers),
+        "unanswered": unanswered[0],
+        "resend_answers": dict(resend_answers),
+        "resend_unanswered": resend_unanswered,
+        "seconds_under_failovers": loaded,
+        "seconds": round(time.monotonic() - started, 1),
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "finished_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -192,7 +212,9 @@ def test_one_failover_with_the_replica_wait(redis_sentinel_topology: SentinelSet
 @pytest.mark.failover
 @pytest.mark.parametrize("fault", list(FAULTS))
 def test_failovers_with_the_replica_wait_run_each_key_at_most_once(
-    redis_sentinel_topology: SentinelSetup, settings: Any, fault: str,
+    redis_sentinel_topology: SentinelSetup,
+    settings: Any,
+    fault: str,
 ) -> None:
     figures = run_failovers(redis_sentinel_topology, settings, FAILOVERS, wait_replicas=1, lag=FAULTS[fault])
     report(f"redis-failover-wait-1-{fault}", figures)
@@ -203,7 +225,9 @@ def test_failovers_with_the_replica_wait_run_each_key_at_most_once(
 @pytest.mark.failover
 @pytest.mark.parametrize("fault", list(FAULTS))
 def test_failovers_without_the_replica_wait_measured(
-    redis_sentinel_topology: SentinelSetup, settings: Any, fault: str,
+    redis_sentinel_topology: SentinelSetup,
+    settings: Any,
+    fault: str,
 ) -> None:
     figures = run_failovers(redis_sentinel_topology, settings, FAILOVERS, wait_replicas=0, lag=FAULTS[fault])
     report(f"redis-failover-wait-0-{fault}", figures)  # measured, not asserted: replication is asynchronous

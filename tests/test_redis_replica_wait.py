@@ -28,6 +28,7 @@ def _short_replica_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     # A missing replica costs the claim its whole wait: 100 ms rather than the default 500.
     monkeypatch.setattr(RedisStore, "wait_timeout_ms", 100)
 
+
 # Replicas each variant has: a plain server none, a Cluster master one, the Sentinel master two.
 REPLICAS = {"redis-url": 0, "redis-cluster": 1, "redis-sentinel": 2}
 
@@ -36,7 +37,10 @@ def create_user(replicas: int, settings: Any, language: str = "en") -> tuple[Any
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_REDIS_WAIT_REPLICAS": replicas}
     key, email = uuid.uuid4().hex, f"{uuid.uuid4().hex}@example.com"
     response = APIClient(headers={"X-Client-ID": "acme", "Accept-Language": language}).generic(
-        "POST", "/v2/users", json.dumps({"email": email, "name": "W"}), content_type="application/json",
+        "POST",
+        "/v2/users",
+        json.dumps({"email": email, "name": "W"}),
+        content_type="application/json",
         headers={"Idempotency-Key": key},
     )
     return response, key, email
@@ -44,8 +48,11 @@ def create_user(replicas: int, settings: Any, language: str = "en") -> tuple[Any
 
 @pytest.mark.parametrize("store_name", list(REPLICAS), indirect=True)
 def test_a_claim_held_by_enough_replicas_runs_the_view(store_name: str, settings: Any) -> None:
-    response, _key, email = create_user(max(1, REPLICAS[store_name]), settings) if REPLICAS[store_name] else (
-        pytest.skip("a plain server has no replica"))
+    response, _key, email = (
+        create_user(max(1, REPLICAS[store_name]), settings)
+        if REPLICAS[store_name]
+        else (pytest.skip("a plain server has no replica"))
+    )
     assert response.status_code == 201 and response["X-Cache-Lookup"] == "MISS"
     assert Customer.objects.filter(email=email).count() == 1
 

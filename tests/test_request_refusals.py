@@ -85,8 +85,9 @@ def test_the_negotiation_lists_every_format_of_the_view() -> None:
     with pytest.raises(ProblemException) as raised:
         FallbackContentNegotiation().select_renderer(request, [JSONRenderer(), BrowsableAPIRenderer()])
     assert raised.value.status_code == 400
-    assert raised.value.errors == [{"parameter": "format", "detail": "format must be one of: json, api.",
-                                    "code": "invalid"}]
+    assert raised.value.errors == [
+        {"parameter": "format", "detail": "format must be one of: json, api.", "code": "invalid"}
+    ]
     # A URL format suffix names another resource: DRF's 404 stays.
     from django.http import Http404
 
@@ -102,25 +103,36 @@ LEADING_ZERO = "The port of the Host header must be written without leading zero
 
 @pytest.mark.parametrize(
     ("host", "detail"),
-    [("127.0.0.1:99999999999999999999", OUT_OF_RANGE), ("127.0.0.1:0", OUT_OF_RANGE),
-     ("127.0.0.1:65536", OUT_OF_RANGE), ("localhost:100000", OUT_OF_RANGE), ("[::1]:0", OUT_OF_RANGE),
-     ("127.0.0.1:00", OUT_OF_RANGE), ("127.0.0.1:080", LEADING_ZERO), ("localhost:065535", LEADING_ZERO)],
+    [
+        ("127.0.0.1:99999999999999999999", OUT_OF_RANGE),
+        ("127.0.0.1:0", OUT_OF_RANGE),
+        ("127.0.0.1:65536", OUT_OF_RANGE),
+        ("localhost:100000", OUT_OF_RANGE),
+        ("[::1]:0", OUT_OF_RANGE),
+        ("127.0.0.1:00", OUT_OF_RANGE),
+        ("127.0.0.1:080", LEADING_ZERO),
+        ("localhost:065535", LEADING_ZERO),
+    ],
 )
 @pytest.mark.parametrize("method", ["GET", "POST"])
 def test_a_host_port_outside_1_to_65535_is_400_and_echoed_nowhere(
     client: Client, method: str, host: str, detail: str
 ) -> None:
     before = rows()
-    response = client.generic(method, "/v2/users", json.dumps({"email": "h@example.com", "name": "H"}),
-                              content_type=JSON, headers={"Host": host})
+    response = client.generic(
+        method,
+        "/v2/users",
+        json.dumps({"email": "h@example.com", "name": "H"}),
+        content_type=JSON,
+        headers={"Host": host},
+    )
     body = problem(response, 400, "invalid-host")
     assert body["detail"] == detail
     assert host not in response.content.decode() and host not in str(response.headers)
     assert rows() == before
 
 
-@pytest.mark.parametrize(("path", "status"), [("/v0", 410), ("/v0/users", 410), ("/v9/users", 404),
-                                              ("/nowhere", 404)])
+@pytest.mark.parametrize(("path", "status"), [("/v0", 410), ("/v0/users", 410), ("/v9/users", 404), ("/nowhere", 404)])
 def test_a_problem_answered_before_the_host_check_does_not_echo_the_port_either(
     client: Client, path: str, status: int
 ) -> None:
@@ -132,8 +144,9 @@ def test_a_problem_answered_before_the_host_check_does_not_echo_the_port_either(
 
 @pytest.mark.parametrize("host", ["127.0.0.1:1", "localhost:8000", "[::1]:65535", "testserver"])
 def test_a_host_with_a_valid_port_is_served_and_echoed(client: Client, host: str) -> None:
-    response = client.post("/v2/users", {"email": "v@example.com", "name": "V"}, content_type=JSON,
-                           headers={"Host": host})
+    response = client.post(
+        "/v2/users", {"email": "v@example.com", "name": "V"}, content_type=JSON, headers={"Host": host}
+    )
     assert response.status_code == 201, response.content
     assert response["Location"].startswith(f"http://{host}/v2/users/")
 
@@ -167,8 +180,13 @@ def test_an_undeclared_parameter_is_400_on_every_method_and_nothing_changes(
     for method, path, payload in _requests(invoice, payment):
         before = rows()
         key = uuid.uuid4().hex
-        response = client.generic(method, f"{path}?foo=1", json.dumps(payload) if payload else "",
-                                  content_type=JSON, headers={"Idempotency-Key": key})
+        response = client.generic(
+            method,
+            f"{path}?foo=1",
+            json.dumps(payload) if payload else "",
+            content_type=JSON,
+            headers={"Idempotency-Key": key},
+        )
         body = problem(response, 400, "invalid-parameters")
         detail = "Unknown parameter: this request takes no query parameters."
         assert body["errors"] == [{"parameter": "foo", "code": "unknown", "detail": detail}], (method, path)
@@ -176,8 +194,9 @@ def test_an_undeclared_parameter_is_400_on_every_method_and_nothing_changes(
         assert not Invoice.all_objects.filter(pk=invoice.pk, deleted_at__isnull=False).exists()
         # The key was not used: the corrected request runs for the first time.
         if method == "POST":
-            fixed = client.generic(method, path, json.dumps(payload), content_type=JSON,
-                                   headers={"Idempotency-Key": key})
+            fixed = client.generic(
+                method, path, json.dumps(payload), content_type=JSON, headers={"Idempotency-Key": key}
+            )
             assert fixed.status_code == 201, (path, fixed.content)
             assert fixed["X-Cache-Lookup"] == "MISS"
 
@@ -185,20 +204,30 @@ def test_an_undeclared_parameter_is_400_on_every_method_and_nothing_changes(
 @pytest.mark.usefixtures("store_name")
 def test_a_refused_keyed_post_is_never_stored(client: Client, invoice: Invoice) -> None:
     path = f"/v2/invoices/{invoice.pk}/payments"
-    refused = client.post(f"{path}?amount=5", {"amount": 1, "currency": "eur"}, content_type=JSON,
-                          headers={"Idempotency-Key": "refused-key"})
+    refused = client.post(
+        f"{path}?amount=5",
+        {"amount": 1, "currency": "eur"},
+        content_type=JSON,
+        headers={"Idempotency-Key": "refused-key"},
+    )
     problem(refused, 400, "invalid-parameters")
     assert IdempotencyRecord.objects.count() == 0
-    again = client.post(f"{path}?amount=5", {"amount": 1, "currency": "eur"}, content_type=JSON,
-                        headers={"Idempotency-Key": "refused-key"})
+    again = client.post(
+        f"{path}?amount=5",
+        {"amount": 1, "currency": "eur"},
+        content_type=JSON,
+        headers={"Idempotency-Key": "refused-key"},
+    )
     assert again.status_code == 400 and "X-Cache-Lookup" not in again
 
 
 def test_the_search_and_the_lists_keep_their_own_parameters(client: Client, invoice: Invoice) -> None:
     search = client.post("/v2/invoices/search?foo=1", {"any": [{"status": "open"}]}, content_type=JSON)
     assert problem(search, 400, "invalid-parameters")["errors"][0]["parameter"] == "foo"
-    assert client.post("/v2/invoices/search?format=json", {"any": [{"status": "open"}]},
-                       content_type=JSON).status_code == 200
+    assert (
+        client.post("/v2/invoices/search?format=json", {"any": [{"status": "open"}]}, content_type=JSON).status_code
+        == 200
+    )
     assert client.get("/v2/invoices", {"status": "open", "limit": "5", "format": "json"}).status_code == 200
     assert client.get(f"/v2/invoices/{invoice.pk}/payments", {"limit": "5"}).status_code == 200
     payments = client.get(f"/v2/invoices/{invoice.pk}/payments", {"status": "open"})
@@ -212,8 +241,7 @@ def test_the_search_and_the_lists_keep_their_own_parameters(client: Client, invo
 def test_format_is_accepted_on_every_method_but_only_once(client: Client, invoice: Invoice) -> None:
     created = client.post("/v2/users?format=json", {"email": "f@example.com", "name": "F"}, content_type=JSON)
     assert created.status_code == 201
-    twice = client.post("/v2/users?format=json&format=json", {"email": "g@example.com", "name": "G"},
-                        content_type=JSON)
+    twice = client.post("/v2/users?format=json&format=json", {"email": "g@example.com", "name": "G"}, content_type=JSON)
     assert problem(twice, 400, "invalid-parameters")["errors"] == [
         {"parameter": "format", "detail": "Send this parameter once.", "code": "repeated"}
     ]

@@ -81,8 +81,7 @@ class Scenarios:
 
     def post_order(self, key: str | None) -> Any:
         headers = dict(HEADERS, **({"HTTP_IDEMPOTENCY_KEY": key} if key else {}))
-        response = self.client.post("/v2/orders", {"user_id": self.user.pk}, content_type="application/json",
-                                    **headers)
+        response = self.client.post("/v2/orders", {"user_id": self.user.pk}, content_type="application/json", **headers)
         assert response.status_code == 201, response.content
         return response
 
@@ -148,8 +147,9 @@ def measure(action: Callable[[], Any], redis_url: str | None) -> tuple[PostgresT
 
 def over_budget(name: str, budget: Budget, postgres: PostgresTraffic, redis_traffic: RedisTraffic | None) -> list[str]:
     """What ``name`` sent beyond (or short of) its budget, with every statement and command."""
-    measured = Budget(len(postgres.statements), postgres.round_trips,
-                      len(redis_traffic.commands) if redis_traffic else 0)
+    measured = Budget(
+        len(postgres.statements), postgres.round_trips, len(redis_traffic.commands) if redis_traffic else 0
+    )
     if measured == budget:
         return []
     commands = [f"redis: {command}" for command in (redis_traffic.commands if redis_traffic else [])]
@@ -204,6 +204,7 @@ def test_one_redis_command_more_fails_the_budget(settings: Any, monkeypatch: pyt
         def ping_and_write(self: RedisStore, *args: Any, **kwargs: Any) -> bool:
             self.client.ping()
             return final_write(self, *args, **kwargs)  # type: ignore[no-any-return]
+
         return ping_and_write
 
     # The answer's final write: settle() after a prepared commit (PostgreSQL), complete() elsewhere.

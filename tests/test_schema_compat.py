@@ -145,7 +145,8 @@ def test_renaming_a_path_parameter_changes_nothing_a_client_sees() -> None:
 
 def test_a_removed_method_breaks_an_added_one_does_not() -> None:
     assert texts(changed(lambda d: d["paths"]["/v2/invoices/{id}"].pop("delete"))) == {
-        "DELETE /v2/invoices/{id}: method removed"}
+        "DELETE /v2/invoices/{id}: method removed"
+    }
     added = changed(lambda d: d["paths"]["/v2/invoices/{id}"].__setitem__("patch", {"responses": {}}))
     assert texts(added) == {"PATCH /v2/invoices/{id}: method added"} and not added[0].breaking
 
@@ -156,7 +157,8 @@ def test_a_changed_operation_id_breaks_generated_call_sites() -> None:
     renamed = copy.deepcopy(old)
     operation(renamed, "/v2/invoices", "get")["operationId"] = "v2_invoices_list"
     assert texts(compare_openapi(old, renamed), BREAKING) == {
-        "GET /v2/invoices: operationId changed from 'invoices_list' to 'v2_invoices_list'"}
+        "GET /v2/invoices: operationId changed from 'invoices_list' to 'v2_invoices_list'"
+    }
     assert texts(compare_openapi(old, BASELINE), BREAKING) == {"GET /v2/invoices: operationId 'invoices_list' removed"}
     # A first operationId names nothing a client already calls.
     assert compare_openapi(BASELINE, old) == []
@@ -236,17 +238,21 @@ def test_an_enum_imposed_on_a_request_field_breaks_on_a_response_field_does_not(
 
 def extensible_status(doc: dict[str, Any]) -> None:
     """The status as ProblemAutoSchema writes a response enum: its values, or any other string."""
-    invoice(doc)["properties"]["status"] = {"anyOf": [ref("StatusEnum"), {"type": "string"}],
-                                            "x-extensible-enum": ["draft", "open", "void"]}
+    invoice(doc)["properties"]["status"] = {
+        "anyOf": [ref("StatusEnum"), {"type": "string"}],
+        "x-extensible-enum": ["draft", "open", "void"],
+    }
 
 
 def test_an_enum_made_extensible_is_compatible_both_ways() -> None:
     findings = changed(extensible_status)
     assert not [f for f in findings if f.breaking], findings
     assert "GET /v2/invoices/{id} 200 status: enum made extensible: values it does not list are accepted too" in texts(
-        findings, COMPATIBLE)
+        findings, COMPATIBLE
+    )
     assert "POST /v2/invoices request body status: enum made extensible: values it does not list are accepted too" in (
-        texts(findings, COMPATIBLE))
+        texts(findings, COMPATIBLE)
+    )
 
 
 def test_an_extensible_enum_closed_breaks_requests_not_responses() -> None:
@@ -254,9 +260,11 @@ def test_an_extensible_enum_closed_breaks_requests_not_responses() -> None:
     extensible_status(old)
     findings = compare_openapi(old, copy.deepcopy(BASELINE))
     assert texts(findings, BREAKING) == {
-        "POST /v2/invoices request body status: enum no longer extensible: only the values it lists"}
+        "POST /v2/invoices request body status: enum no longer extensible: only the values it lists"
+    }
     assert "GET /v2/invoices/{id} 200 status: enum no longer extensible: only the values it lists" in texts(
-        findings, COMPATIBLE)
+        findings, COMPATIBLE
+    )
 
 
 def test_a_value_removed_from_an_extensible_enum_still_breaks() -> None:
@@ -293,7 +301,8 @@ def test_choice_fields_with_blank_and_null_are_one_enum() -> None:
     new = copy.deepcopy(with_void_removed)
     schemas(new)["StatusEnum"]["enum"].remove("void")
     assert texts(breaking_changes(with_void_removed, new)) >= {
-        "GET /v2/invoices/{id} 200 status: enum value 'void' removed"}
+        "GET /v2/invoices/{id} 200 status: enum value 'void' removed"
+    }
 
 
 # -- types and formats ------------------------------------------------------------------------------
@@ -308,7 +317,8 @@ def test_a_changed_type_breaks_and_says_from_what_to_what() -> None:
 def test_widening_an_integer_to_a_number_is_fine_for_requests_not_for_responses() -> None:
     findings = changed(lambda d: invoice(d)["properties"]["amount_due"].__setitem__("type", "number"))
     assert "POST /v2/invoices request body amount_due: type changed from integer to number" in texts(
-        findings, COMPATIBLE)
+        findings, COMPATIBLE
+    )
     assert "GET /v2/invoices/{id} 200 amount_due: type changed from integer to number" in texts(findings, BREAKING)
 
 
@@ -336,16 +346,22 @@ def test_a_changed_format_breaks_responses_an_added_one_does_not() -> None:
 
 def test_a_wrapped_reference_is_the_same_schema() -> None:
     """drf-spectacular wraps a reference that carries its own keywords in a one-member allOf."""
-    findings = changed(lambda d: invoice(d)["properties"].__setitem__(
-        "status", {"allOf": [ref("StatusEnum")], "description": "Where the invoice is."}))
+    findings = changed(
+        lambda d: invoice(d)["properties"].__setitem__(
+            "status", {"allOf": [ref("StatusEnum")], "description": "Where the invoice is."}
+        )
+    )
     assert findings == []
 
 
 def test_an_all_of_merges_the_properties_of_its_members() -> None:
     def split(doc: dict[str, Any]) -> None:
         whole = invoice(doc)
-        schemas(doc)["Money"] = {"type": "object", "required": ["amount_due"],
-                                 "properties": {"amount_due": whole["properties"].pop("amount_due")}}
+        schemas(doc)["Money"] = {
+            "type": "object",
+            "required": ["amount_due"],
+            "properties": {"amount_due": whole["properties"].pop("amount_due")},
+        }
         whole["required"].remove("amount_due")
         schemas(doc)["Invoice"] = {"allOf": [whole, ref("Money")]}
 
@@ -374,6 +390,7 @@ def test_a_new_required_request_field_breaks_a_new_optional_one_does_not() -> No
             invoice(doc)["properties"]["customer"] = {"type": "string"}
             if required:
                 invoice(doc)["required"].append("customer")
+
         return edit
 
     assert "POST /v2/invoices request body customer: required field added" in texts(changed(add(True)), BREAKING)
@@ -384,9 +401,11 @@ def test_a_new_required_request_field_breaks_a_new_optional_one_does_not() -> No
 
 def test_a_request_field_removed_or_made_read_only_is_no_longer_accepted() -> None:
     assert "POST /v2/invoices request body memo: field removed" in texts(
-        changed(lambda d: invoice(d)["properties"].pop("memo")), BREAKING)
+        changed(lambda d: invoice(d)["properties"].pop("memo")), BREAKING
+    )
     assert texts(changed(lambda d: invoice(d)["properties"]["memo"].__setitem__("readOnly", True)), BREAKING) == {
-        "POST /v2/invoices request body memo: field now read-only"}
+        "POST /v2/invoices request body memo: field now read-only"
+    }
 
 
 def test_a_request_field_that_no_longer_accepts_null_breaks() -> None:
@@ -395,8 +414,7 @@ def test_a_request_field_that_no_longer_accepts_null_breaks() -> None:
 
     before = copy.deepcopy(BASELINE)
     nullable_memo(before)
-    assert "POST /v2/invoices request body memo: null no longer accepted" in texts(
-        breaking_changes(before, BASELINE))
+    assert "POST /v2/invoices request body memo: null no longer accepted" in texts(breaking_changes(before, BASELINE))
     assert "POST /v2/invoices request body memo: null now accepted" in texts(changed(nullable_memo), COMPATIBLE)
 
 
@@ -410,8 +428,7 @@ def test_tightened_request_constraints_break_loosened_ones_do_not() -> None:
     assert texts(minimum, BREAKING) == {"POST /v2/invoices request body amount_due: minimum 1 added"}
     pattern = changed(lambda d: invoice(d)["properties"]["memo"].__setitem__("pattern", "^[a-z]*$"))
     assert texts(pattern, BREAKING) == {"POST /v2/invoices request body memo: pattern '^[a-z]*$' added"}
-    limit = changed(lambda d: operation(d, "/v2/invoices", "get")["parameters"][1]["schema"].__setitem__(
-        "maximum", 50))
+    limit = changed(lambda d: operation(d, "/v2/invoices", "get")["parameters"][1]["schema"].__setitem__("maximum", 50))
     assert texts(limit, BREAKING) == {"GET /v2/invoices query parameter 'limit': maximum changed from 100 to 50"}
 
 
@@ -422,32 +439,42 @@ def test_a_request_body_made_required_or_added_as_required_breaks() -> None:
     operation(optional, "/v2/invoices", "post")["requestBody"].pop("required")
     assert texts(breaking_changes(optional, BASELINE)) == {"POST /v2/invoices: request body made required"}
     body = {"required": True, "content": json_body({"type": "object"})}
-    assert texts(changed(lambda d: operation(d, "/v2/invoices/{id}", "delete").__setitem__(
-        "requestBody", body))) == {"DELETE /v2/invoices/{id}: required request body added"}
-    assert texts(changed(lambda d: operation(d, "/v2/invoices/{id}", "delete").__setitem__(
-        "requestBody", {**body, "required": False})), COMPATIBLE) == {
-        "DELETE /v2/invoices/{id}: optional request body added"}
+    assert texts(changed(lambda d: operation(d, "/v2/invoices/{id}", "delete").__setitem__("requestBody", body))) == {
+        "DELETE /v2/invoices/{id}: required request body added"
+    }
+    assert texts(
+        changed(
+            lambda d: operation(d, "/v2/invoices/{id}", "delete").__setitem__(
+                "requestBody", {**body, "required": False}
+            )
+        ),
+        COMPATIBLE,
+    ) == {"DELETE /v2/invoices/{id}: optional request body added"}
     assert texts(changed(lambda d: operation(d, "/v2/invoices", "post").pop("requestBody")), BREAKING) == {
-        "POST /v2/invoices: request body removed"}
+        "POST /v2/invoices: request body removed"
+    }
 
 
 def test_a_request_media_type_removed_breaks_one_added_does_not() -> None:
     def form_too(doc: dict[str, Any]) -> None:
         operation(doc, "/v2/invoices", "post")["requestBody"]["content"]["multipart/form-data"] = {
-            "schema": ref("Invoice")}
+            "schema": ref("Invoice")
+        }
 
     findings = changed(form_too)
     assert texts(findings) == {"POST /v2/invoices request body: media type 'multipart/form-data' added"}
     before = copy.deepcopy(BASELINE)
     form_too(before)
     assert texts(breaking_changes(before, BASELINE)) == {
-        "POST /v2/invoices request body: media type 'multipart/form-data' removed"}
+        "POST /v2/invoices request body: media type 'multipart/form-data' removed"
+    }
 
 
 def test_a_required_parameter_added_breaks_an_optional_one_does_not() -> None:
     def add(required: bool) -> Callable[[dict[str, Any]], None]:
         return lambda d: operation(d, "/v2/invoices", "get")["parameters"].append(
-            {"in": "query", "name": "customer", "required": required, "schema": {"type": "string"}})
+            {"in": "query", "name": "customer", "required": required, "schema": {"type": "string"}}
+        )
 
     assert texts(changed(add(True))) == {"GET /v2/invoices: required query parameter 'customer' added"}
     optional = changed(add(False))
@@ -466,13 +493,15 @@ def test_a_parameter_made_optional_is_compatible() -> None:
     before = copy.deepcopy(BASELINE)
     operation(before, "/v2/invoices", "get")["parameters"][0]["required"] = True
     assert texts(compare_openapi(before, BASELINE), COMPATIBLE) == {
-        "GET /v2/invoices: query parameter 'status' made optional"}
+        "GET /v2/invoices: query parameter 'status' made optional"
+    }
 
 
 def test_header_parameters_match_whatever_their_case() -> None:
     def key_header(name: str) -> Callable[[dict[str, Any]], None]:
         return lambda d: operation(d, "/v2/invoices", "post").__setitem__(
-            "parameters", [{"in": "header", "name": name, "required": False, "schema": {"type": "string"}}])
+            "parameters", [{"in": "header", "name": name, "required": False, "schema": {"type": "string"}}]
+        )
 
     before = copy.deepcopy(BASELINE)
     key_header("Idempotency-Key")(before)
@@ -484,14 +513,16 @@ def test_header_parameters_match_whatever_their_case() -> None:
 def test_a_parameter_described_by_content_is_compared_too() -> None:
     def filter_param(kind: str) -> Callable[[dict[str, Any]], None]:
         return lambda d: operation(d, "/v2/invoices", "get")["parameters"].append(
-            {"in": "query", "name": "where", "content": json_body({"type": kind})})
+            {"in": "query", "name": "where", "content": json_body({"type": kind})}
+        )
 
     before = copy.deepcopy(BASELINE)
     filter_param("object")(before)
     after = copy.deepcopy(BASELINE)
     filter_param("string")(after)
     assert texts(breaking_changes(before, after)) == {
-        "GET /v2/invoices query parameter 'where': type changed from object to string"}
+        "GET /v2/invoices query parameter 'where': type changed from object to string"
+    }
 
 
 # -- responses ---------------------------------------------------------------------------------------
@@ -513,23 +544,35 @@ def test_a_removed_response_header_breaks_an_added_one_does_not() -> None:
     created = ("/v2/invoices", "post")
     removed = changed(lambda d: operation(d, *created)["responses"]["201"].pop("headers"))
     assert texts(removed, BREAKING) == {"POST /v2/invoices 201: response header 'Location' removed"}
-    added = changed(lambda d: operation(d, *created)["responses"]["201"]["headers"].__setitem__(
-        "Idempotent-Replayed", {"schema": {"type": "string"}}))
+    added = changed(
+        lambda d: operation(d, *created)["responses"]["201"]["headers"].__setitem__(
+            "Idempotent-Replayed", {"schema": {"type": "string"}}
+        )
+    )
     assert texts(added) == {"POST /v2/invoices 201: response header 'Idempotent-Replayed' added"}
     assert not added[0].breaking
-    retyped = changed(lambda d: operation(d, *created)["responses"]["201"]["headers"]["Location"].__setitem__(
-        "schema", {"type": "integer"}))
+    retyped = changed(
+        lambda d: operation(d, *created)["responses"]["201"]["headers"]["Location"].__setitem__(
+            "schema", {"type": "integer"}
+        )
+    )
     assert texts(retyped, BREAKING) == {"POST /v2/invoices 201 header 'Location': type changed from string to integer"}
 
 
 def test_a_removed_response_media_type_or_schema_breaks() -> None:
     removed = changed(lambda d: operation(d, "/v2/invoices/{id}", "get")["responses"]["200"].pop("content"))
     assert texts(removed, BREAKING) == {"GET /v2/invoices/{id} 200: media type 'application/json' removed"}
-    no_schema = changed(lambda d: operation(d, "/v2/invoices/{id}", "get")["responses"]["200"][
-        "content"]["application/json"].pop("schema"))
+    no_schema = changed(
+        lambda d: operation(d, "/v2/invoices/{id}", "get")["responses"]["200"]["content"]["application/json"].pop(
+            "schema"
+        )
+    )
     assert texts(no_schema, BREAKING) == {"GET /v2/invoices/{id} 200: schema removed"}
-    problem = changed(lambda d: operation(d, "/v2/invoices/{id}", "get")["responses"].__setitem__(
-        "404", {"content": {"application/problem+json": {"schema": {"type": "object"}}}}))
+    problem = changed(
+        lambda d: operation(d, "/v2/invoices/{id}", "get")["responses"].__setitem__(
+            "404", {"content": {"application/problem+json": {"schema": {"type": "object"}}}}
+        )
+    )
     assert texts(problem) == {"GET /v2/invoices/{id}: status 404 added"}
 
 
@@ -543,7 +586,8 @@ def test_a_response_with_several_media_types_names_the_one_that_changed() -> Non
     after = copy.deepcopy(before)
     operation(after, "/v2/invoices", "get")["responses"]["200"]["content"]["text/csv"]["schema"]["type"] = "integer"
     assert texts(breaking_changes(before, after)) == {
-        "GET /v2/invoices 200 (text/csv): type changed from string to integer"}
+        "GET /v2/invoices 200 (text/csv): type changed from string to integer"
+    }
 
 
 # -- variants, maps, recursion and references ----------------------------------------------------------
@@ -596,14 +640,16 @@ def test_a_schema_that_becomes_a_union_breaks() -> None:
 def test_map_values_are_compared() -> None:
     def metadata(kind: str) -> Callable[[dict[str, Any]], None]:
         return lambda d: invoice(d)["properties"].__setitem__(
-            "metadata", {"type": "object", "additionalProperties": {"type": kind}})
+            "metadata", {"type": "object", "additionalProperties": {"type": kind}}
+        )
 
     before = copy.deepcopy(BASELINE)
     metadata("string")(before)
     after = copy.deepcopy(BASELINE)
     metadata("integer")(after)
     assert "GET /v2/invoices/{id} 200 metadata{*}: type changed from string to integer" in texts(
-        breaking_changes(before, after))
+        breaking_changes(before, after)
+    )
 
 
 def tree(doc: dict[str, Any], *, label: bool) -> dict[str, Any]:
@@ -633,7 +679,8 @@ def test_references_are_followed_through_chains_and_escaped_names() -> None:
     doc = copy.deepcopy(BASELINE)
     schemas(doc)["a/b"] = ref("Invoice")
     operation(doc, "/v2/invoices/{id}", "get")["responses"]["200"]["content"] = json_body(
-        {"$ref": "#/components/schemas/a~1b"})
+        {"$ref": "#/components/schemas/a~1b"}
+    )
     after = copy.deepcopy(doc)
     invoice(after)["properties"].pop("memo")
     assert "GET /v2/invoices/{id} 200 memo: field removed" in texts(breaking_changes(doc, after))

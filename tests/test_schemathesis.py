@@ -18,15 +18,17 @@ import pytest
 
 from .example_service import Service, example_service
 
-CHECKS = ",".join([
-    "not_a_server_error",
-    "status_code_conformance",
-    "content_type_conformance",
-    "response_headers_conformance",
-    "response_schema_conformance",
-    "negative_data_rejection",
-    "unsupported_method",
-])
+CHECKS = ",".join(
+    [
+        "not_a_server_error",
+        "status_code_conformance",
+        "content_type_conformance",
+        "response_headers_conformance",
+        "response_schema_conformance",
+        "negative_data_rejection",
+        "unsupported_method",
+    ]
+)
 MAX_EXAMPLES = os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "20")
 SEED = os.environ.get("SCHEMATHESIS_SEED", "20261122")
 # On Python 3.11, two threads parsing source at once (hypothesis describes its lambdas with
@@ -38,18 +40,38 @@ WORKERS = "1" if sys.version_info < (3, 12) else "2"
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     services_set = os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")
-    with example_service("postgres+redis" if services_set else "sqlite", tmp_path_factory.mktemp("schemathesis"),
-                         THROTTLE_RATE="1000000/min") as running:
+    with example_service(
+        "postgres+redis" if services_set else "sqlite",
+        tmp_path_factory.mktemp("schemathesis"),
+        THROTTLE_RATE="1000000/min",
+    ) as running:
         yield running
 
 
 def test_the_schema_holds_for_generated_requests(service: Service) -> None:
     executable = shutil.which("schemathesis", path=str(Path(sys.executable).parent)) or "schemathesis"
     run = subprocess.run(
-        [executable, "run", f"{service.url}/openapi.json", "--checks", CHECKS, "--max-examples", MAX_EXAMPLES,
-         "--seed", SEED, "--phases", "examples,coverage,fuzzing", "--workers", WORKERS, "--no-color",
-         "--warnings", "off"],
-        capture_output=True, text=True, timeout=600,
+        [
+            executable,
+            "run",
+            f"{service.url}/openapi.json",
+            "--checks",
+            CHECKS,
+            "--max-examples",
+            MAX_EXAMPLES,
+            "--seed",
+            SEED,
+            "--phases",
+            "examples,coverage,fuzzing",
+            "--workers",
+            WORKERS,
+            "--no-color",
+            "--warnings",
+            "off",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert run.returncode == 0, run.stdout[-8000:] + run.stderr[-2000:]
     assert "generated" in run.stdout and " passed" in run.stdout

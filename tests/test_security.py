@@ -32,8 +32,12 @@ def invoice() -> Invoice:
 
 
 def pay(client: APIClient, invoice: Invoice, key: str, body: Any = BODY) -> Any:
-    return client.post(f"/v2/invoices/{invoice.pk}/payments", json.dumps(body), content_type="application/json",
-                       headers={"Idempotency-Key": key})
+    return client.post(
+        f"/v2/invoices/{invoice.pk}/payments",
+        json.dumps(body),
+        content_type="application/json",
+        headers={"Idempotency-Key": key},
+    )
 
 
 def basic_auth(user: User) -> dict[str, str]:
@@ -121,9 +125,15 @@ class HeadersView(IdempotencyMixin, APIView):
 
     def post(self, request: Any) -> Response:
         HeadersView.runs += 1
-        response = Response({"id": HeadersView.runs}, status=201, headers={
-            "Location": f"/things/{HeadersView.runs}", "X-Internal-Token": "s3cr3t", "Cache-Control": "private",
-        })
+        response = Response(
+            {"id": HeadersView.runs},
+            status=201,
+            headers={
+                "Location": f"/things/{HeadersView.runs}",
+                "X-Internal-Token": "s3cr3t",
+                "Cache-Control": "private",
+            },
+        )
         response.set_cookie("sessionid", "s3cr3t")
         response["Set-Cookie"] = "raw=s3cr3t"  # a cookie written as a plain header, not through set_cookie()
         return response
@@ -135,10 +145,14 @@ def keyed(key: str, body: bytes = b'{"a": 1}', **meta: str) -> Any:
     return HeadersView.as_view()(request)
 
 
-@pytest.mark.parametrize("replayed", [None, ["Content-Type", "Location", "Set-Cookie", "set-cookie"]],
-                         ids=["default-allow-list", "set-cookie-wrongly-allowed"])
-def test_only_allow_listed_headers_are_stored_and_set_cookie_never(monkeypatch: pytest.MonkeyPatch,
-                                                                    replayed: list[str] | None) -> None:
+@pytest.mark.parametrize(
+    "replayed",
+    [None, ["Content-Type", "Location", "Set-Cookie", "set-cookie"]],
+    ids=["default-allow-list", "set-cookie-wrongly-allowed"],
+)
+def test_only_allow_listed_headers_are_stored_and_set_cookie_never(
+    monkeypatch: pytest.MonkeyPatch, replayed: list[str] | None
+) -> None:
     if replayed is not None:
         monkeypatch.setattr(HeadersView, "replayed_headers", tuple(replayed))
     key = uuid.uuid4().hex
@@ -214,15 +228,23 @@ def test_raw_keys_are_never_logged(invoice: Invoice, caplog: pytest.LogCaptureFi
         pay(client, invoice, big)  # not stored: warned
         pay(client, invoice, big)  # the too-large problem
         in_flight = key + "-slow"
-        slow = threading.Thread(target=lambda: APIClient(headers={"X-Client-ID": "acme"}).post(
-            "/idempotency/slow", {"email": "slow@example.com", "delay": 1}, format="json",
-            headers={"Idempotency-Key": in_flight}))
+        slow = threading.Thread(
+            target=lambda: APIClient(headers={"X-Client-ID": "acme"}).post(
+                "/idempotency/slow",
+                {"email": "slow@example.com", "delay": 1},
+                format="json",
+                headers={"Idempotency-Key": in_flight},
+            )
+        )
         slow.start()
         try:
             for _ in range(50):
                 response = APIClient(headers={"X-Client-ID": "acme"}).post(
-                    "/idempotency/slow", {"email": "slow@example.com", "delay": 1}, format="json",
-                    headers={"Idempotency-Key": in_flight})
+                    "/idempotency/slow",
+                    {"email": "slow@example.com", "delay": 1},
+                    format="json",
+                    headers={"Idempotency-Key": in_flight},
+                )
                 if response.status_code == 201:
                     break
         finally:

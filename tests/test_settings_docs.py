@@ -56,8 +56,11 @@ def test_a_setting_without_description_fails_the_generator(monkeypatch: pytest.M
 
 def test_a_new_setting_gets_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(DEFAULTS, "BRAND_NEW_SETTING", ["a", 'b"c'])
-    monkeypatch.setitem(SETTING_DOCS, "BRAND_NEW_SETTING",
-                        settings_docs.SettingDoc("a list", "Does new things.", why="New things are needed."))
+    monkeypatch.setitem(
+        SETTING_DOCS,
+        "BRAND_NEW_SETTING",
+        settings_docs.SettingDoc("a list", "Does new things.", why="New things are needed."),
+    )
     row = '| `BRAND_NEW_SETTING` | `["a", "b\\"c"]` | a list | New things are needed. | Does new things. |'
     assert row in render_reference()
 
@@ -84,7 +87,8 @@ def test_a_page_without_markers_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_shown_default_must_hold_a_value(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(SETTING_DOCS, "PAGINATION_MAX_LIMIT",
-                        settings_docs.SettingDoc("a number", "Largest.", default="none"))
+    monkeypatch.setitem(
+        SETTING_DOCS, "PAGINATION_MAX_LIMIT", settings_docs.SettingDoc("a number", "Largest.", default="none")
+    )
     with pytest.raises(ValueError, match="PAGINATION_MAX_LIMIT shows no value"):
         shown_default_value("PAGINATION_MAX_LIMIT")

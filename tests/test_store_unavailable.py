@@ -19,8 +19,11 @@ from testproject.billing.models import Customer
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 
-UNREACHABLE = {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": "redis://127.0.0.1:1/0",
-               "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5}}
+UNREACHABLE = {
+    "BACKEND": "django_redis.cache.RedisCache",
+    "LOCATION": "redis://127.0.0.1:1/0",
+    "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5},
+}
 
 
 @pytest.fixture
@@ -30,19 +33,25 @@ def client() -> APIClient:
 
 def create_user(client: APIClient, email: str, key: str | None) -> Any:
     headers = {"Idempotency-Key": key} if key else {}
-    return client.generic("POST", "/v2/users", json.dumps({"email": email, "name": "U"}),
-                          content_type="application/json", headers=headers)
+    return client.generic(
+        "POST", "/v2/users", json.dumps({"email": email, "name": "U"}), content_type="application/json", headers=headers
+    )
 
 
 def redis_store_down(settings: Any, policy: str | None) -> None:
     settings.CACHES = {**settings.CACHES, "unreachable": UNREACHABLE}
     policy_setting = {"IDEMPOTENCY_STORE_UNAVAILABLE": policy} if policy else {}
-    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "redis",
-                                "IDEMPOTENCY_CACHE": "unreachable", **policy_setting}
+    settings.API_CONVENTIONS = {
+        **settings.API_CONVENTIONS,
+        "IDEMPOTENCY_STORE": "redis",
+        "IDEMPOTENCY_CACHE": "unreachable",
+        **policy_setting,
+    }
 
 
-def test_fail_open_runs_the_request_without_its_key(client: APIClient, settings: Any,
-                                                    caplog: pytest.LogCaptureFixture) -> None:
+def test_fail_open_runs_the_request_without_its_key(
+    client: APIClient, settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     redis_store_down(settings, "fail-open")
     email, key = f"{uuid.uuid4().hex}@example.com", uuid.uuid4().hex
     with caplog.at_level(logging.WARNING, logger="django_api_conventions.idempotency"):
@@ -100,8 +109,10 @@ def test_every_client_that_cannot_reach_redis_is_a_503(client: APIClient, settin
     settings.CACHES = {
         **settings.CACHES,
         "unreachable": UNREACHABLE,
-        "unreachable-django": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                               "LOCATION": "redis://127.0.0.1:1/0"},
+        "unreachable-django": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        },
         "unreachable-valkey": {"BACKEND": "django_valkey.cache.ValkeyCache", "LOCATION": "valkey://127.0.0.1:1/0"},
     }
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "IDEMPOTENCY_STORE": "redis", **UNREACHABLE_CLIENTS[kind]}
@@ -111,8 +122,9 @@ def test_every_client_that_cannot_reach_redis_is_a_503(client: APIClient, settin
     assert not Customer.objects.filter(email=email).exists()
 
 
-def test_a_cache_that_is_down_lets_throttled_requests_through(client: APIClient, settings: Any,
-                                                              caplog: pytest.LogCaptureFixture) -> None:
+def test_a_cache_that_is_down_lets_throttled_requests_through(
+    client: APIClient, settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     settings.CACHES = {**settings.CACHES, "default": UNREACHABLE}
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_SWITCH_STORE": "cache"}
     with caplog.at_level(logging.WARNING):
@@ -130,14 +142,20 @@ def test_a_cache_that_is_down_lets_throttled_requests_through(client: APIClient,
 SENTINEL_PORT_AS_SERVER = {
     "url": lambda port: ({}, {"IDEMPOTENCY_REDIS_URL": f"redis://127.0.0.1:{port}/0"}),
     "default-cache": lambda port: (
-        {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": f"redis://127.0.0.1:{port}/0"}}, {}),
+        {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": f"redis://127.0.0.1:{port}/0"}},
+        {},
+    ),
 }
 
 
 @pytest.mark.redis_topologies
 @pytest.mark.parametrize("kind", SENTINEL_PORT_AS_SERVER)
 def test_a_sentinel_s_port_as_the_store_is_a_503(
-    client: APIClient, settings: Any, redis_sentinel_topology: Any, caplog: pytest.LogCaptureFixture, kind: str,
+    client: APIClient,
+    settings: Any,
+    redis_sentinel_topology: Any,
+    caplog: pytest.LogCaptureFixture,
+    kind: str,
 ) -> None:
     caches, store = SENTINEL_PORT_AS_SERVER[kind](redis_sentinel_topology.sentinels[0].port)
     settings.CACHES = {**settings.CACHES, **caches}
@@ -153,8 +171,9 @@ def test_a_sentinel_s_port_as_the_store_is_a_503(
 
 
 @pytest.mark.redis_topologies
-def test_a_fault_in_the_store_s_own_script_stays_a_500(redis_sentinel_topology: Any,
-                                                       caplog: pytest.LogCaptureFixture) -> None:
+def test_a_fault_in_the_store_s_own_script_stays_a_500(
+    redis_sentinel_topology: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     """An error reply that is the script's own doing is not passed off as an outage."""
     import redis
 
@@ -163,8 +182,10 @@ def test_a_fault_in_the_store_s_own_script_stays_a_500(redis_sentinel_topology: 
 
     broken = Script("return redis.call('HSET', KEYS[1])")  # too few arguments
     client = redis.Redis(port=redis_sentinel_topology.master_port())
-    with caplog.at_level(logging.ERROR, logger="django_api_conventions.idempotency"), \
-            pytest.raises(redis.ResponseError) as raised:
+    with (
+        caplog.at_level(logging.ERROR, logger="django_api_conventions.idempotency"),
+        pytest.raises(redis.ResponseError) as raised,
+    ):
         broken([KEY_PREFIX + "broken"], [], client=client)
     assert not isinstance(raised.value, UNAVAILABLE_ERRORS)
     assert "Redis rejected a command of the idempotency store, not an outage: Wrong number of args" in caplog.text

@@ -19,14 +19,18 @@ factory = RequestFactory()
         ({"X-Request-ID": "has space"}, None),
         ({"X-Request-ID": "bad\u00e9"}, None),
         ({"X-Request-ID": "-leading-dash"}, None),
-        ({"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
-         "4bf92f3577b34da6a3ce929d0e0e4736"),
+        (
+            {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+            "4bf92f3577b34da6a3ce929d0e0e4736",
+        ),
         ({"traceparent": "00-00000000000000000000000000000000-00f067aa0ba902b7-01"}, None),
         ({"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01"}, None),
         ({"traceparent": "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01"}, None),
         ({"traceparent": "garbage"}, None),
-        ({"X-Request-ID": "bad id", "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
-         "4bf92f3577b34da6a3ce929d0e0e4736"),
+        (
+            {"X-Request-ID": "bad id", "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+            "4bf92f3577b34da6a3ce929d0e0e4736",
+        ),
         ({}, None),
     ],
 )

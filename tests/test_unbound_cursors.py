@@ -28,9 +28,16 @@ def client() -> APIClient:
 @pytest.fixture
 def invoices() -> list[Invoice]:
     user = Customer.objects.create(email="u@example.com", name="U")
-    return [Invoice.objects.create(user=user, amount_due=100 + i, currency=["eur", "usd"][i % 2],
-                                   status=["open", "paid"][i // 2 % 2], created_at=START + timedelta(minutes=i))
-            for i in range(12)]
+    return [
+        Invoice.objects.create(
+            user=user,
+            amount_due=100 + i,
+            currency=["eur", "usd"][i % 2],
+            status=["open", "paid"][i // 2 % 2],
+            created_at=START + timedelta(minutes=i),
+        )
+        for i in range(12)
+    ]
 
 
 def next_cursor(client: APIClient, **params: Any) -> str:
@@ -40,7 +47,8 @@ def next_cursor(client: APIClient, **params: Any) -> str:
 
 
 def test_the_stock_backend_lets_an_undeclared_parameter_through_and_the_check_says_so(
-    client: APIClient, invoices: list[Invoice],
+    client: APIClient,
+    invoices: list[Invoice],
 ) -> None:
     response = client.get("/v2/stock", {"statuz": "open", "limit": 100})
     assert response.status_code == 200  # the whole list: what W040 warns of

@@ -36,8 +36,9 @@ def test_a_case_insensitive_expression_constraint_names_its_field() -> None:
     assert violation is not None and violation.fields == ("email",)
     problem = problem_for_exception(exc)
     assert problem is not None and (problem.status_code, problem.problem_type.slug) == (409, "conflict")
-    assert problem.errors == [{"pointer": "/email", "detail": "A record with this value already exists.",
-                               "code": "unique"}]
+    assert problem.errors == [
+        {"pointer": "/email", "detail": "A record with this value already exists.", "code": "unique"}
+    ]
     assert "email" in str(problem.detail) and "ada@" not in str(problem.detail).lower()
     assert problem.headers == {"Retry-After": "1"}
 
@@ -59,8 +60,14 @@ def test_a_duplicate_primary_key_names_it() -> None:
 
 def test_a_named_constraint_of_several_fields_names_each() -> None:
     now = timezone.now()
-    record = {"scope": "s", "key": "k", "state": "started", "fingerprint": "f", "lease_expires_at": now,
-              "expires_at": now}
+    record = {
+        "scope": "s",
+        "key": "k",
+        "state": "started",
+        "fingerprint": "f",
+        "lease_expires_at": now,
+        "expires_at": now,
+    }
     IdempotencyRecord.objects.create(**record)
     problem = problem_for_exception(integrity_error(lambda: IdempotencyRecord.objects.create(**record)))
     assert problem is not None and problem.status_code == 409
@@ -68,12 +75,21 @@ def test_a_named_constraint_of_several_fields_names_each() -> None:
     assert problem.errors[0]["detail"] == "A record with this combination of scope, key already exists."
 
 
-@pytest.mark.parametrize("write", [
-    pytest.param(lambda: Invoice.objects.create(user_id="usr_missing", amount_due=1, currency="eur"), id="foreign-key"),
-    pytest.param(lambda: Customer.objects.create(email=None, name="x"), id="not-null"),
-    pytest.param(lambda: Invoice.objects.create(user=Customer.objects.create(email="c@example.com", name="x"),
-                                                amount_due=-1, currency="eur"), id="check"),
-])
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param(
+            lambda: Invoice.objects.create(user_id="usr_missing", amount_due=1, currency="eur"), id="foreign-key"
+        ),
+        pytest.param(lambda: Customer.objects.create(email=None, name="x"), id="not-null"),
+        pytest.param(
+            lambda: Invoice.objects.create(
+                user=Customer.objects.create(email="c@example.com", name="x"), amount_due=-1, currency="eur"
+            ),
+            id="check",
+        ),
+    ],
+)
 def test_other_integrity_errors_stay_500(write: Callable[[], Any]) -> None:
     exc = integrity_error(write)
     assert unique_violation(exc) is None
@@ -92,8 +108,9 @@ def validator_passes(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def post_user(client: APIClient, email: str, key: str | None = None) -> Any:
     headers = {"Idempotency-Key": key} if key else {}
-    return client.post("/v2/users", json.dumps({"email": email, "name": "Racer"}), content_type="application/json",
-                       headers=headers)
+    return client.post(
+        "/v2/users", json.dumps({"email": email, "name": "Racer"}), content_type="application/json", headers=headers
+    )
 
 
 @pytest.mark.usefixtures("validator_passes")

@@ -28,8 +28,13 @@ VERSIONS = [{"name": "v1", "status": "current"}, {"name": "v2", "status": "curre
 
 urlpatterns = [
     *versioned_urls([path("invoice/<str:invoice_id>/pay", StatusView.as_view())], version_regex="v1"),
-    *versioned_urls([path("invoices/<str:invoice_id>/pay", StatusView.as_view()),
-                     path("invoices/<str:invoice_id>/payments", StatusView.as_view())], version_regex="v2"),
+    *versioned_urls(
+        [
+            path("invoices/<str:invoice_id>/pay", StatusView.as_view()),
+            path("invoices/<str:invoice_id>/payments", StatusView.as_view()),
+        ],
+        version_regex="v2",
+    ),
 ]
 
 
@@ -102,10 +107,12 @@ def test_the_error_handlers_of_every_urlconf_are_checked(settings: Any) -> None:
     settings.API_CONVENTIONS = {**EXAMPLE_SETTINGS, "EXTRA_URLCONFS": [OTHER_HOST]}
     warned = [m for m in checks.check_error_views() if m.id.endswith("W004")]
     assert len(warned) == 4
-    assert warned[3].msg == (f"The URLconf {OTHER_HOST}'s handler500 is None: some errors will lose their "
-                             "precise problem.")
-    assert warned[3].hint == ("Set handler500 = 'django_api_conventions.problems.django_handlers.server_error' "
-                              f"in {OTHER_HOST}.")
+    assert warned[3].msg == (
+        f"The URLconf {OTHER_HOST}'s handler500 is None: some errors will lose their precise problem."
+    )
+    assert warned[3].hint == (
+        f"Set handler500 = 'django_api_conventions.problems.django_handlers.server_error' in {OTHER_HOST}."
+    )
 
 
 @pytest.mark.urls("tests.urls_netbox_shaped")
@@ -124,7 +131,8 @@ def test_extra_urlconfs_must_be_module_paths() -> None:
 def test_an_existing_version_is_left_as_it_is_and_the_new_one_checked(settings: Any) -> None:
     settings.API_CONVENTIONS = {**EXAMPLE_SETTINGS, "VERSIONS": VERSIONS}
     assert found(checks.check_url_conventions()) == {
-        ("W023", "/v1/invoice/{invoice_id}/pay"), ("W024", "/v1/invoice/{invoice_id}/pay"),
+        ("W023", "/v1/invoice/{invoice_id}/pay"),
+        ("W024", "/v1/invoice/{invoice_id}/pay"),
         ("W023", "/v2/invoices/{invoice_id}/pay"),
     }
     settings.API_CONVENTIONS = {**EXAMPLE_SETTINGS, "VERSIONS": VERSIONS, "URL_CONVENTION_SILENCED": [r"^/v1/"]}

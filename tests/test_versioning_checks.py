@@ -67,8 +67,13 @@ def with_versions(*versions: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {**EXAMPLE_SETTINGS, "VERSIONS": list(versions), **extra}
 
 
-V1 = {"name": "v1", "status": "deprecated", "deprecation": "2026-06-01", "sunset": "2027-06-01",
-      "migration_guide": GUIDE}
+V1 = {
+    "name": "v1",
+    "status": "deprecated",
+    "deprecation": "2026-06-01",
+    "sunset": "2027-06-01",
+    "migration_guide": GUIDE,
+}
 V2 = {"name": "v2", "status": "current"}
 
 
@@ -97,8 +102,20 @@ def today() -> Iterator[None]:
         ([{"name": "v0", "status": "retired"}, V2], ["E020"]),
         ([V2, V2], ["E020"]),
     ],
-    ids=["ok", "ok-with-retired", "one-version", "not-a-dict", "unknown-status", "bad-name", "unknown-key",
-         "bad-date", "relative-guide", "deprecated-without-dates", "retired-without-guide", "duplicate"],
+    ids=[
+        "ok",
+        "ok-with-retired",
+        "one-version",
+        "not-a-dict",
+        "unknown-status",
+        "bad-name",
+        "unknown-key",
+        "bad-date",
+        "relative-guide",
+        "deprecated-without-dates",
+        "retired-without-guide",
+        "duplicate",
+    ],
 )
 def test_the_version_table_is_validated(versions: list[Any], expected: list[str]) -> None:
     with override_settings(API_CONVENTIONS=with_versions(*versions)):
@@ -133,12 +150,14 @@ def test_the_current_and_the_previous_version_are_supported(versions: list[Any],
     ],
     ids=["too-short", "minimum-30", "exactly-90-days", "minimum-set-lower", "sunset-first", "time-zones"],
 )
-def test_the_support_window(dates: tuple[str, str], minimum: int, expected: list[str],
-                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_support_window(
+    dates: tuple[str, str], minimum: int, expected: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     version = {**V1, "deprecation": dates[0], "sunset": dates[1]}
     monkeypatch.setattr(versioning_checks, "MIN_SUPPORT_DAYS", minimum)
-    with time_machine.travel(dt.datetime(2026, 7, 1, tzinfo=dt.UTC), tick=False), override_settings(
-        API_CONVENTIONS=with_versions(version, V2)
+    with (
+        time_machine.travel(dt.datetime(2026, 7, 1, tzinfo=dt.UTC), tick=False),
+        override_settings(API_CONVENTIONS=with_versions(version, V2)),
     ):
         found = checks.check_deprecation_dates()
         assert ids(found) == expected
@@ -257,8 +276,14 @@ def test_routes_are_shown_in_one_shape(pattern: str, shown: str) -> None:
 
 @pytest.mark.parametrize(
     ("word", "plural", "singular_form"),
-    [("invoices", True, "invoice"), ("people", True, "person"), ("address", False, "address"),
-     ("status", False, "status"), ("company", False, "company"), ("line-items", True, "line-item")],
+    [
+        ("invoices", True, "invoice"),
+        ("people", True, "person"),
+        ("address", False, "address"),
+        ("status", False, "status"),
+        ("company", False, "company"),
+        ("line-items", True, "line-item"),
+    ],
 )
 def test_plural_heuristics(word: str, plural: bool, singular_form: str) -> None:
     assert looks_plural(word) is plural
@@ -283,8 +308,13 @@ def test_version_table_shape_checks(settings: Any) -> None:
     assert "E026" in ids(checks.check_versions())
     settings.API_CONVENTIONS = with_versions(V2, {**V1, "name": "v3"})
     assert "E027" in ids(checks.check_versions())
-    early = {"name": "v0", "status": "retired", "deprecation": "2026-06-01", "sunset": "2027-06-01",
-             "migration_guide": GUIDE}
+    early = {
+        "name": "v0",
+        "status": "retired",
+        "deprecation": "2026-06-01",
+        "sunset": "2027-06-01",
+        "migration_guide": GUIDE,
+    }
     settings.API_CONVENTIONS = with_versions(early, V1, V2)
     assert "W028" in ids(checks.check_versions())
     settings.API_CONVENTIONS = with_versions(V1, V2)

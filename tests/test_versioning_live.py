@@ -83,8 +83,9 @@ class VersionProbe(APIView):
 
 
 def function_probe(request: HttpRequest, **kwargs: Any) -> HttpResponse:
-    return JsonResponse({"version": getattr(request, "version", None), "kwargs": kwargs,
-                         "reverse": reverse("version-probe", request)})
+    return JsonResponse(
+        {"version": getattr(request, "version", None), "kwargs": kwargs, "reverse": reverse("version-probe", request)}
+    )
 
 
 @deprecated(deprecation="2026-09-01", sunset="2027-03-01", migration_guide=ENDPOINT_GUIDE, methods=["POST"])
@@ -171,11 +172,15 @@ def test_v1_responses_carry_deprecation_sunset_and_link(live_server: Any) -> Non
         ("GET", "/v1/users/usr_missing", {}, 404, "not-found"),
         ("DELETE", "/v1/users", {}, 405, "method-not-allowed"),
         ("POST", "/v1/users", {"json_body": {"email": "no"}}, 422, "validation-error"),
-        ("POST", "/v1/users", {"body": "{", "headers": {"Content-Type": "application/json"}}, 400,
-         "malformed-request"),
+        ("POST", "/v1/users", {"body": "{", "headers": {"Content-Type": "application/json"}}, 400, "malformed-request"),
         # Answered by ProblemDetailsMiddleware before any view: announced all the same.
-        ("POST", "/v1/users", {"body": b"{" + b" " * 3_000_000 + b"}",
-                               "headers": {"Content-Type": "application/json"}}, 413, "request-too-large"),
+        (
+            "POST",
+            "/v1/users",
+            {"body": b"{" + b" " * 3_000_000 + b"}", "headers": {"Content-Type": "application/json"}},
+            413,
+            "request-too-large",
+        ),
         ("GET", "/v1/users", {"headers": {"Host": "evil.example"}}, 400, "invalid-host"),
         ("GET", "/v1/users%00", {}, 400, "bad-request"),
     ],
@@ -229,8 +234,14 @@ def test_the_deprecated_version_root_carries_the_headers(live_server: Any, path:
 
 @pytest.mark.parametrize(
     ("path", "slug"),
-    [("/v9", "not-found"), ("/v10", "not-found"), ("/v0foo", "not-found"), ("/v1foo", "not-found"),
-     ("/v10/users", "not-found"), ("/v2", "not-found")],
+    [
+        ("/v9", "not-found"),
+        ("/v10", "not-found"),
+        ("/v0foo", "not-found"),
+        ("/v1foo", "not-found"),
+        ("/v10/users", "not-found"),
+        ("/v2", "not-found"),
+    ],
 )
 def test_a_version_root_lookalike_is_no_retired_or_deprecated_version(live_server: Any, path: str, slug: str) -> None:
     result = send(live_server.url, "GET", path)
@@ -369,8 +380,11 @@ def test_both_names_with_different_values_are_422(live_server: Any) -> None:
     result = create_invoice(live_server.url, {"user_id": user["id"], "total": 300, "amount_due": 301})
     body = assert_problem(result, 422, "validation-error")
     assert body["errors"] == [
-        {"pointer": "/total", "code": "rename_conflict",
-         "detail": "'total' is the old name of 'amount_due': send one of them, or both with one value."}
+        {
+            "pointer": "/total",
+            "code": "rename_conflict",
+            "detail": "'total' is the old name of 'amount_due': send one of them, or both with one value.",
+        }
     ]
 
 
@@ -420,8 +434,13 @@ def test_each_deprecated_use_is_signalled_and_logged_with_the_client_id(
         user = create_user(live_server.url)
         send(live_server.url, "GET", "/v1/users", headers=client)
         send(live_server.url, "POST", "/v2/probe-searches", json_body={}, headers=client)
-        send(live_server.url, "POST", "/v2/invoices", headers=client,
-             json_body={"user_id": user["id"], "total": 5, "currency": "eur"})
+        send(
+            live_server.url,
+            "POST",
+            "/v2/invoices",
+            headers=client,
+            json_body={"user_id": user["id"], "total": 5, "currency": "eur"},
+        )
         send(live_server.url, "GET", "/v0/users", headers=client)
     finally:
         for signal in (deprecated_version_used, deprecated_endpoint_used, deprecated_field_used):
@@ -442,5 +461,8 @@ def test_each_deprecated_use_is_signalled_and_logged_with_the_client_id(
         "(sunset 2027-06-01T00:00:00+00:00)",
         "Retired version v0 used by client:acme-billing: GET /v0/users (sunset 2026-01-01T00:00:00+00:00)",
     ]
-    assert all(getattr(r, "client_id", None) == "client:acme-billing" for r in caplog.records
-               if r.name == "django_api_conventions.deprecation")
+    assert all(
+        getattr(r, "client_id", None) == "client:acme-billing"
+        for r in caplog.records
+        if r.name == "django_api_conventions.deprecation"
+    )

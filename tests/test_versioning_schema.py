@@ -45,7 +45,8 @@ def test_a_deprecated_method_is_flagged_alone(settings: Any, schema_of: Any) -> 
     from drf_spectacular.generators import SchemaGenerator
 
     schema = SchemaGenerator(urlconf="tests.test_versioning_live", api_version="v2").get_schema(
-        request=None, public=True)
+        request=None, public=True
+    )
     searches = schema["paths"]["/v2/probe-searches"]
     assert searches["post"]["deprecated"] is True and "Sunset" in searches["post"]["responses"]["200"]["headers"]
     assert not searches["get"].get("deprecated")

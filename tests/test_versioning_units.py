@@ -135,8 +135,13 @@ def test_a_bad_date_says_what_to_write(value: Any) -> None:
 
 def test_a_deprecated_version_is_retired_from_its_sunset_on() -> None:
     version = APIVersion.from_setting(
-        {"name": "v1", "status": "deprecated", "deprecation": "2026-06-01", "sunset": "2027-06-01",
-         "migration_guide": "https://x.test/guide"}
+        {
+            "name": "v1",
+            "status": "deprecated",
+            "deprecation": "2026-06-01",
+            "sunset": "2027-06-01",
+            "migration_guide": "https://x.test/guide",
+        }
     )
     assert version.state(dt.datetime(2027, 5, 31, 23, 59, 59, tzinfo=UTC)) == "deprecated"
     assert version.state(dt.datetime(2027, 6, 1, tzinfo=UTC)) == "retired"
@@ -238,8 +243,17 @@ def test_reverse_outside_a_version() -> None:
 
 @pytest.mark.parametrize(
     ("path", "version"),
-    [("/v0", "v0"), ("/v0/", "v0"), ("/v1/users", "v1"), ("/v10", "v10"), ("/v0foo", None), ("/v0foo/x", None),
-     ("/v", None), ("/", None), ("/problems/v1", None)],
+    [
+        ("/v0", "v0"),
+        ("/v0/", "v0"),
+        ("/v1/users", "v1"),
+        ("/v10", "v10"),
+        ("/v0foo", None),
+        ("/v0foo/x", None),
+        ("/v", None),
+        ("/", None),
+        ("/problems/v1", None),
+    ],
 )
 def test_the_version_of_a_path_with_or_without_the_roots_slash(path: str, version: str | None) -> None:
     assert version_in_path(path) == version
@@ -311,8 +325,9 @@ def test_the_command_lists_deprecated_endpoints() -> None:
         "guide https://billing.example.com/docs/probe-search"
     ) in output.splitlines()
     assert "endpoint /{version}/probe-reports: deprecated; deprecation 2026-10-01, sunset 2027-01-01" in output
-    with time_machine.travel(dt.datetime(2027, 1, 1, tzinfo=UTC), tick=False), pytest.raises(
-        CommandError, match=r"endpoint /\{version\}/probe-reports"
+    with (
+        time_machine.travel(dt.datetime(2027, 1, 1, tzinfo=UTC), tick=False),
+        pytest.raises(CommandError, match=r"endpoint /\{version\}/probe-reports"),
     ):
         run_command("--fail-on-past-sunset")
 
@@ -337,7 +352,6 @@ def test_a_view_class_can_hold_its_deprecations(client: Any, settings: Any) -> N
     assert response.status_code == 200
     assert response["Deprecation"] == "@1790812800" and response["Sunset"] == "Fri, 01 Oct 2027 00:00:00 GMT"
     assert "Link" not in response  # no guide given
-
 
 
 def test_links_of_the_view_are_kept() -> None:
@@ -390,8 +404,9 @@ def test_many_items_with_the_old_name_are_reported_once(caplog: pytest.LogCaptur
 
     request = Request(RequestFactory().post("/v2/x"))
     with caplog.at_level("INFO", logger="django_api_conventions.deprecation"):
-        serializer = _Amounts(data=[{"total": i, "name": "x"} for i in range(5)], many=True,
-                              context={"request": request})
+        serializer = _Amounts(
+            data=[{"total": i, "name": "x"} for i in range(5)], many=True, context={"request": request}
+        )
         assert serializer.is_valid(), serializer.errors
     assert len([r for r in caplog.records if r.name == "django_api_conventions.deprecation"]) == 1
 
@@ -409,8 +424,11 @@ def test_a_misnamed_rename_fails_with_its_own_message(new_name: str) -> None:
 def test_positional_reverse_keeps_the_version() -> None:
     from django.urls import re_path
 
-    urls = type("urls", (), {"urlpatterns": versioned_urls([re_path(r"^items/([0-9]+)$", lambda r: None,
-                                                                   name="positional-item")])})
+    urls = type(
+        "urls",
+        (),
+        {"urlpatterns": versioned_urls([re_path(r"^items/([0-9]+)$", lambda r: None, name="positional-item")])},
+    )
     import sys
 
     sys.modules["tests._positional_urls"] = urls  # type: ignore[assignment]

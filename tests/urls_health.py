@@ -14,6 +14,8 @@ __all__ = ["handler400", "handler403", "handler404", "handler500", "urlpatterns"
 urlpatterns = [
     *urlpatterns,
     path("health/", HealthCheckView.as_view(checks=[IdempotencyStoreCheck])),
-    path("health/quick/", HealthCheckView.as_view(
-        checks=[(IdempotencyStoreCheck, {"timeout": datetime.timedelta(seconds=0.3)})])),
+    path(
+        "health/quick/",
+        HealthCheckView.as_view(checks=[(IdempotencyStoreCheck, {"timeout": datetime.timedelta(seconds=0.3)})]),
+    ),
 ]

@@ -51,24 +51,41 @@ def router(*prefixes: str, viewset: type[viewsets.GenericViewSet] = ObjectViewSe
     return built
 
 
-extras = router("export-templates", "config-contexts", "config-context-profiles", "custom-field-choice-sets",
-                "journal-entries", "image-attachments", "tagged-objects", "import-jobs", "sync-sources")
+extras = router(
+    "export-templates",
+    "config-contexts",
+    "config-context-profiles",
+    "custom-field-choice-sets",
+    "journal-entries",
+    "image-attachments",
+    "tagged-objects",
+    "import-jobs",
+    "sync-sources",
+)
 ipam = router("ip-addresses", "ip-ranges", "prefixes", "asns", "vlans", "fhrp-group-assignments", "vrfs")
 dcim = router("interfaces", "cable-terminations", "mac-addresses", "virtual-chassis", "power-feeds")
 dcim.register("devices", DeviceViewSet, basename="devices")
 
 urlpatterns = [
     path("api/extras/", include(extras.urls)),
-    path("api/ipam/", include([
-        path("prefixes/<int:pk>/available-ips/", AvailableIPAddressesView.as_view()),
-        path("ip-ranges/<int:pk>/available-ips/", AvailableIPAddressesView.as_view()),
-        *ipam.urls,
-    ])),
+    path(
+        "api/ipam/",
+        include(
+            [
+                path("prefixes/<int:pk>/available-ips/", AvailableIPAddressesView.as_view()),
+                path("ip-ranges/<int:pk>/available-ips/", AvailableIPAddressesView.as_view()),
+                *ipam.urls,
+            ]
+        ),
+    ),
     path("api/dcim/", include(dcim.urls)),
-    *format_suffix_patterns([
-        path("api/status/", StatusView.as_view()),
-        path("api/ipam/vlan-groups/<int:pk>/available-vlans/", AvailableIPAddressesView.as_view()),
-    ], allowed=["json", "api"]),
+    *format_suffix_patterns(
+        [
+            path("api/status/", StatusView.as_view()),
+            path("api/ipam/vlan-groups/<int:pk>/available-vlans/", AvailableIPAddressesView.as_view()),
+        ],
+        allowed=["json", "api"],
+    ),
     path("", include("django_api_conventions.urls")),
 ]
 

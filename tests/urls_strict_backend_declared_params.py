@@ -57,14 +57,17 @@ class ProjectFilterSet(django_filters.FilterSet):  # type: ignore[misc]
 class InvoiceFilterSet(ProjectFilterSet):
     # An integer key, as NetBox's tenant_id (the example's own models have text keys).
     owner_id = django_filters.ModelMultipleChoiceFilter(
-        queryset=User.objects.all(), field_name="amount_due", null_label="None")
+        queryset=User.objects.all(), field_name="amount_due", null_label="None"
+    )
     user = django_filters.ModelChoiceFilter(queryset=Customer.objects.all(), null_label="None")
     status = django_filters.MultipleChoiceFilter(choices=Invoice.Status.choices)
     currency = django_filters.MultipleChoiceFilter(
-        choices=[("eur", "eur"), ("usd", "usd"), ("gbp", "gbp")], widget=QueryArrayWidget)
+        choices=[("eur", "eur"), ("usd", "usd"), ("gbp", "gbp")], widget=QueryArrayWidget
+    )
     # A key that is no field of Customer: drf-spectacular describes this filter, not the package.
     user_email = django_filters.ModelChoiceFilter(
-        queryset=Customer.objects.all(), field_name="user", to_field_name="email__iexact")
+        queryset=Customer.objects.all(), field_name="user", to_field_name="email__iexact"
+    )
     amount_due = django_filters.NumberFilter()
 
     class Meta:
@@ -128,11 +131,13 @@ router = SimpleRouter(trailing_slash=False)
 router.register("netbox-invoices", NetBoxInvoices, basename="netbox-invoices")
 router.register("plain-invoices", PlainInvoices, basename="plain-invoices")
 urlpatterns = [
-    *versioned_urls([
-        *router.urls,
-        path("bypassing-invoices", BypassingInvoices.as_view(), name="bypassing-invoices"),
-        path("unfiltered-invoices", UnfilteredInvoices.as_view(), name="unfiltered-invoices"),
-    ]),
+    *versioned_urls(
+        [
+            *router.urls,
+            path("bypassing-invoices", BypassingInvoices.as_view(), name="bypassing-invoices"),
+            path("unfiltered-invoices", UnfilteredInvoices.as_view(), name="unfiltered-invoices"),
+        ]
+    ),
     path("", include("django_api_conventions.urls")),
 ]
 

@@ -17,219 +17,377 @@ DOCS = _("See the settings reference (docs/settings.md) of django-api-convention
 #: check's values when the check runs), spelled out in full so that translators see each one:
 #: API_CONVENTIONS is conf.SETTINGS_NAME, django_api_conventions is PACKAGE.
 MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, StrOrPromise]] = {
-    "E001": (checks.Error,
-             _("API_CONVENTIONS must be a dict, not {type}."),
-             _("Set API_CONVENTIONS = {{...}} in your settings.")),
-    "E002": (checks.Error,
-             _("API_CONVENTIONS has an unknown key {key!r}."),
-             "{suggestion}"),
-    "E003": (checks.Error,
-             _("API_CONVENTIONS[{key!r}] must be {expected}, not {value!r}."),
-             DOCS),
-    "E004": (checks.Error,
-             _("API_CONVENTIONS[{key!r}] = {value!r} cannot be imported: {error}."),
-             _("Give the dotted path of a callable.")),
-    "E005": (checks.Error,
-             _("API_CONVENTIONS['PROBLEM_BASE_URL'] = {value!r} is not an absolute http(s) URL."),
-             _("Use e.g. 'https://api.example.com/problems'.")),
-    "E006": (checks.Error,
-             _("API_CONVENTIONS[{key!r}] has an invalid pattern {value!r}: {error}."),
-             _("Give regular expressions matched against request.path.")),
-    "E008": (checks.Error,
-             _("Problem type URLs cannot be built: PROBLEM_BASE_URL is unset and the "
-               "'api_conventions:problem-type' URL is not routed."),
-             _("Add path('', include('django_api_conventions.urls')) to your root URLconf, or set "
-         "API_CONVENTIONS['PROBLEM_BASE_URL'].")),
-    "E009": (checks.Error,
-             _("API_CONVENTIONS['IDEMPOTENCY_STORE'] = {value!r} cannot be loaded: {error}."),
-             _("Use 'database', 'redis' (pip install 'django-api-conventions[redis]') or the dotted path "
-         "of an IdempotencyStore subclass.")),
-    "E010": (checks.Error,
-             _("API_CONVENTIONS['IDEMPOTENCY_DATABASE'] = {value!r} is not in DATABASES."),
-             _("Name the alias of your primary database.")),
-    "E011": (checks.Error,
-             _("API_CONVENTIONS['IDEMPOTENCY_CACHE'] = {value!r} cannot lend the Redis store its connection: "
-               "{error}."),
-             _("Name a CACHES entry whose BACKEND is 'django_redis.cache.RedisCache', "
-               "'django.core.cache.backends.redis.RedisCache' or django-valkey's ValkeyCache, or give the "
-               "store its own API_CONVENTIONS['IDEMPOTENCY_REDIS_URL'].")),
-    "E014": (checks.Error,
-             _("API_CONVENTIONS['IDEMPOTENCY_REDIS_URL'] = {value!r} cannot be used: {error}."),
-             _("Use redis://[[user]:password@]host[:port][/db], "
-               "redis+sentinel://host[:port][,host[:port]...]/service_name[/db] or "
-               "redis+cluster://host[:port][,host[:port]...] (rediss... for TLS); see docs/idempotency.md.")),
-    "E012": (checks.Error,
-             _("ClientRateThrottle is a default throttle class but DEFAULT_THROTTLE_RATES has no "
-               "'client' rate: every request would fail."),
-             _("Set REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['client'], e.g. '1000/min' (None disables "
-         "it).")),
-    "E020": (checks.Error,
-             _("API_CONVENTIONS['VERSIONS'] is invalid: {error}."),
-             _("Each version is a dict such as {{'name': 'v1', 'status': 'deprecated', 'deprecation': "
-         "'2026-06-01', 'sunset': '2027-06-01', 'migration_guide': "
-         "'https://api.example.com/docs/v1-to-v2'}}, oldest first; see docs/versioning.md.")),
-    "E021": (checks.Error,
-             _("{subject}: the sunset {sunset} is before the deprecation {deprecation}."),
-             _("Put the sunset after the deprecation, at least {minimum} days later.")),
-    "E022": (checks.Error,
-             _("API_CONVENTIONS['VERSIONS'] has {count} versions with status 'current'; exactly one must "
-               "be."),
-             _("Mark the newest served version 'current' and the older ones 'deprecated' or 'retired'.")),
-    "E023": (checks.Error,
-             _("Version {name}, the one before the current {current}, is retired: at least the current "
-               "and the previous version must be supported."),
-             _("Mark {name} 'deprecated' with a sunset in the future; retire it once a newer version "
-         "replaces {current}.")),
-    "E024": (checks.Error,
-             _("{subject} is supported for {days} days between its deprecation and its sunset, fewer "
-               "than the {minimum} the conventions ask."),
-             _("Move the sunset to {earliest} or later. An internal service whose clients move faster "
-               "may add 'django_api_conventions.E024' to SILENCED_SYSTEM_CHECKS.")),
-    "E025": (checks.Error,
-             _("API_CONVENTIONS['VERSION_PATH_REGEX'] = {value!r} has no group named 'version'."),
-             _("Capture the version segment as (?P<version>...), e.g. r'^/(?P<version>v[0-9]+)/'.")),
-    "E026": (checks.Error,
-             _("Version {name!r} can never be requested: VERSION_PATH_REGEX does not read it from "
-               "/{name}/."),
-             _("Name versions like the regex expects (v1, v2 ...), or change VERSION_PATH_REGEX.")),
-    "E027": (checks.Error,
-             _("Version {name!r} is newer than the current {current!r} but not current itself."),
-             _("List VERSIONS oldest first: retired and deprecated versions before the current one, none "
-         "after.")),
-    "W028": (checks.Warning,
-             _("Version {name!r} is marked retired but its sunset, {sunset}, is still ahead: it answers "
-               "410 before the date its clients were promised."),
-             _("Mark it 'deprecated' until its sunset; it turns into 410 on that day on its own.")),
-    "W001": (checks.Warning,
-             _("REST_FRAMEWORK['EXCEPTION_HANDLER'] is {value!r}: DRF errors will not be problem "
-               "details."),
-             _("Set REST_FRAMEWORK['EXCEPTION_HANDLER'] = "
-         "'django_api_conventions.problems.drf_handler.problem_exception_handler'.")),
-    "W002": (checks.Warning,
-             _("{middleware} is not in MIDDLEWARE."),
-             _("Add it near the top of MIDDLEWARE: TraceIdMiddleware, ProblemDetailsMiddleware, "
-         "MaintenanceModeMiddleware, then Django's.")),
-    "W003": (checks.Warning,
-             _("{middleware} must come before {other} in MIDDLEWARE."),
-             _("Order: TraceIdMiddleware, ProblemDetailsMiddleware, MaintenanceModeMiddleware, then the "
-         "rest.")),
-    "W004": (checks.Warning,
-             _("The URLconf {urlconf}'s {handler} is {value!r}: some errors will lose their precise problem."),
-             _("Set {handler} = 'django_api_conventions.problems.django_handlers.{view}' in {urlconf}.")),
-    "W005": (checks.Warning,
-             _("CSRF_FAILURE_VIEW is {value!r}: CSRF failures will not be problem details."),
-             _("Set CSRF_FAILURE_VIEW = 'django_api_conventions.problems.django_handlers.csrf_failure'.")),
-    "W006": (checks.Warning,
-             _("DRF's JSONParser is in DEFAULT_PARSER_CLASSES: deeply nested JSON raises a 500 there."),
-             _("Use 'django_api_conventions.parsers.StrictJSONParser' instead.")),
-    "W007": (checks.Warning,
-             _("The maintenance switch lives in the {backend} cache {value!r}, which other processes and "
-               "hosts do not share: a switch written there would not reach them, so `manage.py "
-               "maintenance` refuses to run."),
-             _("Use a shared cache (Redis) or API_CONVENTIONS['MAINTENANCE_SWITCH_STORE'] = 'database'.")),
-    "W009": (checks.Warning,
-             _("IdempotencyMiddleware is not the last entry of MIDDLEWARE: it runs the view itself, so "
-               "the process_view of the middleware after it would be skipped."),
-             _("Move 'django_api_conventions.idempotency.IdempotencyMiddleware' to the end of "
-         "MIDDLEWARE.")),
-    "W010": (checks.Warning,
-             _("{view} pages {model} by {ordering} but no index of {model} matches that ordering: deep "
-               "pages will scan."),
-             _("Add to {model}.Meta.indexes: models.Index(fields={fields!r}, name=...).")),
-    "E013": (checks.Error,
-             _("{view} cannot be keyset-paginated: {error}"),
-             _("Order by fields whose values a cursor can hold (numbers, text, dates, UUIDs).")),
-    "E040": (checks.Error,
-             _("{view} filters with {name}, whose {fields} is an OrderingFilter: StrictFilterBackend "
-               "refuses it, since a keyset list has a fixed ordering that its cursors hold."),
-             _("Remove the OrderingFilter from {name}: the list is ordered by the ordering of its "
-               "pagination class.")),
-    "W040": (checks.Warning,
-             _("{view} is keyset-paginated but filtered by {backend}, which cannot refuse an undeclared "
-               "query parameter: a misspelt filter (?statuz=open) answers the whole list."),
-             _("Use 'django_api_conventions.pagination.StrictFilterBackend' instead (it takes django-filter "
-               "FilterSets too). Until then, the list's cursors are bound to all of its query parameters but "
-               "the paginator's.")),
-    "W041": (checks.Warning,
-             _("{view} refuses undeclared query parameters but its own filter_backends ({backend}) leave "
-               "out StrictFilterBackend: its list lets a misspelt filter (?statuz=open) through and answers "
-               "the whole list."),
-             _("Add 'django_api_conventions.pagination.StrictFilterBackend' to {view}.filter_backends (a "
-               "view that sets filter_backends does not get DEFAULT_FILTER_BACKENDS'), before the backends "
-               "it keeps; a DjangoFilterBackend subclass of your own becomes a StrictFilterBackend subclass "
-               "with the same get_filterset_kwargs().")),
-    "E015": (checks.Error,
-             _("{view} lets clients sort {model} by {sort!r} ({ordering}) but no index of {model} matches "
-               "that ordering: every page of that sort would scan the table."),
-             _("Add to {model}.Meta.indexes: {index}, or remove the sort.")),
-    "W011": (checks.Warning,
-             _("LocaleMiddleware comes after {middleware} in MIDDLEWARE: the problems answered before it runs are "
-               "in LANGUAGE_CODE, not in the client's language."),
-             _("Put 'django.middleware.locale.LocaleMiddleware' first in MIDDLEWARE: it reads only the "
-               "Accept-Language header and the language cookie, so nothing needs to run before it.")),
-    "W012": (checks.Warning,
-             _("django.contrib.admin is installed but API_CONVENTIONS['API_PATHS'] is unset: every path is "
-               "API, so the admin's errors (a CSRF failure at its login, its 404s) answer "
-               "application/problem+json to browsers."),
-             _("Name the API's paths, e.g. API_CONVENTIONS['API_PATHS'] = [r'{pattern}'] (every path but the "
-               "admin's); set it to [r'^/'] to keep the whole site API.")),
-    "W013": (checks.Warning,
-             _("{route} takes an {header} from callers without credentials: all of them that send no "
-               "{client_header} share one scope, 'anonymous', and one can be answered another's stored "
-               "response."),
-             _("Require authentication on the view (permission_classes), give API_CONVENTIONS a "
-               "CLIENT_ID_RESOLVER that tells such callers apart, or, if every such caller sends "
-               "{client_header}, add 'django_api_conventions.W013' to SILENCED_SYSTEM_CHECKS.")),
-    "W020": (checks.Warning,
-             _("API_CONVENTIONS['VERSIONS'] is set but VersionLifecycleMiddleware is not in MIDDLEWARE: "
-               "deprecations are not announced and sunsets pass unnoticed."),
-             _("Add 'django_api_conventions.versioning.middleware.VersionLifecycleMiddleware' right "
-         "after TraceIdMiddleware.")),
-    "W021": (checks.Warning,
-             _("VersionLifecycleMiddleware is out of place in MIDDLEWARE: {other}."),
-             _("Order: TraceIdMiddleware, VersionLifecycleMiddleware, ProblemDetailsMiddleware, "
-         "MaintenanceModeMiddleware, then the rest; IdempotencyMiddleware last.")),
-    "W022": (checks.Warning,
-             _("REST_FRAMEWORK['DEFAULT_VERSIONING_CLASS'] is {value!r}: DRF views see request.version "
-               "None and reverse() drops the version."),
-             _("Set REST_FRAMEWORK['DEFAULT_VERSIONING_CLASS'] = "
-         "'django_api_conventions.versioning.drf.LifecycleVersioning'.")),
-    "W023": (checks.Warning,
-             _("The route {route} has the verb {segment!r} as a path segment."),
-             _("Make the action a sub-resource that is created, e.g. {suggestion}, or use the HTTP "
-         "method. To keep it, add a pattern of the route to "
-         "API_CONVENTIONS['URL_CONVENTION_SILENCED'].")),
-    "W024": (checks.Warning,
-             _("The route {route} names the collection {segment!r} in the singular."),
-             _("Name collections with plural nouns: {suggestion}. To keep it, add a pattern of the route "
-         "to API_CONVENTIONS['URL_CONVENTION_SILENCED'].")),
-    "W025": (checks.Warning,
-             _("The route {route} nests {depth} collections; the conventions allow two levels."),
-             _("Address the last collection at the root and filter it: {suggestion}. To keep it, add a "
-         "pattern of the route to API_CONVENTIONS['URL_CONVENTION_SILENCED'].")),
-    "W026": (checks.Warning,
-             _("versioned_urls() is in the URLconf but VERSIONS is empty: every /v<n>/ prefix serves the "
-               "API."),
-             _("List the versions in API_CONVENTIONS['VERSIONS'] (see docs/versioning.md).")),
-    "W027": (checks.Warning,
-             _("Version {name}, the one before the current {current}, passed its sunset on {sunset}: "
-               "only the current version is still supported."),
-             _("Mark it 'retired' and move the next sunset so that two versions are always served.")),
-    "W030": (checks.Warning,
-             _("drf-spectacular is installed but REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {value!r}: "
-               "the schema will not show idempotency keys, problem responses or deprecations."),
-             _("Set REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] = "
-         "'django_api_conventions.contrib.spectacular.ProblemAutoSchema'; to keep your own AutoSchema "
-         "subclass, name a class that puts ProblemSchemaMixin before it: "
-         "class APISchema(ProblemSchemaMixin, YourAutoSchema).")),
-    "W031": (checks.Warning,
-             _("SPECTACULAR_SETTINGS['COMPONENT_SPLIT_REQUEST'] is not True: request bodies are "
-               "documented with the response's read-only fields, and generated clients send them."),
-             _("Set SPECTACULAR_SETTINGS = {{'COMPONENT_SPLIT_REQUEST': True, ...}}.")),
-    "W008": (checks.Warning,
-             _("API_CONVENTIONS['IDEMPOTENCY_RETENTION_SECONDS'] is shorter than the lease: a key could "
-               "expire while its request still runs."),
-             _("Keep the retention (default 24 h) well above IDEMPOTENCY_LEASE_SECONDS.")),
+    "E001": (
+        checks.Error,
+        _("API_CONVENTIONS must be a dict, not {type}."),
+        _("Set API_CONVENTIONS = {{...}} in your settings."),
+    ),
+    "E002": (checks.Error, _("API_CONVENTIONS has an unknown key {key!r}."), "{suggestion}"),
+    "E003": (checks.Error, _("API_CONVENTIONS[{key!r}] must be {expected}, not {value!r}."), DOCS),
+    "E004": (
+        checks.Error,
+        _("API_CONVENTIONS[{key!r}] = {value!r} cannot be imported: {error}."),
+        _("Give the dotted path of a callable."),
+    ),
+    "E005": (
+        checks.Error,
+        _("API_CONVENTIONS['PROBLEM_BASE_URL'] = {value!r} is not an absolute http(s) URL."),
+        _("Use e.g. 'https://api.example.com/problems'."),
+    ),
+    "E006": (
+        checks.Error,
+        _("API_CONVENTIONS[{key!r}] has an invalid pattern {value!r}: {error}."),
+        _("Give regular expressions matched against request.path."),
+    ),
+    "E008": (
+        checks.Error,
+        _(
+            "Problem type URLs cannot be built: PROBLEM_BASE_URL is unset and the "
+            "'api_conventions:problem-type' URL is not routed."
+        ),
+        _(
+            "Add path('', include('django_api_conventions.urls')) to your root URLconf, or set "
+            "API_CONVENTIONS['PROBLEM_BASE_URL']."
+        ),
+    ),
+    "E009": (
+        checks.Error,
+        _("API_CONVENTIONS['IDEMPOTENCY_STORE'] = {value!r} cannot be loaded: {error}."),
+        _(
+            "Use 'database', 'redis' (pip install 'django-api-conventions[redis]') or the dotted path "
+            "of an IdempotencyStore subclass."
+        ),
+    ),
+    "E010": (
+        checks.Error,
+        _("API_CONVENTIONS['IDEMPOTENCY_DATABASE'] = {value!r} is not in DATABASES."),
+        _("Name the alias of your primary database."),
+    ),
+    "E011": (
+        checks.Error,
+        _("API_CONVENTIONS['IDEMPOTENCY_CACHE'] = {value!r} cannot lend the Redis store its connection: {error}."),
+        _(
+            "Name a CACHES entry whose BACKEND is 'django_redis.cache.RedisCache', "
+            "'django.core.cache.backends.redis.RedisCache' or django-valkey's ValkeyCache, or give the "
+            "store its own API_CONVENTIONS['IDEMPOTENCY_REDIS_URL']."
+        ),
+    ),
+    "E014": (
+        checks.Error,
+        _("API_CONVENTIONS['IDEMPOTENCY_REDIS_URL'] = {value!r} cannot be used: {error}."),
+        _(
+            "Use redis://[[user]:password@]host[:port][/db], "
+            "redis+sentinel://host[:port][,host[:port]...]/service_name[/db] or "
+            "redis+cluster://host[:port][,host[:port]...] (rediss... for TLS); see docs/idempotency.md."
+        ),
+    ),
+    "E012": (
+        checks.Error,
+        _(
+            "ClientRateThrottle is a default throttle class but DEFAULT_THROTTLE_RATES has no "
+            "'client' rate: every request would fail."
+        ),
+        _("Set REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['client'], e.g. '1000/min' (None disables it)."),
+    ),
+    "E020": (
+        checks.Error,
+        _("API_CONVENTIONS['VERSIONS'] is invalid: {error}."),
+        _(
+            "Each version is a dict such as {{'name': 'v1', 'status': 'deprecated', 'deprecation': "
+            "'2026-06-01', 'sunset': '2027-06-01', 'migration_guide': "
+            "'https://api.example.com/docs/v1-to-v2'}}, oldest first; see docs/versioning.md."
+        ),
+    ),
+    "E021": (
+        checks.Error,
+        _("{subject}: the sunset {sunset} is before the deprecation {deprecation}."),
+        _("Put the sunset after the deprecation, at least {minimum} days later."),
+    ),
+    "E022": (
+        checks.Error,
+        _("API_CONVENTIONS['VERSIONS'] has {count} versions with status 'current'; exactly one must be."),
+        _("Mark the newest served version 'current' and the older ones 'deprecated' or 'retired'."),
+    ),
+    "E023": (
+        checks.Error,
+        _(
+            "Version {name}, the one before the current {current}, is retired: at least the current "
+            "and the previous version must be supported."
+        ),
+        _("Mark {name} 'deprecated' with a sunset in the future; retire it once a newer version replaces {current}."),
+    ),
+    "E024": (
+        checks.Error,
+        _(
+            "{subject} is supported for {days} days between its deprecation and its sunset, fewer "
+            "than the {minimum} the conventions ask."
+        ),
+        _(
+            "Move the sunset to {earliest} or later. An internal service whose clients move faster "
+            "may add 'django_api_conventions.E024' to SILENCED_SYSTEM_CHECKS."
+        ),
+    ),
+    "E025": (
+        checks.Error,
+        _("API_CONVENTIONS['VERSION_PATH_REGEX'] = {value!r} has no group named 'version'."),
+        _("Capture the version segment as (?P<version>...), e.g. r'^/(?P<version>v[0-9]+)/'."),
+    ),
+    "E026": (
+        checks.Error,
+        _("Version {name!r} can never be requested: VERSION_PATH_REGEX does not read it from /{name}/."),
+        _("Name versions like the regex expects (v1, v2 ...), or change VERSION_PATH_REGEX."),
+    ),
+    "E027": (
+        checks.Error,
+        _("Version {name!r} is newer than the current {current!r} but not current itself."),
+        _("List VERSIONS oldest first: retired and deprecated versions before the current one, none after."),
+    ),
+    "W028": (
+        checks.Warning,
+        _(
+            "Version {name!r} is marked retired but its sunset, {sunset}, is still ahead: it answers "
+            "410 before the date its clients were promised."
+        ),
+        _("Mark it 'deprecated' until its sunset; it turns into 410 on that day on its own."),
+    ),
+    "W001": (
+        checks.Warning,
+        _("REST_FRAMEWORK['EXCEPTION_HANDLER'] is {value!r}: DRF errors will not be problem details."),
+        _(
+            "Set REST_FRAMEWORK['EXCEPTION_HANDLER'] = "
+            "'django_api_conventions.problems.drf_handler.problem_exception_handler'."
+        ),
+    ),
+    "W002": (
+        checks.Warning,
+        _("{middleware} is not in MIDDLEWARE."),
+        _(
+            "Add it near the top of MIDDLEWARE: TraceIdMiddleware, ProblemDetailsMiddleware, "
+            "MaintenanceModeMiddleware, then Django's."
+        ),
+    ),
+    "W003": (
+        checks.Warning,
+        _("{middleware} must come before {other} in MIDDLEWARE."),
+        _("Order: TraceIdMiddleware, ProblemDetailsMiddleware, MaintenanceModeMiddleware, then the rest."),
+    ),
+    "W004": (
+        checks.Warning,
+        _("The URLconf {urlconf}'s {handler} is {value!r}: some errors will lose their precise problem."),
+        _("Set {handler} = 'django_api_conventions.problems.django_handlers.{view}' in {urlconf}."),
+    ),
+    "W005": (
+        checks.Warning,
+        _("CSRF_FAILURE_VIEW is {value!r}: CSRF failures will not be problem details."),
+        _("Set CSRF_FAILURE_VIEW = 'django_api_conventions.problems.django_handlers.csrf_failure'."),
+    ),
+    "W006": (
+        checks.Warning,
+        _("DRF's JSONParser is in DEFAULT_PARSER_CLASSES: deeply nested JSON raises a 500 there."),
+        _("Use 'django_api_conventions.parsers.StrictJSONParser' instead."),
+    ),
+    "W007": (
+        checks.Warning,
+        _(
+            "The maintenance switch lives in the {backend} cache {value!r}, which other processes and "
+            "hosts do not share: a switch written there would not reach them, so `manage.py "
+            "maintenance` refuses to run."
+        ),
+        _("Use a shared cache (Redis) or API_CONVENTIONS['MAINTENANCE_SWITCH_STORE'] = 'database'."),
+    ),
+    "W009": (
+        checks.Warning,
+        _(
+            "IdempotencyMiddleware is not the last entry of MIDDLEWARE: it runs the view itself, so "
+            "the process_view of the middleware after it would be skipped."
+        ),
+        _("Move 'django_api_conventions.idempotency.IdempotencyMiddleware' to the end of MIDDLEWARE."),
+    ),
+    "W010": (
+        checks.Warning,
+        _("{view} pages {model} by {ordering} but no index of {model} matches that ordering: deep pages will scan."),
+        _("Add to {model}.Meta.indexes: models.Index(fields={fields!r}, name=...)."),
+    ),
+    "E013": (
+        checks.Error,
+        _("{view} cannot be keyset-paginated: {error}"),
+        _("Order by fields whose values a cursor can hold (numbers, text, dates, UUIDs)."),
+    ),
+    "E040": (
+        checks.Error,
+        _(
+            "{view} filters with {name}, whose {fields} is an OrderingFilter: StrictFilterBackend "
+            "refuses it, since a keyset list has a fixed ordering that its cursors hold."
+        ),
+        _("Remove the OrderingFilter from {name}: the list is ordered by the ordering of its pagination class."),
+    ),
+    "W040": (
+        checks.Warning,
+        _(
+            "{view} is keyset-paginated but filtered by {backend}, which cannot refuse an undeclared "
+            "query parameter: a misspelt filter (?statuz=open) answers the whole list."
+        ),
+        _(
+            "Use 'django_api_conventions.pagination.StrictFilterBackend' instead (it takes django-filter "
+            "FilterSets too). Until then, the list's cursors are bound to all of its query parameters but "
+            "the paginator's."
+        ),
+    ),
+    "W041": (
+        checks.Warning,
+        _(
+            "{view} refuses undeclared query parameters but its own filter_backends ({backend}) leave "
+            "out StrictFilterBackend: its list lets a misspelt filter (?statuz=open) through and answers "
+            "the whole list."
+        ),
+        _(
+            "Add 'django_api_conventions.pagination.StrictFilterBackend' to {view}.filter_backends (a "
+            "view that sets filter_backends does not get DEFAULT_FILTER_BACKENDS'), before the backends "
+            "it keeps; a DjangoFilterBackend subclass of your own becomes a StrictFilterBackend subclass "
+            "with the same get_filterset_kwargs()."
+        ),
+    ),
+    "E015": (
+        checks.Error,
+        _(
+            "{view} lets clients sort {model} by {sort!r} ({ordering}) but no index of {model} matches "
+            "that ordering: every page of that sort would scan the table."
+        ),
+        _("Add to {model}.Meta.indexes: {index}, or remove the sort."),
+    ),
+    "W011": (
+        checks.Warning,
+        _(
+            "LocaleMiddleware comes after {middleware} in MIDDLEWARE: the problems answered before it runs are "
+            "in LANGUAGE_CODE, not in the client's language."
+        ),
+        _(
+            "Put 'django.middleware.locale.LocaleMiddleware' first in MIDDLEWARE: it reads only the "
+            "Accept-Language header and the language cookie, so nothing needs to run before it."
+        ),
+    ),
+    "W012": (
+        checks.Warning,
+        _(
+            "django.contrib.admin is installed but API_CONVENTIONS['API_PATHS'] is unset: every path is "
+            "API, so the admin's errors (a CSRF failure at its login, its 404s) answer "
+            "application/problem+json to browsers."
+        ),
+        _(
+            "Name the API's paths, e.g. API_CONVENTIONS['API_PATHS'] = [r'{pattern}'] (every path but the "
+            "admin's); set it to [r'^/'] to keep the whole site API."
+        ),
+    ),
+    "W013": (
+        checks.Warning,
+        _(
+            "{route} takes an {header} from callers without credentials: all of them that send no "
+            "{client_header} share one scope, 'anonymous', and one can be answered another's stored "
+            "response."
+        ),
+        _(
+            "Require authentication on the view (permission_classes), give API_CONVENTIONS a "
+            "CLIENT_ID_RESOLVER that tells such callers apart, or, if every such caller sends "
+            "{client_header}, add 'django_api_conventions.W013' to SILENCED_SYSTEM_CHECKS."
+        ),
+    ),
+    "W020": (
+        checks.Warning,
+        _(
+            "API_CONVENTIONS['VERSIONS'] is set but VersionLifecycleMiddleware is not in MIDDLEWARE: "
+            "deprecations are not announced and sunsets pass unnoticed."
+        ),
+        _(
+            "Add 'django_api_conventions.versioning.middleware.VersionLifecycleMiddleware' right "
+            "after TraceIdMiddleware."
+        ),
+    ),
+    "W021": (
+        checks.Warning,
+        _("VersionLifecycleMiddleware is out of place in MIDDLEWARE: {other}."),
+        _(
+            "Order: TraceIdMiddleware, VersionLifecycleMiddleware, ProblemDetailsMiddleware, "
+            "MaintenanceModeMiddleware, then the rest; IdempotencyMiddleware last."
+        ),
+    ),
+    "W022": (
+        checks.Warning,
+        _(
+            "REST_FRAMEWORK['DEFAULT_VERSIONING_CLASS'] is {value!r}: DRF views see request.version "
+            "None and reverse() drops the version."
+        ),
+        _(
+            "Set REST_FRAMEWORK['DEFAULT_VERSIONING_CLASS'] = "
+            "'django_api_conventions.versioning.drf.LifecycleVersioning'."
+        ),
+    ),
+    "W023": (
+        checks.Warning,
+        _("The route {route} has the verb {segment!r} as a path segment."),
+        _(
+            "Make the action a sub-resource that is created, e.g. {suggestion}, or use the HTTP "
+            "method. To keep it, add a pattern of the route to "
+            "API_CONVENTIONS['URL_CONVENTION_SILENCED']."
+        ),
+    ),
+    "W024": (
+        checks.Warning,
+        _("The route {route} names the collection {segment!r} in the singular."),
+        _(
+            "Name collections with plural nouns: {suggestion}. To keep it, add a pattern of the route "
+            "to API_CONVENTIONS['URL_CONVENTION_SILENCED']."
+        ),
+    ),
+    "W025": (
+        checks.Warning,
+        _("The route {route} nests {depth} collections; the conventions allow two levels."),
+        _(
+            "Address the last collection at the root and filter it: {suggestion}. To keep it, add a "
+            "pattern of the route to API_CONVENTIONS['URL_CONVENTION_SILENCED']."
+        ),
+    ),
+    "W026": (
+        checks.Warning,
+        _("versioned_urls() is in the URLconf but VERSIONS is empty: every /v<n>/ prefix serves the API."),
+        _("List the versions in API_CONVENTIONS['VERSIONS'] (see docs/versioning.md)."),
+    ),
+    "W027": (
+        checks.Warning,
+        _(
+            "Version {name}, the one before the current {current}, passed its sunset on {sunset}: "
+            "only the current version is still supported."
+        ),
+        _("Mark it 'retired' and move the next sunset so that two versions are always served."),
+    ),
+    "W030": (
+        checks.Warning,
+        _(
+            "drf-spectacular is installed but REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {value!r}: "
+            "the schema will not show idempotency keys, problem responses or deprecations."
+        ),
+        _(
+            "Set REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] = "
+            "'django_api_conventions.contrib.spectacular.ProblemAutoSchema'; to keep your own AutoSchema "
+            "subclass, name a class that puts ProblemSchemaMixin before it: "
+            "class APISchema(ProblemSchemaMixin, YourAutoSchema)."
+        ),
+    ),
+    "W031": (
+        checks.Warning,
+        _(
+            "SPECTACULAR_SETTINGS['COMPONENT_SPLIT_REQUEST'] is not True: request bodies are "
+            "documented with the response's read-only fields, and generated clients send them."
+        ),
+        _("Set SPECTACULAR_SETTINGS = {{'COMPONENT_SPLIT_REQUEST': True, ...}}."),
+    ),
+    "W008": (
+        checks.Warning,
+        _(
+            "API_CONVENTIONS['IDEMPOTENCY_RETENTION_SECONDS'] is shorter than the lease: a key could "
+            "expire while its request still runs."
+        ),
+        _("Keep the retention (default 24 h) well above IDEMPOTENCY_LEASE_SECONDS."),
+    ),
 }
 
 

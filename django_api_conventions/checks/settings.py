@@ -60,15 +60,10 @@ REPLACED_SETTINGS: dict[str, str] = {
     "OPENAPI_VERSIONLESS_NAMES": "subclass ProblemAutoSchema and set versionless_names",
     "OPENAPI_ANONYMOUS_SECURITY": "subclass ProblemAutoSchema and set anonymous_security",
     "OPENAPI_SEMVER_INFO_VERSION": (
-        "set django_api_conventions.contrib.spectacular.hooks.SEMVER_INFO_VERSION = False in your "
-        "AppConfig.ready()"
+        "set django_api_conventions.contrib.spectacular.hooks.SEMVER_INFO_VERSION = False in your AppConfig.ready()"
     ),
-    "OPENTELEMETRY_TRACE_ID": (
-        "with opentelemetry-api installed, the current span's trace id is always the request's"
-    ),
-    "OPENTELEMETRY_IDEMPOTENCY": (
-        "with opentelemetry-api installed, the idempotency outcomes are always recorded"
-    ),
+    "OPENTELEMETRY_TRACE_ID": ("with opentelemetry-api installed, the current span's trace id is always the request's"),
+    "OPENTELEMETRY_IDEMPOTENCY": ("with opentelemetry-api installed, the idempotency outcomes are always recorded"),
     "JSON_MAX_DEPTH": "subclass StrictJSONParser and set max_depth",
     "MAINTENANCE_SWITCH_CACHE": (
         "the run-time switch lives in the 'default' cache; MAINTENANCE_SWITCH_STORE = 'database' "
@@ -96,8 +91,7 @@ REPLACED_SETTINGS: dict[str, str] = {
     "CURSOR_SALT": "subclass KeysetPagination and set cursor_salt",
     "SCHEMA_BASELINE_DIR": "pass --baseline-dir to manage.py api_compat (default: openapi)",
     "MIN_SUPPORT_DAYS": (
-        "the conventions ask 90 days; an internal service adds 'django_api_conventions.E024' to "
-        "SILENCED_SYSTEM_CHECKS"
+        "the conventions ask 90 days; an internal service adds 'django_api_conventions.E024' to SILENCED_SYSTEM_CHECKS"
     ),
 }
 

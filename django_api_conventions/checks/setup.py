@@ -23,7 +23,6 @@ MIDDLEWARE_ORDER = [
 ]
 
 
-
 def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     drf = getattr(settings, "REST_FRAMEWORK", {})
     if not isinstance(drf, dict):
@@ -50,9 +49,7 @@ def check_project_handlers(**kwargs: Any) -> list[checks.CheckMessage]:
         return []  # check_settings reports a value of the wrong type
     user_settings = getattr(settings, SETTINGS_NAME, {})
     errors = []
-    expected = (
-        "a dict of " + ", ".join(HTML_ERROR_HANDLER_NAMES) + " to the dotted paths of the project's own views"
-    )
+    expected = "a dict of " + ", ".join(HTML_ERROR_HANDLER_NAMES) + " to the dotted paths of the project's own views"
     for name, target in user_settings.get("HTML_ERROR_HANDLERS", {}).items():
         if name not in HTML_ERROR_HANDLER_NAMES or not (isinstance(target, str) or callable(target)):
             errors.append(message("E003", key="HTML_ERROR_HANDLERS", expected=expected, value={name: target}))
@@ -69,10 +66,14 @@ def check_project_handlers(**kwargs: Any) -> list[checks.CheckMessage]:
             errors.append(message("E003", key="HTML_ERROR_HANDLERS", expected=expected, value={name: target}))
     handler = user_settings.get("PROJECT_EXCEPTION_HANDLER")
     if handler is not None and handler == EXCEPTION_HANDLER:
-        errors.append(message(
-            "E003", key="PROJECT_EXCEPTION_HANDLER", expected="the project's own handler, not the package's",
-            value=handler,
-        ))
+        errors.append(
+            message(
+                "E003",
+                key="PROJECT_EXCEPTION_HANDLER",
+                expected="the project's own handler, not the package's",
+                value=handler,
+            )
+        )
     return errors
 
 

@@ -79,9 +79,15 @@ def check_unidentified_callers(**kwargs: Any) -> list[checks.CheckMessage]:
             continue  # the view tells its callers apart its own way
         if _takes_keys(route.callback, view_class) and _lets_anyone_in(view_class):
             seen.add(route.display)
-            warnings.append(message("W013", obj=route.display, route=route.display,
-                                    header=header_names.IDEMPOTENCY_KEY,
-                                    client_header=header_names.CLIENT_ID))
+            warnings.append(
+                message(
+                    "W013",
+                    obj=route.display,
+                    route=route.display,
+                    header=header_names.IDEMPOTENCY_KEY,
+                    client_header=header_names.CLIENT_ID,
+                )
+            )
     return warnings
 
 

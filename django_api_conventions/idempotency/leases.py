@@ -132,7 +132,8 @@ class KeyedRequest:
             logger.warning(
                 "Idempotent response of %s bytes not stored (IDEMPOTENCY_MAX_STORED_BODY_BYTES = %s): "
                 "a retry gets idempotency-response-too-large",
-                stored.headers[OMITTED_BODY_HEADER], api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES,
+                stored.headers[OMITTED_BODY_HEADER],
+                api_settings.IDEMPOTENCY_MAX_STORED_BODY_BYTES,
                 extra={"key_hash": self.hashed_key},
             )
 
@@ -170,4 +171,3 @@ def store_unavailable_problem(exc: BaseException) -> ProblemException:
         detail,
         headers=retry_after_header(STORE_UNAVAILABLE_RETRY_AFTER),
     )
-

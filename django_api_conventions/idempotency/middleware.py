@@ -34,8 +34,9 @@ class IdempotencyMiddleware(HookMiddleware):
     replayed_headers: tuple[str, ...] = REPLAYED_HEADERS
 
     def _options(self) -> IdempotencyOptions:
-        return IdempotencyOptions(required=api_settings.IDEMPOTENCY_REQUIRED,
-                                  replayed_headers=tuple(self.replayed_headers))
+        return IdempotencyOptions(
+            required=api_settings.IDEMPOTENCY_REQUIRED, replayed_headers=tuple(self.replayed_headers)
+        )
 
     def process_view(
         self,

@@ -176,8 +176,9 @@ def _claim_or_fail_open(
         signals.store_unavailable.send(sender=store.__class__, fail_open=fail_open, error=exc, **signal_context)
         if not fail_open:
             raise store_unavailable_problem(exc) from exc
-        logger.warning("Idempotency store unavailable, request run without its key (fail-open): %s", exc,
-                       extra=log_context)
+        logger.warning(
+            "Idempotency store unavailable, request run without its key (fail-open): %s", exc, extra=log_context
+        )
         return None
 
 
@@ -199,13 +200,21 @@ class _KeyedCall:
 
     @classmethod
     def start(
-        cls, store: IdempotencyStore, http_request: HttpRequest, options: IdempotencyOptions, scope_request: Any,
+        cls,
+        store: IdempotencyStore,
+        http_request: HttpRequest,
+        options: IdempotencyOptions,
+        scope_request: Any,
         key: str,
     ) -> _KeyedCall:
         scope = str(options.scope_of(scope_request))
         log_context = {"key_hash": key_hash(scope, key), "trace_id": assign_trace_id(http_request)}
         return cls(
-            store, http_request, options, scope, key,
+            store,
+            http_request,
+            options,
+            scope,
+            key,
             fingerprint=request_fingerprint(http_request),
             lease_seconds=options.lease_seconds or api_settings.IDEMPOTENCY_LEASE_SECONDS,
             retention=api_settings.IDEMPOTENCY_RETENTION_SECONDS,
@@ -265,11 +274,18 @@ class _KeyedCall:
         else:
             signals.claimed.send(sender=self.store.__class__, **self.signal_context)
         http_request = self.http_request
-        keyed = KeyedRequest(self.store, self.scope, self.key, claim.owner, self.lease_seconds,
-                             lease_deadline=self.claimed_at + self.lease_seconds,
-                             request=http_request, state_marks=marks(http_request),
-                             hashed_key=self.log_context["key_hash"],
-                             replayed_headers=self.options.replayed_headers)
+        keyed = KeyedRequest(
+            self.store,
+            self.scope,
+            self.key,
+            claim.owner,
+            self.lease_seconds,
+            lease_deadline=self.claimed_at + self.lease_seconds,
+            request=http_request,
+            state_marks=marks(http_request),
+            hashed_key=self.log_context["key_hash"],
+            replayed_headers=self.options.replayed_headers,
+        )
         set_state(http_request, IDEMPOTENCY, keyed)
         response = _execute(keyed, self.options, run_view, self.retention)
         response[header_names.CACHE_LOOKUP] = "MISS"

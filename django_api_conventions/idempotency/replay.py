@@ -49,9 +49,7 @@ def _replayed_header_names(names: tuple[str, ...]) -> frozenset[str]:
     return frozenset(name.lower() for name in names) - {"set-cookie"}
 
 
-def stored_response(
-    response: HttpResponseBase, replayed_headers: tuple[str, ...] = REPLAYED_HEADERS
-) -> StoredResponse:
+def stored_response(response: HttpResponseBase, replayed_headers: tuple[str, ...] = REPLAYED_HEADERS) -> StoredResponse:
     """What the store keeps of ``response`` (its request's state is added by the caller)."""
     allowed = _replayed_header_names(tuple(replayed_headers))
     headers = {name: value for name, value in response.items() if name.lower() in allowed}
@@ -73,7 +71,10 @@ def stored_response(
 
 
 def replay(
-    stored: StoredResponse, request: HttpRequest | None = None, *, retention_remaining: float | None = None,
+    stored: StoredResponse,
+    request: HttpRequest | None = None,
+    *,
+    retention_remaining: float | None = None,
 ) -> HttpResponse:
     """The stored response again; a problem when its body was too large to be stored.
 
@@ -82,8 +83,11 @@ def replay(
     ``Idempotency-Retention`` (whole seconds, rounded down: never a promise the store won't keep).
     """
     stored = StoredResponse(stored.status, restore_and_strip(request, stored.headers), stored.body)
-    retention = {} if retention_remaining is None else {
-        header_names.IDEMPOTENCY_RETENTION: str(max(0, math.floor(retention_remaining)))}
+    retention = (
+        {}
+        if retention_remaining is None
+        else {header_names.IDEMPOTENCY_RETENTION: str(max(0, math.floor(retention_remaining)))}
+    )
     if OMITTED_BODY_HEADER in stored.headers:
         raise _response_too_large(stored, retention)
     response = HttpResponse(stored.body, status=stored.status)

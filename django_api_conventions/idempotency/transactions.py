@@ -79,12 +79,17 @@ def settle(keyed: KeyedRequest, retention: int) -> None:
     try:
         settled = keyed.store.settle(keyed.scope, keyed.key, keyed.owner, retention)
     except Exception:  # the answer stands; a retry settles the key from the database
-        logger.warning("Could not mark the committed idempotency key resolved; the next request with it "
-                       "asks the database", exc_info=True, extra={"key_hash": keyed.hashed_key})
+        logger.warning(
+            "Could not mark the committed idempotency key resolved; the next request with it asks the database",
+            exc_info=True,
+            extra={"key_hash": keyed.hashed_key},
+        )
         return
     if not settled:
-        logger.debug("Idempotency key already settled (by a retry, asking the database) or expired",
-                     extra={"key_hash": keyed.hashed_key})
+        logger.debug(
+            "Idempotency key already settled (by a retry, asking the database) or expired",
+            extra={"key_hash": keyed.hashed_key},
+        )
 
 
 #: The settles of this thread's WSGI request, run when it finishes. A WSGI server handles one

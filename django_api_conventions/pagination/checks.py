@@ -40,11 +40,26 @@ def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
                 continue
             if sort is None:
                 fields = [_column_name(model, name) for name in ordering]
-                found.append(message("W010", view=view_class.__name__, model=model.__name__,
-                                     ordering=", ".join(ordering), fields=fields))
+                found.append(
+                    message(
+                        "W010",
+                        view=view_class.__name__,
+                        model=model.__name__,
+                        ordering=", ".join(ordering),
+                        fields=fields,
+                    )
+                )
             else:
-                found.append(message("E015", view=view_class.__name__, model=model.__name__, sort=sort,
-                                     ordering=", ".join(ordering), index=_index_hint(model, ordering)))
+                found.append(
+                    message(
+                        "E015",
+                        view=view_class.__name__,
+                        model=model.__name__,
+                        sort=sort,
+                        ordering=", ".join(ordering),
+                        index=_index_hint(model, ordering),
+                    )
+                )
     return found
 
 
@@ -87,13 +102,13 @@ def check_strict_filtersets(**kwargs: Any) -> list[checks.CheckMessage]:
     for view_class in view_classes():
         backends = getattr(view_class, "filter_backends", None) or ()
         filterset_class: Any = getattr(view_class, "filterset_class", None)
-        if not any(_is_strict_backend(backend) for backend in backends) or not hasattr(filterset_class,
-                                                                                      "base_filters"):
+        if not any(_is_strict_backend(backend) for backend in backends) or not hasattr(filterset_class, "base_filters"):
             continue
         names = ordering_filters(filterset_class)
         if names:
-            errors.append(message("E040", view=view_class.__name__, name=filterset_class.__name__,
-                                  fields=", ".join(names)))
+            errors.append(
+                message("E040", view=view_class.__name__, name=filterset_class.__name__, fields=", ".join(names))
+            )
     return errors
 
 
@@ -184,7 +199,7 @@ def _has_matching_index(model: Any, ordering: tuple[str, ...]) -> bool:
         first = model._meta.get_field(bare[0])
         if (first.unique or first.db_index) and bare[1:] in ([], [model._meta.pk.name]):
             return True  # a single-column index: unique or db_index
-    return any(_index_keys(model, index)[:len(wanted)] in (wanted, flipped) for index in model._meta.indexes)
+    return any(_index_keys(model, index)[: len(wanted)] in (wanted, flipped) for index in model._meta.indexes)
 
 
 def _index_hint(model: Any, ordering: tuple[str, ...]) -> str:
@@ -200,7 +215,10 @@ def _index_hint(model: Any, ordering: tuple[str, ...]) -> str:
         text = f"F({field_name!r})"
         for transform in transforms:
             expression = expression.output_field.get_transform(transform)(expression)
-            text = f"{type(expression).__name__}({field_name!r})" if text.startswith("F(") else \
-                f"{type(expression).__name__}({text})"
+            text = (
+                f"{type(expression).__name__}({field_name!r})"
+                if text.startswith("F(")
+                else f"{type(expression).__name__}({text})"
+            )
         parts.append(text + (".desc()" if name.startswith("-") else ""))
     return f"models.Index({', '.join(parts)}, name=...)"

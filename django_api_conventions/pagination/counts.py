@@ -51,8 +51,10 @@ def estimated_count(queryset: QuerySet[Any], cap: int) -> Total:
     query = queryset.order_by().query
     with connection.cursor() as cursor:
         if not query.where:
-            cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass",
-                           [connection.ops.quote_name(queryset.model._meta.db_table)])
+            cursor.execute(
+                "SELECT reltuples FROM pg_class WHERE oid = %s::regclass",
+                [connection.ops.quote_name(queryset.model._meta.db_table)],
+            )
             row = cursor.fetchone()
             # -1 (PostgreSQL 14+): never vacuumed nor analysed; the plan below still has a guess.
             if row is not None and row[0] >= 0:

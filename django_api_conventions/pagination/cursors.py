@@ -121,9 +121,7 @@ def _binding(endpoint: str, sort: str | None, ordering: tuple[str, ...], filters
     Derived once per list, sort, ordering and filters: a page asks for it up to three times."""
     parts = (endpoint, sort, list(ordering), filters)
     context = json.dumps(parts, separators=(",", ":")).encode()
-    hints = b"".join(
-        hashlib.sha256(json.dumps(part).encode()).digest()[:_HINT_BYTES] for part in parts
-    )
+    hints = b"".join(hashlib.sha256(json.dumps(part).encode()).digest()[:_HINT_BYTES] for part in parts)
     return b"\x00" + context, _b64(hints)
 
 
@@ -164,15 +162,25 @@ def _mac(state: hmac.HMAC, body: bytes, context: bytes) -> bytes:
 def encode_cursor(cursor: Cursor, *, salt: str = CURSOR_SALT) -> str:
     """The token of ``cursor``: its payload and the MAC that binds it to its list (module docstring)."""
     context, hints = _binding(cursor.endpoint, cursor.sort, tuple(cursor.ordering), cursor.filters)
-    payload = [CURSOR_VERSION, _CODES[cursor.direction, cursor.inclusive], hints,
-               *[_typed(value) for value in cursor.position]]
+    payload = [
+        CURSOR_VERSION,
+        _CODES[cursor.direction, cursor.inclusive],
+        hints,
+        *[_typed(value) for value in cursor.position],
+    ]
     body = base64.urlsafe_b64encode(_compact_json(payload).encode()).rstrip(b"=")
     return f"{body.decode('ascii')}.{_b64(_mac(cursor_macs(salt)[0], body, context))}"
 
 
 def decode_cursor(
-    token: str, *, ordering: Sequence[str], endpoint: str, filters: str, parameter: str = "cursor",
-    sort: str | None = None, salt: str = CURSOR_SALT,
+    token: str,
+    *,
+    ordering: Sequence[str],
+    endpoint: str,
+    filters: str,
+    parameter: str = "cursor",
+    sort: str | None = None,
+    salt: str = CURSOR_SALT,
 ) -> Cursor:
     """The cursor in ``token``, checked against the list it is used on (its ordering, endpoint,
     filters and declared ``sort``); else a 400 problem whose error names the query ``parameter``
@@ -266,7 +274,14 @@ def _typed(value: Any) -> list[Any]:
 
 #: What a payload this service signed may still raise when it is not of this release's shape.
 _MALFORMED = (
-    KeyError, IndexError, TypeError, ValueError, ArithmeticError, AttributeError, RecursionError, binascii.Error,
+    KeyError,
+    IndexError,
+    TypeError,
+    ValueError,
+    ArithmeticError,
+    AttributeError,
+    RecursionError,
+    binascii.Error,
 )
 
 
@@ -279,8 +294,14 @@ def _decimal(text: str) -> Decimal:
 
 #: Each kind of typed value: the JSON type its value has, and how it is read back.
 _DECODERS: dict[str, tuple[type, Any]] = {
-    "b": (bool, bool), "i": (str, int), "t": (str, datetime.fromisoformat), "d": (str, date.fromisoformat),
-    "m": (str, _decimal), "u": (str, uuid.UUID), "f": (str, float.fromhex), "s": (str, str),
+    "b": (bool, bool),
+    "i": (str, int),
+    "t": (str, datetime.fromisoformat),
+    "d": (str, date.fromisoformat),
+    "m": (str, _decimal),
+    "u": (str, uuid.UUID),
+    "f": (str, float.fromhex),
+    "s": (str, str),
 }
 
 

@@ -45,8 +45,7 @@ def get_filterset_class(view: Any, queryset: QuerySet[Any] | None = None) -> Any
     return filtersets.auto_filterset(filtersets.queryset_of(view, queryset).model, fields)
 
 
-def strict_filters(view: Any, filterset_class: Any, queryset: QuerySet[Any] | None = None
-                   ) -> StrictFilters | None:
+def strict_filters(view: Any, filterset_class: Any, queryset: QuerySet[Any] | None = None) -> StrictFilters | None:
     """``filterset_class`` as the strict parts apply it for ``view``; ``None`` without one."""
     if filterset_class is None:
         return None
@@ -111,8 +110,11 @@ def _attributes_ending(cls: type, suffix: str) -> tuple[str, ...]:
 def declared_parameters(view: Any) -> list[str]:
     """Every query parameter a list of ``view`` accepts besides its filters: its paginator's, its
     other filter backends', the project's (:func:`extra_parameters`) and DRF's format override."""
-    return list(dict.fromkeys([*pagination_parameters(view), *backend_parameters(view), *extra_parameters(view),
-                               *format_override()]))
+    return list(
+        dict.fromkeys(
+            [*pagination_parameters(view), *backend_parameters(view), *extra_parameters(view), *format_override()]
+        )
+    )
 
 
 def speaks_several_formats(view: Any) -> bool:
@@ -154,8 +156,9 @@ class StrictFilterBackend(BaseFilterBackend):
             refuse_undeclared(query, allowed_extra)
             set_state(request, ACTIVE_FILTERS, {})
             return queryset
-        bound = filters.from_query(query, allowed_extra=allowed_extra, request=request, queryset=queryset,
-                                   filterset_kwargs=kwargs)
+        bound = filters.from_query(
+            query, allowed_extra=allowed_extra, request=request, queryset=queryset, filterset_kwargs=kwargs
+        )
         set_state(request, ACTIVE_FILTERS, bound.signature_data())
         return bound.filter_queryset(queryset)
 
@@ -226,8 +229,10 @@ class StrictQueryParametersMixin:
         accepted = self.get_query_parameters(request)
         query = _query_counting_repeatable_once(request, _repeatable_parameters(self) if list_read else [])
         unlisted = unlisted_parameters(self, query)
-        refuse_undeclared({name: values for name, values in query.items() if name not in unlisted},
-                          [name for name in accepted if name not in unlisted])
+        refuse_undeclared(
+            {name: values for name, values in query.items() if name not in unlisted},
+            [name for name in accepted if name not in unlisted],
+        )
 
     def get_query_parameters(self, request: Request) -> list[str]:
         """The parameters ``request`` may carry: on a list, its filters (:func:`get_filterset_class`)
@@ -247,21 +252,28 @@ def _is_allowed(view: Any, request: Request) -> bool:
 def _query_counting_repeatable_once(request: Request, repeatable: list[str]) -> dict[str, list[str]]:
     """The query string as name -> values, a repeatable parameter's values cut to one: it is
     never "sent twice"."""
-    return {name: request.query_params.getlist(name)[:1 if name in repeatable else None]
-            for name in request.query_params}
+    return {
+        name: request.query_params.getlist(name)[: 1 if name in repeatable else None] for name in request.query_params
+    }
 
 
 def _strict_backend_checks(view: Any) -> bool:
     """A :class:`StrictFilterBackend` filters the list and the view accepts no other names than it does."""
     if type(view).get_query_parameters is not StrictQueryParametersMixin.get_query_parameters:
         return False
-    return any(isinstance(backend, type) and issubclass(backend, StrictFilterBackend)
-               for backend in getattr(view, "filter_backends", None) or ())
+    return any(
+        isinstance(backend, type) and issubclass(backend, StrictFilterBackend)
+        for backend in getattr(view, "filter_backends", None) or ()
+    )
 
 
 def _is_list_read(view: Any, request: Request) -> bool:
-    return request.method in ("GET", "HEAD") and hasattr(view, "list") and not _is_detail(view) \
+    return (
+        request.method in ("GET", "HEAD")
+        and hasattr(view, "list")
+        and not _is_detail(view)
         and getattr(view, "action", None) != "search"
+    )
 
 
 def _repeatable_parameters(view: Any) -> list[str]:

@@ -39,8 +39,12 @@ from .parameters import (
 
 logger = logging.getLogger(__name__)
 
-_TEMPORAL = ((forms.DateTimeField, "date-time"), (forms.DateField, "date"), (forms.TimeField, "time"),
-             (forms.UUIDField, "uuid"))
+_TEMPORAL = (
+    (forms.DateTimeField, "date-time"),
+    (forms.DateField, "date"),
+    (forms.TimeField, "time"),
+    (forms.UUIDField, "uuid"),
+)
 
 
 class UntypedFilter(Exception):
@@ -60,8 +64,11 @@ def schema_parameters(filterset: Any, parameters: dict[str, Parameter], view: An
             documented.append(fallbacks[parameter.filter_name].get(name) or _untyped(name, filter_))
             continue
         entry: dict[str, Any] = {
-            "name": name, "in": "query", "required": bool(filter_.extra.get("required")),
-            "description": _description(filter_, parameter, name), "schema": schema,
+            "name": name,
+            "in": "query",
+            "required": bool(filter_.extra.get("required")),
+            "description": _description(filter_, parameter, name),
+            "schema": schema,
         }
         if parameter.multiple:
             entry.update(style="form", explode=True)
@@ -71,8 +78,10 @@ def schema_parameters(filterset: Any, parameters: dict[str, Parameter], view: An
 
 def _spectacular_parameters(filterset: Any, filter_name: str, view: Any, exc: Exception) -> dict[str, dict[str, Any]]:
     """drf-spectacular's own parameters of one filter (by name), after a warning saying why."""
-    message = (f"{type(filterset).__name__}.{filter_name}: the strict filter backend cannot type this filter "
-               f"({exc}); described as drf-spectacular describes it.")
+    message = (
+        f"{type(filterset).__name__}.{filter_name}: the strict filter backend cannot type this filter "
+        f"({exc}); described as drf-spectacular describes it."
+    )
     try:
         from drf_spectacular.contrib.django_filters import DjangoFilterExtension
         from drf_spectacular.drainage import warn
@@ -83,8 +92,12 @@ def _spectacular_parameters(filterset: Any, filter_name: str, view: Any, exc: Ex
     filter_ = type(filterset).base_filters.get(filter_name) or filterset.filters[filter_name]
     try:
         found = DjangoFilterExtension(None).resolve_filter_field(
-            getattr(view, "schema", None), filterset._meta.model or filterset.queryset.model, type(filterset),
-            filter_name, filter_)
+            getattr(view, "schema", None),
+            filterset._meta.model or filterset.queryset.model,
+            type(filterset),
+            filter_name,
+            filter_,
+        )
     except Exception as second:  # noqa: BLE001 -- drf-spectacular could not either: the fallback below
         warn(f"{type(filterset).__name__}.{filter_name}: drf-spectacular cannot describe it either ({second}).")
         return {}
@@ -92,8 +105,7 @@ def _spectacular_parameters(filterset: Any, filter_name: str, view: Any, exc: Ex
 
 
 def _untyped(name: str, filter_: Any) -> dict[str, Any]:
-    return {"name": name, "in": "query", "required": bool(filter_.extra.get("required")),
-            "schema": {"type": "string"}}
+    return {"name": name, "in": "query", "required": bool(filter_.extra.get("required")), "schema": {"type": "string"}}
 
 
 def body_properties(filterset: Any, parameters: dict[str, Parameter]) -> dict[str, Any]:
@@ -162,8 +174,10 @@ def _csv_schema(field: forms.Field, one: dict[str, Any]) -> dict[str, Any]:
     item = {"integer": INTEGER.pattern, "number": NUMBER.pattern}.get(one.get("type", ""))
     item = item.replace("{1,4000}", "+") if item else None
     if isinstance(field, BaseRangeField):
-        schema: dict[str, Any] = {"type": "string", "description": "Two comma-separated values: the lower and the "
-                                                                   "upper bound, both included."}
+        schema: dict[str, Any] = {
+            "type": "string",
+            "description": "Two comma-separated values: the lower and the upper bound, both included.",
+        }
         if item:
             schema["pattern"] = f"^{item},{item}$"
         return schema
@@ -176,8 +190,11 @@ def _csv_schema(field: forms.Field, one: dict[str, Any]) -> dict[str, Any]:
 def choices_schema(choices: list[str]) -> dict[str, Any]:
     """One or more of ``choices``, comma-separated, as one string."""
     choice = "|".join(re.escape(value) for value in choices)
-    return {"type": "string", "pattern": f"^({choice})(,({choice}))*$",
-            "description": f"One or more of {', '.join(choices)}, comma-separated."}
+    return {
+        "type": "string",
+        "pattern": f"^({choice})(,({choice}))*$",
+        "description": f"One or more of {', '.join(choices)}, comma-separated.",
+    }
 
 
 def _description(filter_: Any, parameter: Parameter, name: str) -> str:
@@ -188,7 +205,7 @@ def _description(filter_: Any, parameter: Parameter, name: str) -> str:
     if declared is not None and declared._label is not None:  # a label given, not django-filter's guess
         return str(declared._label)
     if parameter.index is not None:
-        suffix = name[len(parameter.filter_name):].lstrip("_") or parameter.filter_name
+        suffix = name[len(parameter.filter_name) :].lstrip("_") or parameter.filter_name
         return f"{filter_.field_name} ({suffix})"
     lookup = filter_.lookup_expr
     return f"{filter_.field_name} ({'not ' if filter_.exclude else ''}{lookup})"
@@ -205,4 +222,3 @@ def _model_field_type(model: Any, path: str | None) -> str | None:
             return None
         model = field.related_model
     return field.get_internal_type() if field is not None else None
-

@@ -15,8 +15,9 @@ try:
     import django_filters
 except ImportError as exc:  # the strict filter parts are optional: say which extra brings them
     raise ImportError(
-        'The strict filter parts of django-api-conventions apply django-filter FilterSets: '
-        'pip install "django-api-conventions[filter]".', name=exc.name,
+        "The strict filter parts of django-api-conventions apply django-filter FilterSets: "
+        'pip install "django-api-conventions[filter]".',
+        name=exc.name,
     ) from exc
 from django import forms
 from django.core.exceptions import ValidationError
@@ -51,8 +52,9 @@ def parse_timestamp(value: str) -> datetime:
     try:
         parsed = datetime.fromisoformat(value.upper())
     except ValueError:  # month 13, 25:00, an offset of 24 hours or more ...
-        detail = gettext("{expected}; {value} is no such moment").format(expected=_TIMESTAMP_EXPECTED,
-                                                                       value=repr(value))
+        detail = gettext("{expected}; {value} is no such moment").format(
+            expected=_TIMESTAMP_EXPECTED, value=repr(value)
+        )
         raise ValidationError(detail, code=PREDICATE_CODE) from None
     try:
         aware = parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)

@@ -45,8 +45,13 @@ Problem = tuple[str, str]
 class StrictFilters:
     """One view's django-filter FilterSet class, as the strict parts of the package apply it."""
 
-    def __init__(self, filterset_class: type[django_filters.FilterSet], *, view: Any = None,
-                 queryset: QuerySet[Any] | None = None) -> None:
+    def __init__(
+        self,
+        filterset_class: type[django_filters.FilterSet],
+        *,
+        view: Any = None,
+        queryset: QuerySet[Any] | None = None,
+    ) -> None:
         if not (isinstance(filterset_class, type) and issubclass(filterset_class, django_filters.FilterSet)):
             raise ImproperlyConfigured(
                 f"{filterset_class!r} is no django-filter FilterSet: the strict filter backend applies "
@@ -82,16 +87,24 @@ class StrictFilters:
 
     # --- a request -----------------------------------------------------------------------------
 
-    def from_query(self, query: Mapping[str, Sequence[str]], *, allowed_extra: Iterable[str], request: Any,
-                   queryset: QuerySet[Any], filterset_kwargs: Mapping[str, Any] | None = None
-                   ) -> BoundFilters:
+    def from_query(
+        self,
+        query: Mapping[str, Sequence[str]],
+        *,
+        allowed_extra: Iterable[str],
+        request: Any,
+        queryset: QuerySet[Any],
+        filterset_kwargs: Mapping[str, Any] | None = None,
+    ) -> BoundFilters:
         """The one FilterSet of the request, built from ``filterset_kwargs`` (the strict backend's
         ``get_filterset_kwargs()``), its data the validated values of ``query``."""
         filterset = self._new_filterset(request, queryset, filterset_kwargs)
         parameters = parameters_of(filterset)
         # A repeatable parameter counts once for the "sent twice" rule.
-        once = {name: list(values)[:1] if name in parameters and parameters[name].repeatable else values
-                for name, values in query.items()}
+        once = {
+            name: list(values)[:1] if name in parameters and parameters[name].repeatable else values
+            for name, values in query.items()
+        }
         refuse_undeclared(once, [*parameters, *allowed_extra])
         values = {name: list(texts) for name, texts in query.items() if name in parameters}
         problems = self._validate(filterset, parameters, values)
@@ -99,30 +112,34 @@ class StrictFilters:
             raise invalid_parameters([parameter_error(name, detail, "invalid") for name, detail in problems])
         return BoundFilters(filterset, {parameters[name].filter_name for name in values})
 
-    def from_body(self, alternative: Mapping[str, Any], *, pointer: str, request: Any,
-                  queryset: QuerySet[Any]) -> BoundFilters:
+    def from_body(
+        self, alternative: Mapping[str, Any], *, pointer: str, request: Any, queryset: QuerySet[Any]
+    ) -> BoundFilters:
         """Validate one object of a search's ``any`` (at JSON Pointer ``pointer``): a 422
         ``validation-error`` problem whose errors point at ``<pointer>/<name>``."""
         parameters = self.parameters()
         values, errors = _body_values(alternative, parameters, pointer)
         filterset = self._new_filterset(request, queryset)
         problems = self._validate(filterset, parameters, values)
-        errors.extend({"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"}
-                      for name, detail in problems)
+        errors.extend(
+            {"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"} for name, detail in problems
+        )
         if errors:
             detail = gettext("The search body breaks the rules of the filters.")
             raise ProblemException("validation-error", detail, errors=errors)
         return BoundFilters(filterset, {parameters[name].filter_name for name in values})
 
-    def _new_filterset(self, request: Any, queryset: QuerySet[Any],
-                       filterset_kwargs: Mapping[str, Any] | None = None) -> Any:
+    def _new_filterset(
+        self, request: Any, queryset: QuerySet[Any], filterset_kwargs: Mapping[str, Any] | None = None
+    ) -> Any:
         """A FilterSet bound to data that :meth:`_validate` fills before its form reads it."""
         kwargs = {"queryset": queryset, "request": request, **(filterset_kwargs or {})}
         kwargs["data"] = QueryDict()  # bound (not None); FilterSet keeps {} for an empty one
         return self.filterset_class(**kwargs)
 
-    def _validate(self, filterset: Any, parameters: dict[str, Parameter], values: dict[str, list[str]]
-                  ) -> list[Problem]:
+    def _validate(
+        self, filterset: Any, parameters: dict[str, Parameter], values: dict[str, list[str]]
+    ) -> list[Problem]:
         """The problems of ``values``; without any, they are ``filterset``'s data."""
         problems = _spelling_problems(filterset, parameters, values)
         # The form never sees a refused value (it would forgive it, or send a NUL to the database).
@@ -130,22 +147,25 @@ class StrictFilters:
         kept = {name: texts for name, texts in values.items() if name not in refused}
         filterset.data = _form_data(parameters, kept)
         for filter_name, errors in filterset.form.errors.as_data().items():
-            problems.extend(problem for problem in _form_problems(filterset, parameters, kept, filter_name, errors)
-                            if problem[0] not in refused)
+            problems.extend(
+                problem
+                for problem in _form_problems(filterset, parameters, kept, filter_name, errors)
+                if problem[0] not in refused
+            )
         return problems
 
     def _model_queryset(self) -> QuerySet[Any]:
         return queryset_of(self.view, self._queryset)
 
 
-def _spelling_problems(filterset: Any, parameters: dict[str, Parameter], values: dict[str, list[str]]
-                       ) -> list[Problem]:
+def _spelling_problems(filterset: Any, parameters: dict[str, Parameter], values: dict[str, list[str]]) -> list[Problem]:
     """The first spelling the strict backend refuses (:func:`.value_problem`) of each parameter."""
     problems: list[Problem] = []
     for name, texts in values.items():
         field = field_of(filterset, parameters[name])
-        reason = next((reason for text in texts
-                       if (reason := value_problem(text, field, csv=parameters[name].csv))), None)
+        reason = next(
+            (reason for text in texts if (reason := value_problem(text, field, csv=parameters[name].csv))), None
+        )
         if reason is not None:
             problems.append((name, _predicate(name, reason)))
     return problems
@@ -168,8 +188,9 @@ def any_of(alternatives: Sequence[BoundFilters], queryset: QuerySet[Any]) -> Que
     Django refuses for querysets that differ in ``distinct()`` or slicing, this takes any
     queryset a filter returns, and a row matched through a multi-valued join appears once.
     """
-    condition = reduce(operator.or_, (Q(pk__in=alternative.filter_queryset(queryset).values("pk"))
-                                      for alternative in alternatives))
+    condition = reduce(
+        operator.or_, (Q(pk__in=alternative.filter_queryset(queryset).values("pk")) for alternative in alternatives)
+    )
     return queryset.filter(condition)
 
 
@@ -210,8 +231,9 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def _body_values(alternative: Mapping[str, Any], parameters: dict[str, Parameter], pointer: str
-                 ) -> tuple[dict[str, list[str]], list[ErrorItem]]:
+def _body_values(
+    alternative: Mapping[str, Any], parameters: dict[str, Parameter], pointer: str
+) -> tuple[dict[str, list[str]], list[ErrorItem]]:
     """The texts of each member of a search alternative, as the query string would spell them,
     and the errors of the members that are no filter or no text."""
     errors: list[ErrorItem] = []
@@ -224,8 +246,11 @@ def _body_values(alternative: Mapping[str, Any], parameters: dict[str, Parameter
             continue
         texts = _body_texts(value, multiple=parameter.repeatable)
         if texts is None:
-            detail = (gettext("{name} must be a string or an array of strings.") if parameter.repeatable
-                      else gettext("{name} must be a string.")).format(name=name)
+            detail = (
+                gettext("{name} must be a string or an array of strings.")
+                if parameter.repeatable
+                else gettext("{name} must be a string.")
+            ).format(name=name)
             errors.append({"pointer": f"{pointer}/{name}", "detail": detail, "code": "invalid"})
             continue
         values[name] = texts
@@ -253,8 +278,13 @@ def _predicate(name: str, reason: str) -> str:
     return gettext("{name} {reason}.").format(name=name, reason=reason)
 
 
-def _form_problems(filterset: Any, parameters: dict[str, Parameter], values: dict[str, list[str]],
-                   filter_name: str, errors: list[ValidationError]) -> list[Problem]:
+def _form_problems(
+    filterset: Any,
+    parameters: dict[str, Parameter],
+    values: dict[str, list[str]],
+    filter_name: str,
+    errors: list[ValidationError],
+) -> list[Problem]:
     """The problems of one entry of the form's errors, each on the parameter it is about."""
     if filter_name not in filterset.filters:  # the form's own clean(): about every parameter sent
         return [(name, _detail(name, None, error)) for name in values for error in errors]
@@ -268,8 +298,7 @@ def _form_problems(filterset: Any, parameters: dict[str, Parameter], values: dic
     return [(name, _detail(name, field, error)) for name in sent for error in errors]
 
 
-def _range_problems(field: forms.MultiValueField, sent: list[Parameter], values: dict[str, list[str]]
-                    ) -> list[Problem]:
+def _range_problems(field: forms.MultiValueField, sent: list[Parameter], values: dict[str, list[str]]) -> list[Problem]:
     """Which of a range's parameters is wrong, each cleaned by its own sub-field."""
     problems = []
     for parameter in sent:
@@ -295,8 +324,11 @@ def _detail(name: str, field: Any, error: ValidationError) -> str:
 @cache
 def ordering_filters(filterset_class: Any) -> tuple[str, ...]:
     """The ``OrderingFilter``s of a FilterSet, which the strict backend refuses (read once per class)."""
-    return tuple(name for name, filter_ in filterset_class.base_filters.items()
-                 if isinstance(filter_, django_filters.OrderingFilter))
+    return tuple(
+        name
+        for name, filter_ in filterset_class.base_filters.items()
+        if isinstance(filter_, django_filters.OrderingFilter)
+    )
 
 
 def refuse_ordering_filters(filterset_class: Any) -> None:

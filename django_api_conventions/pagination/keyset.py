@@ -33,7 +33,11 @@ class Column(Expression):
         return (type(self), self.name)
 
     def resolve_expression(
-        self, query: Any = None, allow_joins: bool = True, reuse: Any = None, summarize: bool = False,
+        self,
+        query: Any = None,
+        allow_joins: bool = True,
+        reuse: Any = None,
+        summarize: bool = False,
         for_save: bool = False,
     ) -> Any:
         field = own_field(query, self.name)
@@ -215,8 +219,13 @@ def filter_after(
     """
     shape = _row_value_shape(tuple(ordering), frozenset(nullable), backward, inclusive)
     query = queryset.query
-    if shape is not None and _plain_filtering(queryset) and not query.combinator and not query.is_sliced \
-            and not query.annotations.keys() & set(shape[0]):
+    if (
+        shape is not None
+        and _plain_filtering(queryset)
+        and not query.combinator
+        and not query.is_sliced
+        and not query.annotations.keys() & set(shape[0])
+    ):
         template = _resolved_comparison(query.model, query.get_initial_alias(), *shape)
         if template is not None:
             query.where.add(template.with_values(position), AND)
@@ -302,6 +311,4 @@ def transform_annotations(ordering: Sequence[str]) -> dict[str, F]:
 def position_of(row: Model, ordering: Sequence[str]) -> tuple[Any, ...]:
     """The values of ``row`` in the ordering's columns (as :meth:`KeysetPagination.get_ordering` gives
     them), a transform's from its annotation (:func:`annotations`)."""
-    return tuple(
-        getattr(row, annotation_name(name) if LOOKUP_SEP in name else name.lstrip("-")) for name in ordering
-    )
+    return tuple(getattr(row, annotation_name(name) if LOOKUP_SEP in name else name.lstrip("-")) for name in ordering)

@@ -11,12 +11,29 @@ from django.db.models import Model
 from django.db.models.constants import LOOKUP_SEP
 
 #: Field types whose values a cursor can hold exactly.
-CURSOR_FIELD_TYPES = frozenset({
-    "AutoField", "BigAutoField", "SmallAutoField", "IntegerField", "BigIntegerField", "SmallIntegerField",
-    "PositiveIntegerField", "PositiveBigIntegerField", "PositiveSmallIntegerField", "CharField", "TextField",
-    "SlugField", "EmailField", "DateTimeField", "DateField", "DecimalField", "UUIDField", "BooleanField",
-    "FloatField",
-})
+CURSOR_FIELD_TYPES = frozenset(
+    {
+        "AutoField",
+        "BigAutoField",
+        "SmallAutoField",
+        "IntegerField",
+        "BigIntegerField",
+        "SmallIntegerField",
+        "PositiveIntegerField",
+        "PositiveBigIntegerField",
+        "PositiveSmallIntegerField",
+        "CharField",
+        "TextField",
+        "SlugField",
+        "EmailField",
+        "DateTimeField",
+        "DateField",
+        "DecimalField",
+        "UUIDField",
+        "BooleanField",
+        "FloatField",
+    }
+)
 
 
 def resolve_ordering(owner: str, model: type[Model], names: Sequence[str]) -> tuple[str, ...]:
@@ -86,7 +103,8 @@ def nullable_fields(model: type[Model], ordering: Sequence[str]) -> frozenset[st
 @lru_cache(maxsize=1024)
 def _nullable_fields(model: type[Model], ordering: tuple[str, ...]) -> frozenset[str]:
     return frozenset(
-        name.lstrip("-") for name in ordering
+        name.lstrip("-")
+        for name in ordering
         if model_field(model, name.lstrip("-").split(LOOKUP_SEP)[0], path=name.lstrip("-")).null
     )
 

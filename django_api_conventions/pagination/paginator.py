@@ -113,9 +113,18 @@ class KeysetPagination(BasePagination):
             filters = self.unvalidated_filters(request)
         endpoint, signature = endpoint_of(request), filters_signature(filters)
         nullable = nullable_fields(queryset.model, ordering)
-        came_from = None if cursor is None else decode_cursor(
-            cursor, ordering=ordering, endpoint=endpoint, filters=signature, parameter=self.cursor_query_param,
-            sort=chosen, salt=self.cursor_salt,
+        came_from = (
+            None
+            if cursor is None
+            else decode_cursor(
+                cursor,
+                ordering=ordering,
+                endpoint=endpoint,
+                filters=signature,
+                parameter=self.cursor_query_param,
+                sort=chosen,
+                salt=self.cursor_salt,
+            )
         )
         self.total = None
         if came_from is None and self.count is not None:
@@ -127,7 +136,12 @@ class KeysetPagination(BasePagination):
         queryset = queryset.order_by(*order_by_expressions(ordering, nullable, backward=backward))
         if came_from is not None:  # order_by() cloned the queryset: the condition goes into that clone
             queryset = filter_after(
-                queryset, ordering, came_from.position, nullable, backward=backward, inclusive=came_from.inclusive,
+                queryset,
+                ordering,
+                came_from.position,
+                nullable,
+                backward=backward,
+                inclusive=came_from.inclusive,
             )
         rows = list(queryset[: self.limit + 1])
         page, more = rows[: self.limit], len(rows) > self.limit
@@ -140,11 +154,15 @@ class KeysetPagination(BasePagination):
 
         def issue(direction: str, row: Any) -> str:
             if row is not None:
-                return encode_cursor(Cursor(position_of(row, ordering), ordering, endpoint, signature, direction,
-                                            chosen), salt=self.cursor_salt)
+                return encode_cursor(
+                    Cursor(position_of(row, ordering), ordering, endpoint, signature, direction, chosen),
+                    salt=self.cursor_salt,
+                )
             assert came_from is not None  # an empty page was reached by a cursor: its position
-            return encode_cursor(Cursor(came_from.position, ordering, endpoint, signature, direction, chosen,
-                                        inclusive=True), salt=self.cursor_salt)
+            return encode_cursor(
+                Cursor(came_from.position, ordering, endpoint, signature, direction, chosen, inclusive=True),
+                salt=self.cursor_salt,
+            )
 
         self.next_cursor = issue(NEXT, page[-1] if page else None) if has_next else None
         self.previous_cursor = issue(PREVIOUS, page[0] if page else None) if self.has_previous else None
@@ -152,16 +170,23 @@ class KeysetPagination(BasePagination):
 
     def get_paginated_response(self, data: Any) -> Response:
         pagination: dict[str, Any] = {
-            "next_cursor": self.next_cursor, "has_next": self.next_cursor is not None,
-            "previous_cursor": self.previous_cursor, "has_previous": self.previous_cursor is not None,
+            "next_cursor": self.next_cursor,
+            "has_next": self.next_cursor is not None,
+            "previous_cursor": self.previous_cursor,
+            "has_previous": self.previous_cursor is not None,
             "limit": self.limit,
         }
         if self.total is not None:
             pagination.update(self.total.as_members())
         response = Response({"data": data, "pagination": pagination})
-        links = [f'<{url}>; rel="{rel}"' for url, rel in (
-            (self.get_next_link(), header_names.REL_NEXT), (self.get_previous_link(), header_names.REL_PREV),
-        ) if url]
+        links = [
+            f'<{url}>; rel="{rel}"'
+            for url, rel in (
+                (self.get_next_link(), header_names.REL_NEXT),
+                (self.get_previous_link(), header_names.REL_PREV),
+            )
+            if url
+        ]
         if links:
             response[header_names.LINK] = ", ".join(links)
         return response
@@ -179,8 +204,10 @@ class KeysetPagination(BasePagination):
         if cursor is None or self.request is None or self.request.method != "GET":
             return None
         if self._link_parts is None or self._link_parts[0] is not self.request:
-            self._link_parts = (self.request, *_split_for_links(self.request.build_absolute_uri(),
-                                                                self.cursor_query_param))
+            self._link_parts = (
+                self.request,
+                *_split_for_links(self.request.build_absolute_uri(), self.cursor_query_param),
+            )
         _request, before, after, head, tail = self._link_parts
         # A cursor we sign is base64url and '.' only, which quote_plus leaves as they are (the
         # long token through quote_plus cost more than the rest of the link).
@@ -292,20 +319,32 @@ class KeysetPagination(BasePagination):
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         maximum = self.get_max_limit()
         parameters = [
-            {"name": self.cursor_query_param, "in": "query", "required": False,
-             "description": "The next_cursor or previous_cursor of the page you are on, as it was received.",
-             "schema": {"type": "string", "minLength": 1}},
-            {"name": self.limit_query_param, "in": "query", "required": False,
-             "description": f"Page size, 1 to {maximum}.",
-             "schema": {"type": "integer", "minimum": 1, "maximum": maximum, "default": self.get_default_limit()}},
+            {
+                "name": self.cursor_query_param,
+                "in": "query",
+                "required": False,
+                "description": "The next_cursor or previous_cursor of the page you are on, as it was received.",
+                "schema": {"type": "string", "minLength": 1},
+            },
+            {
+                "name": self.limit_query_param,
+                "in": "query",
+                "required": False,
+                "description": f"Page size, 1 to {maximum}.",
+                "schema": {"type": "integer", "minimum": 1, "maximum": maximum, "default": self.get_default_limit()},
+            },
         ]
         sorts = self.get_sorts()
         if sorts:
             parameters.append(
-                {"name": self.sort_query_param, "in": "query", "required": False,
-                 "description": "The order of the list: a field, descending with `-`; ties are broken by the "
-                                "identifier in the same direction. A cursor keeps the sort it was issued for.",
-                 "schema": self.sort_schema()},
+                {
+                    "name": self.sort_query_param,
+                    "in": "query",
+                    "required": False,
+                    "description": "The order of the list: a field, descending with `-`; ties are broken by the "
+                    "identifier in the same direction. A cursor keeps the sort it was issued for.",
+                    "schema": self.sort_schema(),
+                },
             )
         return parameters
 
@@ -323,13 +362,20 @@ class KeysetPagination(BasePagination):
             "limit": {"type": "integer"},
         }
         if self.count is not None:
-            properties.update({
-                "total": {"type": "integer", "minimum": 0,
-                          "description": "The number of items of the whole list; on its first page only."},
-                "total_is_lower_bound": {"type": "boolean",
-                                         "description": "The list holds at least total items, perhaps more."},
-                "total_is_estimate": {"type": "boolean", "description": "total is the database's estimate."},
-            })
+            properties.update(
+                {
+                    "total": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "description": "The number of items of the whole list; on its first page only.",
+                    },
+                    "total_is_lower_bound": {
+                        "type": "boolean",
+                        "description": "The list holds at least total items, perhaps more.",
+                    },
+                    "total_is_estimate": {"type": "boolean", "description": "total is the database's estimate."},
+                }
+            )
         return {
             "type": "object",
             "required": ["data", "pagination"],

@@ -35,10 +35,19 @@ INTEGER = re.compile(r"[+-]?[0-9]{1,4000}")
 NUMBER = re.compile(r"[+-]?[0-9]{1,4000}(?:\.[0-9]{1,4000})?")
 BOOLEANS = ("true", "false")
 #: Model field types whose values are integers: a ModelChoiceFilter on such a key takes digits.
-INTEGER_FIELD_TYPES = frozenset({
-    "AutoField", "BigAutoField", "SmallAutoField", "IntegerField", "BigIntegerField", "SmallIntegerField",
-    "PositiveIntegerField", "PositiveBigIntegerField", "PositiveSmallIntegerField",
-})
+INTEGER_FIELD_TYPES = frozenset(
+    {
+        "AutoField",
+        "BigAutoField",
+        "SmallAutoField",
+        "IntegerField",
+        "BigIntegerField",
+        "SmallIntegerField",
+        "PositiveIntegerField",
+        "PositiveBigIntegerField",
+        "PositiveSmallIntegerField",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -89,8 +98,9 @@ def _read_parameters(filterset: Any) -> dict[str, Parameter]:
             names = [filter_name + suffix for suffix in widget.widgets_names]  # type: ignore[attr-defined]  # set by MultiWidget.__init__; the stubs omit it
         else:
             csv = isinstance(widget, BaseCSVWidget)
-            found[filter_name] = Parameter(filter_name, filter_name, None, reads_list(widget), csv,
-                                           joins=csv and isinstance(filter_, BaseInFilter))
+            found[filter_name] = Parameter(
+                filter_name, filter_name, None, reads_list(widget), csv, joins=csv and isinstance(filter_, BaseInFilter)
+            )
             continue
         for index, name in enumerate(names):
             found[name] = Parameter(name, filter_name, index, False, False)
@@ -152,8 +162,14 @@ def _item_problem(item: str, field: forms.Field) -> str | None:
         return None if NUMBER.fullmatch(item) else gettext("must be a number in ASCII digits")
     if isinstance(field, forms.IntegerField) or (is_model_choice(field) and key_type(field) in INTEGER_FIELD_TYPES):
         return None if INTEGER.fullmatch(item) else gettext("must be an integer in ASCII digits")
-    typed = (forms.DateField, forms.DateTimeField, forms.TimeField, forms.DurationField, forms.UUIDField,
-             TimestampField)
+    typed = (
+        forms.DateField,
+        forms.DateTimeField,
+        forms.TimeField,
+        forms.DurationField,
+        forms.UUIDField,
+        TimestampField,
+    )
     if isinstance(field, typed) and not item.isascii():
         return gettext("must be written in ASCII characters")
     return None

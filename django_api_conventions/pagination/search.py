@@ -78,9 +78,11 @@ class SearchMixin:
             raise body_problem([{"pointer": "", "detail": detail, "code": "invalid"}])
         errors = unknown_members(body, members.names())
         alternatives = read_alternatives(body, self.search_max_alternatives, errors)
-        read = SearchBody(limit=read_limit(body, members.limit, errors),
-                          cursor=read_text(body, members.cursor, errors),
-                          sort=read_text(body, members.sort, errors) if members.sort else None)
+        read = SearchBody(
+            limit=read_limit(body, members.limit, errors),
+            cursor=read_text(body, members.cursor, errors),
+            sort=read_text(body, members.sort, errors) if members.sort else None,
+        )
         read.alternatives = self._clean_alternatives(alternatives, errors)
         if errors:
             raise body_problem(errors)
@@ -101,8 +103,9 @@ class SearchMixin:
                 errors.extend(unknown_filter(pointer, name, []) for name in alternative)
             else:
                 try:
-                    cleaned.append(filters.from_body(alternative, pointer=pointer, request=view.request,
-                                                     queryset=queryset))
+                    cleaned.append(
+                        filters.from_body(alternative, pointer=pointer, request=view.request, queryset=queryset)
+                    )
                 except ProblemException as problem:
                     errors.extend(problem.errors)
         return cleaned
@@ -119,8 +122,9 @@ def refuse_query_string(request: Request, members: SearchMembers) -> None:
             "The search takes its filters, {limit}, {cursor} and {sort} from the body, not the query string."
         ).format(limit=members.limit, cursor=members.cursor, sort=members.sort)
     else:
-        detail = gettext("The search takes its filters, {limit} and {cursor} from the body, not the "
-                         "query string.").format(limit=members.limit, cursor=members.cursor)
+        detail = gettext(
+            "The search takes its filters, {limit} and {cursor} from the body, not the query string."
+        ).format(limit=members.limit, cursor=members.cursor)
     raise invalid_parameters([parameter_error(name, detail, "unknown") for name in misplaced])
 
 
@@ -155,8 +159,9 @@ def read_limit(body: dict[str, Any], name: str, errors: list[ErrorItem]) -> Any:
 def read_text(body: dict[str, Any], name: str, errors: list[ErrorItem]) -> Any:
     value = body.get(name)
     if value is not None and not isinstance(value, str):
-        errors.append({"pointer": f"/{name}", "detail": gettext("{name} must be a string.").format(name=name),
-                       "code": "invalid"})
+        errors.append(
+            {"pointer": f"/{name}", "detail": gettext("{name} must be a string.").format(name=name), "code": "invalid"}
+        )
     return value
 
 
@@ -170,17 +175,25 @@ def _paginate(paginator: Any, queryset: QuerySet[Any], request: Request, view: A
     """The page of ``queryset``; a paging member the paginator refuses is a 422 pointing at it."""
     try:
         return paginator.paginate_queryset(
-            queryset, request, view, limit=body.limit, cursor=body.cursor, sort=body.sort,
+            queryset,
+            request,
+            view,
+            limit=body.limit,
+            cursor=body.cursor,
+            sort=body.sort,
             filters={"any": [alternative.signature_data() for alternative in body.alternatives]},
         )
     except ProblemException as problem:
         if problem.problem_type.slug != "invalid-parameters":
             raise
         # The paginator names the query parameter; here it is the body member of that name.
-        raise body_problem([
-            {"pointer": f"/{item['parameter']}", "detail": item["detail"], "code": item["code"]}
-            for item in problem.errors if "parameter" in item
-        ]) from None
+        raise body_problem(
+            [
+                {"pointer": f"/{item['parameter']}", "detail": item["detail"], "code": item["code"]}
+                for item in problem.errors
+                if "parameter" in item
+            ]
+        ) from None
 
 
 def _json_kind(value: Any) -> str:

@@ -36,7 +36,8 @@ def html_error_page(request: HttpRequest, problem: ProblemException) -> HttpResp
         )
     except TemplateDoesNotExist:
         content = ERROR_PAGE_TEMPLATE % {
-            "title": escape(problem.problem_type.title), "details": escape(str(problem.detail)),
+            "title": escape(problem.problem_type.title),
+            "details": escape(str(problem.detail)),
         }
     response = HttpResponse(content, status=status)
     for name, value in problem.headers.items():

@@ -33,8 +33,7 @@ def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
         for handler, view in ERROR_HANDLERS.items():
             value = getattr(resolver.urlconf_module, handler, None)
             if value != f"{HANDLERS}.{view}" and getattr(value, "__module__", None) != HANDLERS:
-                errors.append(message("W004", handler=handler, view=view, value=value,
-                                      urlconf=_module_name(resolver)))
+                errors.append(message("W004", handler=handler, view=view, value=value, urlconf=_module_name(resolver)))
     csrf_failure_view = settings.CSRF_FAILURE_VIEW
     if csrf_failure_view != f"{HANDLERS}.csrf_failure":
         errors.append(message("W005", value=csrf_failure_view))

@@ -54,9 +54,7 @@ class ProblemException(APIException):
         headers: Mapping[str, str] | None = None,
         extensions: Mapping[str, Any] | None = None,
     ) -> None:
-        self.problem_type = (
-            problem_type if isinstance(problem_type, ProblemType) else problem_types[problem_type]
-        )
+        self.problem_type = problem_type if isinstance(problem_type, ProblemType) else problem_types[problem_type]
         self.status_code = status or self.problem_type.status
         if not 400 <= self.status_code <= 599:
             raise ValueError(f"A problem's status must be 400..599, not {self.status_code}.")

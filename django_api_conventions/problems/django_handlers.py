@@ -59,8 +59,11 @@ def _import_view(path: str) -> Any:
     try:
         return import_string(path)
     except ImportError:
-        logger.exception("API_CONVENTIONS['HTML_ERROR_HANDLERS'] names %s, which cannot be imported: "
-                         "Django's own error view answers instead.", path)
+        logger.exception(
+            "API_CONVENTIONS['HTML_ERROR_HANDLERS'] names %s, which cannot be imported: "
+            "Django's own error view answers instead.",
+            path,
+        )
         return None
 
 

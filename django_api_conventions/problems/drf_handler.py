@@ -111,4 +111,3 @@ def _problem_of_answer(
     own = {name.lower() for name in problem.headers}
     problem.headers.update({name: value for name, value in headers.items() if name.lower() not in own})
     return problem
-

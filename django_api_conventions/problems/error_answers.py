@@ -39,9 +39,7 @@ def error_answer_data(response: HttpResponseBase) -> Any:
         return None
 
 
-def problem_for_error_answer(
-    status: int, data: Any, headers: Mapping[str, str] | None = None
-) -> ProblemException:
+def problem_for_error_answer(status: int, data: Any, headers: Mapping[str, str] | None = None) -> ProblemException:
     """The problem of an error answer the project built itself: ``status`` (400 to 599) and
     ``data``, its body as DRF renders errors, before or after JSON (:func:`error_answer_data`).
 
@@ -63,9 +61,7 @@ def problem_for_error_answer(
     detail, errors, extensions = _read_error_body(data)
     if not detail:
         detail = gettext("The request breaks the rules of the resource.") if errors else str(problem_type.title)
-    return ProblemException(
-        problem_type, detail, status=status, errors=errors, headers=headers, extensions=extensions
-    )
+    return ProblemException(problem_type, detail, status=status, errors=errors, headers=headers, extensions=extensions)
 
 
 def _read_error_body(data: Any) -> tuple[str | None, list[ErrorItem], dict[str, Any]]:

@@ -50,7 +50,7 @@ def _block(block: str) -> str:
     for line in lines:
         bullet = _BULLET.match(line)
         if bullet:
-            items.append(line[bullet.end():].strip())
+            items.append(line[bullet.end() :].strip())
         else:  # a continuation line of the item above
             items[-1] += " " + line.strip()
     return "<ul>" + "".join(f"<li>{_inline(item)}</li>" for item in items) + "</ul>"

@@ -289,4 +289,3 @@ def _remember_exception(sender: Any, request: HttpRequest | None = None, **kwarg
     # lets process_response pick the precise problem (a 503 for a lost database, say).
     if request is not None:
         set_state(request, EXCEPTION, sys.exc_info()[1])
-

@@ -59,12 +59,16 @@ def problem_type_view(request: HttpRequest, slug: str) -> HttpResponse:
     if _prefers_json(request):
         return _json(_as_dict(request, problem_type))
     same_status = [t for t in problem_types if t.status == problem_type.status and t.slug != slug]
-    return _html(request, "problem_type.html", {
-        "type": _type_context(request, problem_type),
-        "standard_members": _standard_members(),
-        "example": _example(request, problem_type),
-        "same_status": [_type_context(request, t) for t in same_status],
-    })
+    return _html(
+        request,
+        "problem_type.html",
+        {
+            "type": _type_context(request, problem_type),
+            "standard_members": _standard_members(),
+            "example": _example(request, problem_type),
+            "same_status": [_type_context(request, t) for t in same_status],
+        },
+    )
 
 
 @_page_view
@@ -73,10 +77,14 @@ def problem_type_list_view(request: HttpRequest) -> HttpResponse:
     types = list(problem_types)
     if _prefers_json(request):
         return _json([_as_dict(request, t) for t in types])
-    return _html(request, "problem_type_list.html", {
-        "types": [_type_context(request, t) for t in types],
-        "standard_members": _standard_members(),
-    })
+    return _html(
+        request,
+        "problem_type_list.html",
+        {
+            "types": [_type_context(request, t) for t in types],
+            "standard_members": _standard_members(),
+        },
+    )
 
 
 @_page_view
@@ -185,15 +193,27 @@ def _field_context(field: ProblemField) -> dict[str, object]:
 def _standard_members() -> list[dict[str, object]]:
     """The members every problem carries (RFC 9457 and the package's ``trace_id``)."""
     texts = [
-        ("type", gettext("The URL of the page that documents the kind of error. Compare `type`, not `title`, in "
-                         "your code: it never changes with the language.")),
+        (
+            "type",
+            gettext(
+                "The URL of the page that documents the kind of error. Compare `type`, not `title`, in "
+                "your code: it never changes with the language."
+            ),
+        ),
         ("title", gettext("A short summary of the type, in the response's language (Content-Language).")),
         ("status", gettext("The HTTP status code of the response.")),
-        ("detail", gettext("What went wrong with this request, in the response's language: for people, not for "
-                           "parsing.")),
+        (
+            "detail",
+            gettext("What went wrong with this request, in the response's language: for people, not for parsing."),
+        ),
         ("instance", gettext("This occurrence: `urn:request:` followed by the trace id.")),
-        ("trace_id", gettext("The id of the request in the service's logs, also in the {header} response header. "
-                             "Quote it when you contact support.").format(header=api_settings.TRACE_ID_HEADER)),
+        (
+            "trace_id",
+            gettext(
+                "The id of the request in the service's logs, also in the {header} response header. "
+                "Quote it when you contact support."
+            ).format(header=api_settings.TRACE_ID_HEADER),
+        ),
     ]
     return [{"name": name, "description": markdown_to_html(text)} for name, text in texts]
 

@@ -27,7 +27,8 @@ def refuse_undeclared(query: Mapping[str, Sequence[str]], accepted: Iterable[str
     """
     accepted = list(accepted)
     unknown = (
-        gettext("Unknown parameter. Accepted: {names}.").format(names=", ".join(accepted)) if accepted
+        gettext("Unknown parameter. Accepted: {names}.").format(names=", ".join(accepted))
+        if accepted
         else gettext("Unknown parameter: this request takes no query parameters.")
     )
     errors: list[ErrorItem] = []

@@ -56,13 +56,9 @@ class ProblemType:
 
     def __post_init__(self) -> None:
         if not _SLUG.fullmatch(self.slug):
-            raise ImproperlyConfigured(
-                f"Problem type slug {self.slug!r} must be lower-case words joined by '-'."
-            )
+            raise ImproperlyConfigured(f"Problem type slug {self.slug!r} must be lower-case words joined by '-'.")
         if not 400 <= self.status <= 599:
-            raise ImproperlyConfigured(
-                f"Problem type {self.slug!r} has status {self.status}; it must be 400..599."
-            )
+            raise ImproperlyConfigured(f"Problem type {self.slug!r} has status {self.status}; it must be 400..599.")
 
 
 class ProblemTypeRegistry:
@@ -75,9 +71,7 @@ class ProblemTypeRegistry:
     def register(self, problem_type: ProblemType, *, default_for_status: bool = False) -> ProblemType:
         existing = self._types.get(problem_type.slug)
         if existing is not None and existing != problem_type:
-            raise ImproperlyConfigured(
-                f"Problem type {problem_type.slug!r} is already registered with other content."
-            )
+            raise ImproperlyConfigured(f"Problem type {problem_type.slug!r} is already registered with other content.")
         self._types[problem_type.slug] = problem_type
         if default_for_status:
             self._default_for_status[problem_type.status] = problem_type.slug
@@ -119,8 +113,11 @@ class ProblemTypeRegistry:
             slug,
             phrase,
             status,
-            format_lazy(_("The server answered HTTP {status} ({phrase}); no more specific type applies."),
-                        status=status, phrase=phrase),
+            format_lazy(
+                _("The server answered HTTP {status} ({phrase}); no more specific type applies."),
+                status=status,
+                phrase=phrase,
+            ),
             fix=_GENERIC_CLIENT_FIX if status < 500 else _GENERIC_SERVER_FIX,
         )
 
@@ -152,7 +149,13 @@ def register_problem_type(
     and ``headers`` document what the problem carries (see :class:`ProblemType`). Pass the
     texts through ``gettext_lazy`` to have them translated."""
     problem_type = ProblemType(
-        slug, title, status, description, fix=fix, members=tuple(members), headers=tuple(headers),
+        slug,
+        title,
+        status,
+        description,
+        fix=fix,
+        members=tuple(members),
+        headers=tuple(headers),
         example_detail=example_detail,
     )
     return problem_types.register(problem_type, default_for_status=default_for_status)

@@ -52,13 +52,14 @@ def _check_current_and_previous(table: VersionTable) -> list[checks.CheckMessage
     if len(current) != 1:
         return [message("E022", count=len(current))]
     index = table.versions.index(current[0])
-    errors = [message("E027", name=v.name, current=current[0].name) for v in table.versions[index + 1:]]
+    errors = [message("E027", name=v.name, current=current[0].name) for v in table.versions[index + 1 :]]
     previous = table.versions[index - 1] if index > 0 else None
     if previous is not None and previous.status == "retired":
         errors.append(message("E023", name=previous.name, current=current[0].name))
     elif previous is not None and previous.is_retired():
-        errors.append(message("W027", name=previous.name, current=current[0].name,
-                              sunset=f"{previous.sunset:%Y-%m-%d}"))
+        errors.append(
+            message("W027", name=previous.name, current=current[0].name, sunset=f"{previous.sunset:%Y-%m-%d}")
+        )
     return errors
 
 
@@ -111,15 +112,19 @@ def check_deprecation_dates(**kwargs: Any) -> list[checks.CheckMessage]:
     for deprecation in _deprecations_to_check(list(iter_routes())):
         if deprecation.deprecation is None or deprecation.sunset is None:
             continue
-        values = {"subject": deprecation.subject[:1].upper() + deprecation.subject[1:],
-                  "deprecation": f"{deprecation.deprecation:%Y-%m-%d}", "sunset": f"{deprecation.sunset:%Y-%m-%d}"}
+        values = {
+            "subject": deprecation.subject[:1].upper() + deprecation.subject[1:],
+            "deprecation": f"{deprecation.deprecation:%Y-%m-%d}",
+            "sunset": f"{deprecation.sunset:%Y-%m-%d}",
+        }
         days = deprecation.support_days() or 0
         if days < 0:
             errors.append(message("E021", **values, minimum=minimum))
         elif days < minimum:
             earliest = deprecation.deprecation + datetime.timedelta(days=minimum)
-            errors.append(message("E024", **values, days=math.floor(days), minimum=minimum,
-                                  earliest=f"{earliest:%Y-%m-%d}"))
+            errors.append(
+                message("E024", **values, days=math.floor(days), minimum=minimum, earliest=f"{earliest:%Y-%m-%d}")
+            )
     return errors
 
 

@@ -140,8 +140,9 @@ class RenamedFieldsMixin:
         if not isinstance(data, Mapping):
             return super().to_internal_value(data)  # type: ignore[misc]  # a mixin of Serializer
         # The names only the old one was sent under: their errors point at what the client sent.
-        sent_as = {field.new_name: old for old, field in self.renamed_fields() if old in data
-                   and field.new_name not in data}
+        sent_as = {
+            field.new_name: old for old, field in self.renamed_fields() if old in data and field.new_name not in data
+        }
         data = self._apply_renames(data)
         try:
             return super().to_internal_value(data)  # type: ignore[misc]  # a mixin of Serializer
@@ -159,8 +160,13 @@ class RenamedFieldsMixin:
                 # After the sunset the old name is an error, never silently ignored: a PATCH of
                 # only the old name would otherwise answer 2xx and change nothing.
                 raise serializers.ValidationError(
-                    {old: [gettext("{old} was removed on {date}: use {new}.").format(
-                        old=repr(old), date=f"{field.sunset:%Y-%m-%d}", new=repr(field.new_name))]},
+                    {
+                        old: [
+                            gettext("{old} was removed on {date}: use {new}.").format(
+                                old=repr(old), date=f"{field.sunset:%Y-%m-%d}", new=repr(field.new_name)
+                            )
+                        ]
+                    },
                     code="renamed_field_removed",
                 )
         # A QueryDict (form or multipart body) keeps its lists: copy it as one.
@@ -168,8 +174,9 @@ class RenamedFieldsMixin:
         request = self.context.get("request")  # type: ignore[attr-defined]  # a mixin of Serializer
         for old, field in renames:
             value = data.getlist(old) if hasattr(data, "getlist") else data[old]
-            new_value = (data.getlist(field.new_name) or empty) if hasattr(data, "getlist") else data.get(
-                field.new_name, empty)
+            new_value = (
+                (data.getlist(field.new_name) or empty) if hasattr(data, "getlist") else data.get(field.new_name, empty)
+            )
             if new_value is not empty and not _same_value(new_value, value):
                 detail = gettext("{old} is the old name of {new}: send one of them, or both with one value.").format(
                     old=repr(old), new=repr(field.new_name)

@@ -37,7 +37,7 @@ def _quoted(text: str) -> str:
 
 def link_value(url: str, rel: str, *, title: str | None = None) -> str:
     """One link-value: ``<url>; rel="deprecation"; type="text/html"`` (and a ``title``)."""
-    value = f"<{url}>; rel={_quoted(rel)}; type=\"text/html\""
+    value = f'<{url}>; rel={_quoted(rel)}; type="text/html"'
     if title:
         value += f"; title={_quoted(title)}"
     return value

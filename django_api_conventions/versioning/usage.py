@@ -15,6 +15,7 @@ from .lifecycle import Deprecation
 
 logger = logging.getLogger("django_api_conventions.deprecation")
 
+
 def note_deprecation(request: Any, deprecation: Deprecation) -> bool:
     """Remember that ``request`` uses ``deprecation``: its response will announce it.
 

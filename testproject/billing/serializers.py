@@ -60,9 +60,7 @@ class InvoiceSerializer(RenamedFieldsMixin, serializers.ModelSerializer):
     amount_due = StrictIntegerField(min_value=0, max_value=MAX_AMOUNT)
     currency = CurrencyField()
     # The old name of amount_due, returned and accepted until its sunset.
-    total = RenamedField(
-        "amount_due", deprecation="2026-11-01", sunset="2027-06-01", migration_guide=AMOUNT_DUE_GUIDE
-    )
+    total = RenamedField("amount_due", deprecation="2026-11-01", sunset="2027-06-01", migration_guide=AMOUNT_DUE_GUIDE)
 
     class Meta:
         model = Invoice

@@ -62,36 +62,61 @@ def main() -> None:
     client = Client(base_url=os.environ["SERVICE_URL"], headers={"X-Client-ID": f"python-{uuid.uuid4().hex[:8]}"})
 
     # A user and three invoices.
-    user = expect(users_create.sync_detailed(
-        client=client, body=UserRequest(email=f"{uuid.uuid4().hex}@example.com", name="Ada"),
-        idempotency_key=str(uuid.uuid4())), 201, User)
-    created = [expect(invoices_create.sync_detailed(
-        client=client, body=InvoiceRequest(user_id=user.id, amount_due=100, currency="eur"),
-        idempotency_key=str(uuid.uuid4())), 201, Invoice) for _ in range(3)]
+    user = expect(
+        users_create.sync_detailed(
+            client=client,
+            body=UserRequest(email=f"{uuid.uuid4().hex}@example.com", name="Ada"),
+            idempotency_key=str(uuid.uuid4()),
+        ),
+        201,
+        User,
+    )
+    created = [
+        expect(
+            invoices_create.sync_detailed(
+                client=client,
+                body=InvoiceRequest(user_id=user.id, amount_due=100, currency="eur"),
+                idempotency_key=str(uuid.uuid4()),
+            ),
+            201,
+            Invoice,
+        )
+        for _ in range(3)
+    ]
     status: str = created[0].status  # a known value or any other string, typed as such
     assert status == "open"
 
     # Pay with a key, replay it, reuse it for another payment.
     key = str(uuid.uuid4())
     first = invoices_payments_create.sync_detailed(
-        created[0].id, client=client, body=PaymentRequest(amount=40, currency="eur"), idempotency_key=key)
+        created[0].id, client=client, body=PaymentRequest(amount=40, currency="eur"), idempotency_key=key
+    )
     payment = expect(first, 201, Payment)
     assert first.headers["Idempotent-Replayed"] == "false"
     again = invoices_payments_create.sync_detailed(
-        created[0].id, client=client, body=PaymentRequest(amount=40, currency="eur"), idempotency_key=key)
+        created[0].id, client=client, body=PaymentRequest(amount=40, currency="eur"), idempotency_key=key
+    )
     assert expect(again, 201, Payment).payment_id == payment.payment_id
     assert again.headers["Idempotent-Replayed"] == "true"
-    expect_problem(invoices_payments_create.sync_detailed(
-        created[0].id, client=client, body=PaymentRequest(amount=41, currency="eur"), idempotency_key=key),
-        422, "idempotency-key-reused")
+    expect_problem(
+        invoices_payments_create.sync_detailed(
+            created[0].id, client=client, body=PaymentRequest(amount=41, currency="eur"), idempotency_key=key
+        ),
+        422,
+        "idempotency-key-reused",
+    )
 
     # Walk the user's invoices forward, one per page: newest first.
     pages: list[PaginatedInvoiceList] = []
     cursor: str | None = None
     while True:
-        page = expect(invoices_list.sync_detailed(
-            client=client, user_id=user.id, limit=1, cursor=cursor if cursor is not None else UNSET),
-            200, PaginatedInvoiceList)
+        page = expect(
+            invoices_list.sync_detailed(
+                client=client, user_id=user.id, limit=1, cursor=cursor if cursor is not None else UNSET
+            ),
+            200,
+            PaginatedInvoiceList,
+        )
         pages.append(page)
         cursor = page.pagination.next_cursor
         assert page.pagination.has_next is (cursor is not None)
@@ -104,8 +129,11 @@ def main() -> None:
     backward: list[str] = []
     previous = pages[-1].pagination.previous_cursor
     while previous is not None:
-        page = expect(invoices_list.sync_detailed(client=client, user_id=user.id, limit=1, cursor=previous),
-                      200, PaginatedInvoiceList)
+        page = expect(
+            invoices_list.sync_detailed(client=client, user_id=user.id, limit=1, cursor=previous),
+            200,
+            PaginatedInvoiceList,
+        )
         backward = [invoice.id for invoice in page.data] + backward
         previous = page.pagination.previous_cursor
         assert page.pagination.has_previous is (previous is not None)
@@ -120,8 +148,11 @@ def main() -> None:
     busy_key, answers = str(uuid.uuid4()), list[Response[Payment | Problem]]()
 
     def pay() -> None:
-        answers.append(invoices_payments_create.sync_detailed(
-            created[1].id, client=client, body=PaymentRequest(amount=10, currency="eur"), idempotency_key=busy_key))
+        answers.append(
+            invoices_payments_create.sync_detailed(
+                created[1].id, client=client, body=PaymentRequest(amount=10, currency="eur"), idempotency_key=busy_key
+            )
+        )
 
     runner = threading.Thread(target=pay)
     runner.start()

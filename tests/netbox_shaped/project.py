@@ -61,8 +61,7 @@ class OptionalLimitOffsetPagination(LimitOffsetPagination):
 class InvoiceFilterSet(django_filters.FilterSet):  # type: ignore[misc]
     q = django_filters.CharFilter(method="search")
     # NetBox's tenant_id: a key, or ``null`` for the rows without one.
-    tenant_id = django_filters.ModelChoiceFilter(
-        queryset=Customer.objects.all(), field_name="user", null_label="None")
+    tenant_id = django_filters.ModelChoiceFilter(queryset=Customer.objects.all(), field_name="user", null_label="None")
     status = django_filters.MultipleChoiceFilter(choices=Invoice.Status.choices)
     # A filter on a field Invoice lacks: django-filter builds it, drf-spectacular guesses its type.
     cable_end = django_filters.CharFilter(field_name="cable_end")
@@ -80,7 +79,8 @@ class ObjectChangeFilterSet(django_filters.FilterSet):  # type: ignore[misc]
 
     user_id = django_filters.ModelMultipleChoiceFilter(field_name="user", queryset=User.objects.all())
     changed_object_type_id = django_filters.ModelChoiceFilter(
-        field_name="content_type", queryset=ContentType.objects.all(), null_label="None")
+        field_name="content_type", queryset=ContentType.objects.all(), null_label="None"
+    )
 
     class Meta:
         model = LogEntry
@@ -209,8 +209,9 @@ def build_router(*bases: type) -> routers.DefaultRouter:
                 return super().destroy(request, *args, **kwargs)
             except ProtectedError as exc:
                 dependents = sorted(str(obj) for obj in exc.protected_objects)
-                detail = (f"Unable to delete object. {len(dependents)} dependent objects were found: "
-                          f"{', '.join(dependents)}")
+                detail = (
+                    f"Unable to delete object. {len(dependents)} dependent objects were found: {', '.join(dependents)}"
+                )
                 return Response({"detail": detail}, status=409)
 
     class InvoiceViewSet(NetBoxModelViewSet):

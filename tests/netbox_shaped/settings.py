@@ -45,10 +45,11 @@ def before() -> dict[str, Any]:
         "MIDDLEWARE": _DJANGO_MIDDLEWARE,
         "REST_FRAMEWORK": {
             **_PROJECT_REST_FRAMEWORK,
-            "DEFAULT_PARSER_CLASSES": [
-                "rest_framework.parsers.JSONParser", "rest_framework.parsers.MultiPartParser"],
+            "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser", "rest_framework.parsers.MultiPartParser"],
             "DEFAULT_FILTER_BACKENDS": [
-                "django_filters.rest_framework.DjangoFilterBackend", "rest_framework.filters.OrderingFilter"],
+                "django_filters.rest_framework.DjangoFilterBackend",
+                "rest_framework.filters.OrderingFilter",
+            ],
             "DEFAULT_SCHEMA_CLASS": f"{PROJECT}.NetBoxAutoSchema",
         },
     }
@@ -70,10 +71,14 @@ def after() -> dict[str, Any]:
             **_PROJECT_REST_FRAMEWORK,
             "EXCEPTION_HANDLER": "django_api_conventions.problems.drf_handler.problem_exception_handler",
             "DEFAULT_PARSER_CLASSES": [
-                "django_api_conventions.parsers.StrictJSONParser", "rest_framework.parsers.MultiPartParser"],
+                "django_api_conventions.parsers.StrictJSONParser",
+                "rest_framework.parsers.MultiPartParser",
+            ],
             "DEFAULT_CONTENT_NEGOTIATION_CLASS": "django_api_conventions.negotiation.FallbackContentNegotiation",
             "DEFAULT_FILTER_BACKENDS": [
-                "django_api_conventions.pagination.StrictFilterBackend", "rest_framework.filters.OrderingFilter"],
+                "django_api_conventions.pagination.StrictFilterBackend",
+                "rest_framework.filters.OrderingFilter",
+            ],
             "DEFAULT_SCHEMA_CLASS": "tests.netbox_shaped.urls_after.APISchema",
         },
         "API_CONVENTIONS": {

@@ -49,8 +49,9 @@ class IdempotencyStoreCheck(HealthCheck):  # type: ignore[misc]  # django-health
             if any(thread.is_alive() for thread in _running):
                 raise ServiceUnavailable("An earlier probe of the idempotency store has not been answered yet.")
             _running.clear()
-            thread = threading.Thread(target=_probe, args=(store, outcome), daemon=True,
-                                      name="api-conventions-idempotency-store-probe")
+            thread = threading.Thread(
+                target=_probe, args=(store, outcome), daemon=True, name="api-conventions-idempotency-store-probe"
+            )
             _running.append(thread)
             thread.start()
         thread.join(seconds)

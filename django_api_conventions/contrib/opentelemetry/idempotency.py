@@ -46,7 +46,9 @@ OUTCOMES: dict[Signal, str] = {
 # Through the API's global meter provider: a proxy until the SDK's provider is set, then the
 # SDK's counter, so the order of start-up does not matter.
 _outcomes = metrics.get_meter(SCOPE).create_counter(
-    COUNTER, unit="{outcome}", description="Outcomes of keyed requests (Idempotency-Key), by outcome.",
+    COUNTER,
+    unit="{outcome}",
+    description="Outcomes of keyed requests (Idempotency-Key), by outcome.",
 )
 
 
@@ -61,8 +63,9 @@ def record_outcome(outcome: str, key_hash: str, **attributes: Any) -> None:
 
 
 def _receiver(outcome: str) -> Any:
-    def receive(sender: type, key_hash: str, fail_open: bool | None = None, error: BaseException | None = None,
-                **kwargs: Any) -> None:
+    def receive(
+        sender: type, key_hash: str, fail_open: bool | None = None, error: BaseException | None = None, **kwargs: Any
+    ) -> None:
         attributes: dict[str, Any] = {}
         if fail_open is not None:
             attributes[FAIL_OPEN] = fail_open

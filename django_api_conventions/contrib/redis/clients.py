@@ -123,7 +123,10 @@ def client_for_key(client: Any, key: str) -> Any:
 def build_client(target: RedisURL) -> Any:
     """A new redis-py client for ``target``."""
     common: dict[str, Any] = {
-        "username": target.username, "password": target.password, "ssl": target.tls, **target.options,
+        "username": target.username,
+        "password": target.password,
+        "ssl": target.tls,
+        **target.options,
     }
     if target.kind == "cluster":
         # Its own retries follow the cluster's moving slots and failovers: kept.
@@ -137,7 +140,10 @@ def build_client(target: RedisURL) -> Any:
         return redis.Redis(host=host, port=port, db=target.db, **common, **once)
     # The sentinels get the transport options, not the servers' credentials.
     sentinels = Sentinel(
-        list(target.hosts), sentinel_kwargs={"ssl": target.tls, **target.options, **once},
-        db=target.db, **common, **once,
+        list(target.hosts),
+        sentinel_kwargs={"ssl": target.tls, **target.options, **once},
+        db=target.db,
+        **common,
+        **once,
     )
     return sentinels.master_for(target.service_name)

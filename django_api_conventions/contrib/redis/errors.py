@@ -28,16 +28,21 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 _unavailable: list[type[BaseException]] = [
     # ConnectionError covers Sentinel's MasterNotFoundError and a refused password too.
-    RedisConnectionError, RedisTimeoutError,
+    RedisConnectionError,
+    RedisTimeoutError,
     # Transient states of a server: full under maxmemory noeviction, a replica after a
     # failover, a restarted server loading its data.
-    OutOfMemoryError, ReadOnlyError, BusyLoadingError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    BusyLoadingError,
     # An ACL user without the store's commands or keys: configuration, like a refused password.
     NoPermissionError,
     # A Cluster: no reachable seed node (raised when the client is built), the cluster down
     # or a slot moving. The store only sends one-key commands, so no other cluster error is
     # expected of it.
-    RedisClusterException, ClusterError, TryAgainError,
+    RedisClusterException,
+    ClusterError,
+    TryAgainError,
     # MOVED/ASK reach the store only from a pipeline sent to one node of a Cluster (the
     # replica wait): the slot moved, a retry finds it.
     AskError,
@@ -60,8 +65,11 @@ class CommandsRefused(Exception):
 #: args calling Redis command from script", "Unknown Redis command called from script").
 _REFUSED_PREFIXES = (
     "unknown command",  # the command itself is unknown here: a Sentinel, a proxy, a renamed command
-    "MISCONF", "NOREPLICAS", "BUSY ",
-    "DB index is out of range", "SELECT is not allowed in cluster mode",  # the URL's db on connecting
+    "MISCONF",
+    "NOREPLICAS",
+    "BUSY ",
+    "DB index is out of range",
+    "SELECT is not allowed in cluster mode",  # the URL's db on connecting
 )
 
 try:
@@ -76,11 +84,18 @@ try:
 except ImportError:  # valkey-py comes with django-valkey only
     pass
 else:  # pragma: no cover - exercised where django-valkey is installed
-    _unavailable.extend([
-        valkey_errors.ConnectionError, valkey_errors.TimeoutError, valkey_errors.OutOfMemoryError,
-        valkey_errors.ReadOnlyError, valkey_errors.BusyLoadingError, valkey_errors.ValkeyClusterException,
-        valkey_errors.ClusterError, valkey_errors.TryAgainError,
-    ])
+    _unavailable.extend(
+        [
+            valkey_errors.ConnectionError,
+            valkey_errors.TimeoutError,
+            valkey_errors.OutOfMemoryError,
+            valkey_errors.ReadOnlyError,
+            valkey_errors.BusyLoadingError,
+            valkey_errors.ValkeyClusterException,
+            valkey_errors.ClusterError,
+            valkey_errors.TryAgainError,
+        ]
+    )
     _no_script.append(valkey_errors.NoScriptError)
     _response_errors.append(valkey_errors.ResponseError)
     _unavailable.append(valkey_errors.NoPermissionError)
@@ -110,7 +125,11 @@ def refusals_as_unavailable(logger: logging.Logger) -> Iterator[None]:
         if not reply.startswith(_REFUSED_PREFIXES):
             logger.error("Redis rejected a command of the idempotency store, not an outage: %s", reply)
             raise
-        hint = ("; a Sentinel's or a proxy's port? Name a Sentinel set-up as "
-                "redis+sentinel://host:port[,host:port...]/service_name" if reply.startswith("unknown command") else "")
+        hint = (
+            "; a Sentinel's or a proxy's port? Name a Sentinel set-up as "
+            "redis+sentinel://host:port[,host:port...]/service_name"
+            if reply.startswith("unknown command")
+            else ""
+        )
         logger.error("The idempotency store's Redis cannot run its commands (%s)%s", reply, hint)
         raise CommandsRefused(reply) from exc

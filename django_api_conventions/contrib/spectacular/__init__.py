@@ -11,5 +11,11 @@ from .components import ERROR_ITEM_SCHEMA, PROBLEM_SCHEMA
 from .extensions import RenamedFieldExtension
 from .schema import DEPRECATION_HEADERS, ProblemAutoSchema, ProblemSchemaMixin
 
-__all__ = ["DEPRECATION_HEADERS", "ERROR_ITEM_SCHEMA", "PROBLEM_SCHEMA", "ProblemAutoSchema", "ProblemSchemaMixin",
-           "RenamedFieldExtension"]
+__all__ = [
+    "DEPRECATION_HEADERS",
+    "ERROR_ITEM_SCHEMA",
+    "PROBLEM_SCHEMA",
+    "ProblemAutoSchema",
+    "ProblemSchemaMixin",
+    "RenamedFieldExtension",
+]

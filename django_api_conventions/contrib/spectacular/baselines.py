@@ -44,14 +44,16 @@ def build_schema(version: str | None, urlconf: str | None = None) -> dict[str, A
         from drf_spectacular.settings import spectacular_settings
     except ImportError as error:
         raise SchemaUnavailable(
-            "drf-spectacular is not installed: pip install 'django-api-conventions[openapi]'") from error
+            "drf-spectacular is not installed: pip install 'django-api-conventions[openapi]'"
+        ) from error
     from rest_framework.settings import api_settings as drf_settings
 
     schema_class: object = drf_settings.DEFAULT_SCHEMA_CLASS  # a class, whatever the stubs say
     if not (isinstance(schema_class, type) and issubclass(schema_class, AutoSchema)):
         raise SchemaUnavailable(
             f"REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {schema_class!r}, not a drf-spectacular AutoSchema: set it to "
-            "'django_api_conventions.contrib.spectacular.ProblemAutoSchema'")
+            "'django_api_conventions.contrib.spectacular.ProblemAutoSchema'"
+        )
     from .hooks import finish_schema
 
     generator = spectacular_settings.DEFAULT_GENERATOR_CLASS(urlconf=urlconf, api_version=version)

@@ -36,8 +36,11 @@ def composes_problem_schema(schema_class: Any) -> bool:
 
     from .schema import ProblemSchemaMixin
 
-    if not (isinstance(schema_class, type) and issubclass(schema_class, ProblemSchemaMixin)
-            and issubclass(schema_class, AutoSchema)):
+    if not (
+        isinstance(schema_class, type)
+        and issubclass(schema_class, ProblemSchemaMixin)
+        and issubclass(schema_class, AutoSchema)
+    ):
         return False
     order = schema_class.__mro__
     return order.index(ProblemSchemaMixin) < order.index(AutoSchema)

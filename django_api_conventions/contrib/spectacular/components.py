@@ -17,8 +17,11 @@ ERROR_ITEM_SCHEMA: dict[str, Any] = {
     "description": "One field, parameter or header at fault; exactly one of pointer, parameter, header.",
     "required": ["detail", "code"],
     "properties": {
-        "pointer": {"type": "string", "pattern": JSON_POINTER_PATTERN,
-                    "description": "JSON Pointer (RFC 6901) into the request body, such as `/items/0/amount`."},
+        "pointer": {
+            "type": "string",
+            "pattern": JSON_POINTER_PATTERN,
+            "description": "JSON Pointer (RFC 6901) into the request body, such as `/items/0/amount`.",
+        },
         "parameter": {"type": "string", "description": "Name of the query parameter."},
         "header": {"type": "string", "description": "Name of the request header."},
         "detail": {"type": "string", "description": "What is wrong, for a person."},
@@ -31,8 +34,11 @@ PROBLEM_SCHEMA: dict[str, Any] = {
     "description": "RFC 9457 problem details. Extension members may be added by each problem type.",
     "required": ["type", "title", "status", "detail", "instance", "trace_id"],
     "properties": {
-        "type": {"type": "string", "format": "uri",
-                 "description": "The problem type: a URL that answers with its documentation."},
+        "type": {
+            "type": "string",
+            "format": "uri",
+            "description": "The problem type: a URL that answers with its documentation.",
+        },
         "title": {"type": "string", "description": "The problem type's short summary; the same for every occurrence."},
         "status": {"type": "integer", "minimum": 400, "maximum": 599, "description": "The HTTP status code."},
         "detail": {"type": "string", "description": "This occurrence, for a person."},
@@ -52,18 +58,20 @@ RETRY_AFTER_HEADER: dict[str, Any] = {
 
 
 def trace_id_response_header() -> dict[str, Any]:
-    return {api_settings.TRACE_ID_HEADER: {
-        "description": "The trace id of this request (also `trace_id` in problems); quote it in support requests.",
-        "required": True,
-        "schema": {"type": "string"},
-    }}
+    return {
+        api_settings.TRACE_ID_HEADER: {
+            "description": "The trace id of this request (also `trace_id` in problems); quote it in support requests.",
+            "required": True,
+            "schema": {"type": "string"},
+        }
+    }
 
 
 def replay_headers() -> dict[str, Any]:
     return {
         header_names.IDEMPOTENT_REPLAYED: {
             "description": f"With an {header_names.IDEMPOTENCY_KEY}: `true` when this is the stored response "
-                           "of an earlier request with the same key, `false` on its first execution.",
+            "of an earlier request with the same key, `false` on its first execution.",
             "schema": extensible({"type": "string", "enum": ["true", "false"]}),
         },
         header_names.CACHE_LOOKUP: {
@@ -72,9 +80,9 @@ def replay_headers() -> dict[str, Any]:
         },
         header_names.IDEMPOTENCY_RETENTION: {
             "description": f"With an {header_names.IDEMPOTENCY_KEY}, on an answer stored under it: how many "
-                           "more seconds the key is kept (its full retention on the first execution, the time "
-                           "left on a replay). Until then a retry replays this answer; after it, the key is "
-                           "forgotten and a retry would run the operation again.",
+            "more seconds the key is kept (its full retention on the first execution, the time "
+            "left on a replay). Until then a retry replays this answer; after it, the key is "
+            "forgotten and a retry would run the operation again.",
             "schema": {"type": "integer", "minimum": 0},
         },
     }
@@ -84,7 +92,7 @@ def replay_headers() -> dict[str, Any]:
 # joins repeated headers, not opening with a quote), or an RFC 8941 sf-string whose content,
 # unescaped, is 1 to MAX_KEY_LENGTH printable ASCII characters (\" and \\ the only escapes).
 IDEMPOTENCY_KEY_PATTERN = (
-    rf'^(?:[\x21\x23-\x2b\x2d-\x7e][\x21-\x2b\x2d-\x7e]{{0,{MAX_KEY_LENGTH - 1}}}'
+    rf"^(?:[\x21\x23-\x2b\x2d-\x7e][\x21-\x2b\x2d-\x7e]{{0,{MAX_KEY_LENGTH - 1}}}"
     rf'|"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\]){{1,{MAX_KEY_LENGTH}}}")$'
 )
 #: The longest header value: the quoted form of MAX_KEY_LENGTH escaped characters.
@@ -106,8 +114,12 @@ def idempotency_key_parameter(*, required: bool) -> dict[str, Any]:
             f"`{header_names.IDEMPOTENCY_RETENTION}`); retry within that time."
             + (" Required here." if required else "")
         ),
-        "schema": {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX_LENGTH,
-                   "pattern": IDEMPOTENCY_KEY_PATTERN},
+        "schema": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": IDEMPOTENCY_KEY_MAX_LENGTH,
+            "pattern": IDEMPOTENCY_KEY_PATTERN,
+        },
     }
 
 
@@ -122,14 +134,22 @@ def _duration(seconds: int) -> str:
 
 def client_parameters() -> list[dict[str, Any]]:
     return [
-        {"name": api_settings.TRACE_ID_HEADER, "in": "header", "required": False,
-         "description": "Your id for this request, echoed in the response and in problems: 1 to 128 "
-                        "letters, digits, `.`, `_`, `:` or `-`, opening with a letter or digit (another value is "
-                        "replaced by a new id). A W3C `traceparent` is honoured too.",
-         "schema": {"type": "string"}},
-        {"name": header_names.CLIENT_ID, "in": "header", "required": False,
-         "description": "Who is calling, when not authenticated: the scope of idempotency keys, throttling "
-                        "and usage reports. A label, not a credential: 1 to 128 letters, digits, `.`, `_`, `:`, "
-                        "`@` or `-`, opening with a letter or digit; another value counts as anonymous.",
-         "schema": {"type": "string"}},
+        {
+            "name": api_settings.TRACE_ID_HEADER,
+            "in": "header",
+            "required": False,
+            "description": "Your id for this request, echoed in the response and in problems: 1 to 128 "
+            "letters, digits, `.`, `_`, `:` or `-`, opening with a letter or digit (another value is "
+            "replaced by a new id). A W3C `traceparent` is honoured too.",
+            "schema": {"type": "string"},
+        },
+        {
+            "name": header_names.CLIENT_ID,
+            "in": "header",
+            "required": False,
+            "description": "Who is calling, when not authenticated: the scope of idempotency keys, throttling "
+            "and usage reports. A label, not a credential: 1 to 128 letters, digits, `.`, `_`, `:`, "
+            "`@` or `-`, opening with a letter or digit; another value counts as anonymous.",
+            "schema": {"type": "string"},
+        },
     ]

@@ -83,8 +83,9 @@ def name_extensible_enums(schema: dict[str, Any], enum_suffix: str = "Enum", reg
             if registry is not None:
                 from drf_spectacular.plumbing import ResolvedComponent
 
-                registry.register_on_missing(ResolvedComponent(
-                    name=name, type=ResolvedComponent.SCHEMA, object=name, schema=components[name]))
+                registry.register_on_missing(
+                    ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=components[name])
+                )
             by_values[key] = name
         target = {"$ref": f"{_COMPONENTS}{name}"}
         closed.clear()

@@ -39,8 +39,11 @@ class OpenEnumFieldExtension(OpenApiSerializerFieldExtension):
         if direction == "request":
             return {"type": "string", "enum": writable}
         known = list(dict.fromkeys([*writable, *_model_choices(field)]))
-        return {"type": "string", "enum": known,
-                "description": f"Known values: {', '.join(known)}. Accept any other value: new ones may be added."}
+        return {
+            "type": "string",
+            "enum": known,
+            "description": f"Known values: {', '.join(known)}. Accept any other value: new ones may be added.",
+        }
 
 
 def _model_choices(field: Any) -> list[str]:

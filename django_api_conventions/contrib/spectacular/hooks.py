@@ -40,8 +40,11 @@ SEMVER_INFO_VERSION = True
 
 def postprocess_schema(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """drf-spectacular postprocessing hook: everything :func:`finish_schema` does."""
-    return finish_schema(result, generator.api_version or getattr(request, "version", None),
-                         registry=getattr(generator, "registry", None))
+    return finish_schema(
+        result,
+        generator.api_version or getattr(request, "version", None),
+        registry=getattr(generator, "registry", None),
+    )
 
 
 def finish_schema(schema: dict[str, Any], api_version: str | None, registry: Any = None) -> dict[str, Any]:

@@ -21,8 +21,13 @@ from drf_spectacular.settings import spectacular_settings
 #: The actions DRF's routers map to methods; any other action of a viewset is an extra action.
 STANDARD_ACTIONS = frozenset({"list", "create", "retrieve", "update", "partial_update", "destroy"})
 _METHOD_ACTIONS = {"post": "create", "put": "update", "patch": "partial_update", "delete": "destroy"}
-_VERBS = {"create": "Create", "retrieve": "Retrieve", "update": "Replace", "partial_update": "Update",
-          "destroy": "Delete"}
+_VERBS = {
+    "create": "Create",
+    "retrieve": "Retrieve",
+    "update": "Replace",
+    "partial_update": "Update",
+    "destroy": "Delete",
+}
 _PACKAGE = __name__.split(".")[0]
 
 

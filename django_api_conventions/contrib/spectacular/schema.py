@@ -79,7 +79,7 @@ DEPRECATION_HEADERS: dict[str, Any] = {
 }
 
 WWW_AUTHENTICATE_HEADER: dict[str, Any] = {
-    "description": "RFC 9110: how to authenticate, such as `Basic realm=\"api\"`.",
+    "description": 'RFC 9110: how to authenticate, such as `Basic realm="api"`.',
     "schema": {"type": "string"},
 }
 
@@ -168,8 +168,12 @@ class ProblemSchemaMixin(_SchemaBase):
 
     def _map_serializer_field(self, field: Any, direction: Any, bypass_extensions: bool = False) -> Any:
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
-        if (direction == "response" and isinstance(schema, dict) and spectacular_settings.COMPONENT_SPLIT_REQUEST
-                and self.extensible_response_enums):
+        if (
+            direction == "response"
+            and isinstance(schema, dict)
+            and spectacular_settings.COMPONENT_SPLIT_REQUEST
+            and self.extensible_response_enums
+        ):
             return extensible(schema)
         return schema
 
@@ -182,8 +186,7 @@ class ProblemSchemaMixin(_SchemaBase):
                 schema["description"] = description
             else:
                 schema.pop("description", None)
-        if (direction == "request" and spectacular_settings.COMPONENT_SPLIT_REQUEST
-                and not self.request_defaults):
+        if direction == "request" and spectacular_settings.COMPONENT_SPLIT_REQUEST and not self.request_defaults:
             # openapi-typescript reads `default` as "always present", in a component a request
             # body refers to as well: the generated type would make clients send the field the
             # server fills in. Said in words instead.
@@ -194,8 +197,12 @@ class ProblemSchemaMixin(_SchemaBase):
                     # (DRF's encoder) would write it.
                     said = f"Default: `{json.dumps(prop.pop('default'), cls=JSONEncoder)}`."
                     prop["description"] = f"{prop['description']}\n\n{said}" if prop.get("description") else said
-        if (direction == "response" and spectacular_settings.COMPONENT_SPLIT_REQUEST
-                and self.response_fields_required and not is_patched_serializer(instance, direction)):
+        if (
+            direction == "response"
+            and spectacular_settings.COMPONENT_SPLIT_REQUEST
+            and self.response_fields_required
+            and not is_patched_serializer(instance, direction)
+        ):
             # DRF's to_representation writes every readable field of an object; a deprecated one
             # (a renamed field's old name) goes away at its sunset, so clients must not need it.
             properties = schema.get("properties", {})
@@ -250,10 +257,14 @@ class ProblemSchemaMixin(_SchemaBase):
         properties = filters.body_properties() if filters is not None else {}
         paginator = self._get_paginator()
         cursor_name, limit_name, *sort_name = paginator.get_query_parameter_names()
-        limit = next(parameter["schema"] for parameter in paginator.get_schema_operation_parameters(view)
-                     if parameter["name"] == limit_name)
-        sort = {sort_name[0]: {**paginator.sort_schema(), "description": "The order of the results."}} \
-            if sort_name else {}
+        limit = next(
+            parameter["schema"]
+            for parameter in paginator.get_schema_operation_parameters(view)
+            if parameter["name"] == limit_name
+        )
+        sort = (
+            {sort_name[0]: {**paginator.sort_schema(), "description": "The order of the results."}} if sort_name else {}
+        )
         return {
             "type": "object",
             "description": "Rows that match ANY of the filter objects; inside one object, the filters are ANDed.",
@@ -261,15 +272,22 @@ class ProblemSchemaMixin(_SchemaBase):
             "additionalProperties": False,
             "properties": {
                 "any": {
-                    "type": "array", "minItems": 1, "maxItems": view.search_max_alternatives,
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": view.search_max_alternatives,
                     "items": {
-                        "type": "object", "minProperties": 1, "additionalProperties": False,
+                        "type": "object",
+                        "minProperties": 1,
+                        "additionalProperties": False,
                         "properties": properties,
                     },
                 },
                 limit_name: limit,
-                cursor_name: {"type": "string", "minLength": 1,
-                              "description": "The next_cursor or previous_cursor of the page you are on."},
+                cursor_name: {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The next_cursor or previous_cursor of the page you are on.",
+                },
                 **sort,
             },
         }
@@ -281,7 +299,8 @@ class ProblemSchemaMixin(_SchemaBase):
 
     def _deprecations(self) -> list[Any]:
         found: list[Any] = [
-            entry for entry in endpoint_deprecations(self.view) + endpoint_deprecations(type(self.view))
+            entry
+            for entry in endpoint_deprecations(self.view) + endpoint_deprecations(type(self.view))
             if entry.applies_to(self.method)
         ]
         version = get_version_table().get(str(getattr(self.view.request, "version", None) or ""))
@@ -321,8 +340,14 @@ class ProblemSchemaMixin(_SchemaBase):
         if "{" in self.path:
             add("not-found")
         if self.method in BODY_METHODS:
-            add("malformed-request", "unreadable-request", "length-required", "request-too-large",
-                "unsupported-media-type", "validation-error")
+            add(
+                "malformed-request",
+                "unreadable-request",
+                "length-required",
+                "request-too-large",
+                "unsupported-media-type",
+                "validation-error",
+            )
         if self.method in UNSAFE_METHODS:
             add("conflict")
         if self._is_list_view() and isinstance(self._get_paginator(), KeysetPagination):
@@ -331,8 +356,14 @@ class ProblemSchemaMixin(_SchemaBase):
             add("invalid-parameters")
         options = self._idempotency_options()
         if options is not None:
-            add("idempotency-key-invalid", "idempotency-key-reused", "idempotency-key-in-use",
-                "idempotency-lease-expired", "idempotency-store-unavailable", "idempotency-response-too-large")
+            add(
+                "idempotency-key-invalid",
+                "idempotency-key-reused",
+                "idempotency-key-in-use",
+                "idempotency-lease-expired",
+                "idempotency-store-unavailable",
+                "idempotency-response-too-large",
+            )
             if options.required:
                 add("idempotency-key-missing")
         if view.get_throttles():

@@ -38,13 +38,15 @@ def requested_version(request: Request) -> str | None:
     errors += [parameter_error(name, gettext("Give it once."), "repeated") for name in repeated]
     name = request.query_params.get("version")
     if name is not None and not repeated and name not in served:
-        errors.append(parameter_error(
-            "version",
-            gettext("No served version is called {name}. Served: {served}.").format(
-                name=repr(name), served=", ".join(served) or gettext("none")
-            ),
-            "invalid",
-        ))
+        errors.append(
+            parameter_error(
+                "version",
+                gettext("No served version is called {name}. Served: {served}.").format(
+                    name=repr(name), served=", ".join(served) or gettext("none")
+                ),
+                "invalid",
+            )
+        )
     if errors:
         raise invalid_parameters(errors)
     if name is not None:
@@ -128,8 +130,9 @@ def _version_switch(schema_path: str, served: list[APIVersion], primary: str, se
     would fetch an image from outside the service."""
     labels = {version.name: _version_label(version) for version in served}
     defaults = {
-        "urls": [{"url": f"{schema_path}?{urlencode({'version': name})}", "name": label}
-                 for name, label in labels.items()],
+        "urls": [
+            {"url": f"{schema_path}?{urlencode({'version': name})}", "name": label} for name, label in labels.items()
+        ],
         "urls.primaryName": labels[primary],
         "layout": "StandaloneLayout",
         "validatorUrl": None,

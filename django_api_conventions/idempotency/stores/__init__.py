@@ -36,5 +36,11 @@ def get_store() -> IdempotencyStore:
 
 
 __all__ = [
-    "Claim", "ClaimOutcome", "IdempotencyStore", "RecordSummary", "StoredResponse", "get_store", "load_store_class",
+    "Claim",
+    "ClaimOutcome",
+    "IdempotencyStore",
+    "RecordSummary",
+    "StoredResponse",
+    "get_store",
+    "load_store_class",
 ]

@@ -87,7 +87,13 @@ class IdempotencyStore(ABC):
         """Store the response and mark the key resolved; False when ``owner`` lost the lease."""
 
     def prepare(
-        self, scope: str, key: str, owner: str, response: StoredResponse, marker: str, alias: str,
+        self,
+        scope: str,
+        key: str,
+        owner: str,
+        response: StoredResponse,
+        marker: str,
+        alias: str,
         lease_seconds: float,
     ) -> bool:
         """Just before the commit of the transaction ``marker`` of database ``alias``: store the

@@ -112,8 +112,12 @@ class DatabaseStore(IdempotencyStore):
         # A failed key, a dead worker's key, or a record past its retention: take it over,
         # provided nobody else did since we read it.
         taken = self.records.filter(pk=record.pk, state=record.state, lease_owner=record.lease_owner).update(
-            fingerprint=fingerprint, response_status=None, response_headers={}, response_body=None,
-            updated_at=now, **lease,
+            fingerprint=fingerprint,
+            response_status=None,
+            response_headers={},
+            response_body=None,
+            updated_at=now,
+            **lease,
         )
         if taken:
             return Claim(ClaimOutcome.CLAIMED, owner=lease["lease_owner"], taken_over_from=record.state)
@@ -137,8 +141,15 @@ class DatabaseStore(IdempotencyStore):
         """
         connection = connections[self.database_alias]
         params = [
-            scope, key, lease["state"], fingerprint, lease["lease_owner"], lease["lease_expires_at"],
-            lease["expires_at"], now, now,
+            scope,
+            key,
+            lease["state"],
+            fingerprint,
+            lease["lease_owner"],
+            lease["lease_expires_at"],
+            lease["expires_at"],
+            now,
+            now,
         ]
         with connection.cursor() as cursor:
             cursor.execute(_claim_sql(connection), params)
@@ -156,15 +167,20 @@ class DatabaseStore(IdempotencyStore):
 
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
         now = timezone.now()
-        return self._update_owned(scope, key, owner, {
-            "state": State.RESOLVED,
-            "response_status": response.status,
-            "response_headers": response.headers,
-            "response_body": response.body,
-            "lease_expires_at": now,
-            "expires_at": now + timedelta(seconds=retention_seconds),
-            "updated_at": now,
-        })
+        return self._update_owned(
+            scope,
+            key,
+            owner,
+            {
+                "state": State.RESOLVED,
+                "response_status": response.status,
+                "response_headers": response.headers,
+                "response_body": response.body,
+                "lease_expires_at": now,
+                "expires_at": now + timedelta(seconds=retention_seconds),
+                "updated_at": now,
+            },
+        )
 
     def fail(self, scope: str, key: str, owner: str) -> bool:
         now = timezone.now()
@@ -176,8 +192,10 @@ class DatabaseStore(IdempotencyStore):
         cost more CPU than the UPDATE itself, on every keyed request."""
         connection = connections[self.database_alias]
         get_field = IdempotencyRecord._meta.get_field
-        params = [get_field(name).get_db_prep_save(value, connection)  # type: ignore[union-attr]  # a concrete field
-                  for name, value in values.items()]
+        params = [
+            get_field(name).get_db_prep_save(value, connection)  # type: ignore[union-attr]  # a concrete field
+            for name, value in values.items()
+        ]
         params += [scope, key, owner, State.STARTED]
         with connection.cursor() as cursor:
             cursor.execute(_update_owned_sql(connection, tuple(values)), params)
@@ -231,8 +249,11 @@ class DatabaseStore(IdempotencyStore):
         total = 0
         oldest: datetime | None = None
         while True:
-            batch = list((expired if oldest is None else expired.filter(expires_at__gte=oldest))
-                         .order_by("expires_at").values_list("pk", "expires_at")[:batch_size])
+            batch = list(
+                (expired if oldest is None else expired.filter(expires_at__gte=oldest))
+                .order_by("expires_at")
+                .values_list("pk", "expires_at")[:batch_size]
+            )
             if not batch:
                 return total
             deleted, _ = expired.filter(pk__in=[pk for pk, _ in batch]).delete()
@@ -268,8 +289,16 @@ class DatabaseStore(IdempotencyStore):
 
 #: What the claim statement inserts.
 _CLAIM_COLUMNS = (
-    "scope", "key", "state", "fingerprint", "response_headers", "lease_owner", "lease_expires_at", "expires_at",
-    "created_at", "updated_at",
+    "scope",
+    "key",
+    "state",
+    "fingerprint",
+    "response_headers",
+    "lease_owner",
+    "lease_expires_at",
+    "expires_at",
+    "created_at",
+    "updated_at",
 )
 
 # The statements of the hot path, written once per database vendor (and assigned columns): they
@@ -349,8 +378,11 @@ def _answer_of_live_record(record: IdempotencyRecord, fingerprint: str, now: dat
     if record.fingerprint != fingerprint:
         return Claim(ClaimOutcome.MISMATCH)
     if record.state == State.RESOLVED:
-        return Claim(ClaimOutcome.RESOLVED, response=_stored_response(record),
-                     retention_remaining=(record.expires_at - now).total_seconds())
+        return Claim(
+            ClaimOutcome.RESOLVED,
+            response=_stored_response(record),
+            retention_remaining=(record.expires_at - now).total_seconds(),
+        )
     if record.state == State.STARTED and record.lease_expires_at > now:
         return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=(record.lease_expires_at - now).total_seconds())
     return None

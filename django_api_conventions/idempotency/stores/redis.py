@@ -53,6 +53,7 @@ class Script:
             except NO_SCRIPT_ERRORS:
                 return client.eval(self.source, len(keys), *keys, *args)
 
+
 _NOW_MS = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -62,7 +63,9 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 # A committing record is answered with its marker whether or not its lease has passed: its owner
 # marks it resolved after the commit (under WSGI once the response is sent), so a retry may come
 # first and ask the database.
-_CLAIM = Script(_NOW_MS + """
+_CLAIM = Script(
+    _NOW_MS
+    + """
 local r = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'lease_until', 'status', 'headers', 'body', 'owner',
                       'marker', 'marker_alias')
 local lease_until = now + tonumber(ARGV[3])
@@ -82,7 +85,8 @@ redis.call('HSET', KEYS[1], 'state', 'started', 'owner', ARGV[2], 'lease_until',
 redis.call('HDEL', KEYS[1], 'status', 'headers', 'body', 'marker', 'marker_alias')
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return {'claimed', r[1]}
-""")
+"""
+)
 
 _OWNED = """
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'state') ~= 'started' then
@@ -99,19 +103,26 @@ end
 """
 
 # ARGV owner, status, headers json, body, ttl ms
-_COMPLETE = Script(_OWNED_STARTED_OR_COMMITTING + """
+_COMPLETE = Script(
+    _OWNED_STARTED_OR_COMMITTING
+    + """
 redis.call('HSET', KEYS[1], 'state', 'resolved', 'status', ARGV[2], 'headers', ARGV[3], 'body', ARGV[4])
 redis.call('HDEL', KEYS[1], 'marker', 'marker_alias')
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
-""")
+"""
+)
 # ARGV owner, status, headers json, body, marker, alias, lease ms
-_PREPARE = Script(_OWNED + _NOW_MS + """
+_PREPARE = Script(
+    _OWNED
+    + _NOW_MS
+    + """
 redis.call('HSET', KEYS[1], 'state', 'committing', 'status', ARGV[2], 'headers', ARGV[3], 'body', ARGV[4],
            'marker', ARGV[5], 'marker_alias', ARGV[6], 'lease_until', now + tonumber(ARGV[7]))
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[7]) then redis.call('PEXPIRE', KEYS[1], ARGV[7]) end
 return 1
-""")
+"""
+)
 # ARGV owner of the committing key, ttl ms: its transaction committed
 _SETTLE = Script("""
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'state') ~= 'committing' then
@@ -129,11 +140,15 @@ PROBE_KEY = KEY_PREFIX + "probe"
 _FAIL = Script(_OWNED + "redis.call('HSET', KEYS[1], 'state', 'failed') return 1")
 _RELEASE = Script(_OWNED + "redis.call('DEL', KEYS[1]) return 1")
 # ARGV owner, lease ms
-_RENEW = Script(_OWNED + _NOW_MS + """
+_RENEW = Script(
+    _OWNED
+    + _NOW_MS
+    + """
 redis.call('HSET', KEYS[1], 'lease_until', now + tonumber(ARGV[2]))
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 1
-""")
+"""
+)
 
 
 def _ms(seconds: float) -> int:
@@ -232,8 +247,11 @@ class RedisStore(IdempotencyStore):
             if outcome == "in_flight":
                 return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=int(reply[1]) / 1000)
             if outcome == "resolved":
-                return Claim(ClaimOutcome.RESOLVED, response=_response(*reply[1:4]),
-                             retention_remaining=max(0, int(reply[4])) / 1000)
+                return Claim(
+                    ClaimOutcome.RESOLVED,
+                    response=_response(*reply[1:4]),
+                    retention_remaining=max(0, int(reply[4])) / 1000,
+                )
             # Committing: its owner is around its commit (under WSGI it marks the key resolved
             # once the response is sent), or died there. The database knows which.
             prior_owner, marker, alias = (part.decode() for part in reply[1:4])
@@ -241,8 +259,11 @@ class RedisStore(IdempotencyStore):
             status = transaction_status(alias, marker)
             if status is TransactionStatus.COMMITTED:
                 if _SETTLE([name], [prior_owner, _ms(retention_seconds)], client=self.client):
-                    return Claim(ClaimOutcome.RESOLVED, response=_response(*reply[4:7]),
-                                 retention_remaining=float(retention_seconds))
+                    return Claim(
+                        ClaimOutcome.RESOLVED,
+                        response=_response(*reply[4:7]),
+                        retention_remaining=float(retention_seconds),
+                    )
                 continue
             if status is TransactionStatus.IN_PROGRESS or lease_remaining > 0:
                 # Still committing; or rolled back, the key taken over once its lease has passed.
@@ -253,7 +274,13 @@ class RedisStore(IdempotencyStore):
         return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=1.0)
 
     def prepare(
-        self, scope: str, key: str, owner: str, response: StoredResponse, marker: str, alias: str,
+        self,
+        scope: str,
+        key: str,
+        owner: str,
+        response: StoredResponse,
+        marker: str,
+        alias: str,
         lease_seconds: float,
     ) -> bool:
         args = [owner, response.status, json.dumps(response.headers), response.body, marker, alias, _ms(lease_seconds)]

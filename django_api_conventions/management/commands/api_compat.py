@@ -40,24 +40,50 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--baseline-dir", dest="directory", type=Path, default=Path(DEFAULT_BASELINE_DIR),
-                            help=f"Directory of the baselines; a relative path is relative to the current "
-                            f"directory (default: {DEFAULT_BASELINE_DIR}).")
-        parser.add_argument("--update", action="store_true",
-                            help="Write the current schemas as the new baselines (after a reviewed change).")
-        parser.add_argument("--api-version", action="append", dest="api_versions", metavar="VERSION",
-                            help="Check only this version (repeatable). Default: every version not retired.")
-        parser.add_argument("--urlconf", help="Dotted path of the URLconf to build the schemas from "
-                            "(default: ROOT_URLCONF).")
-        parser.add_argument("--strict", action="store_true",
-                            help="Also exit 1 on compatible changes not yet recorded with --update, so the "
-                            "baselines stay current and a later removal of a new field is caught too.")
+        parser.add_argument(
+            "--baseline-dir",
+            dest="directory",
+            type=Path,
+            default=Path(DEFAULT_BASELINE_DIR),
+            help=f"Directory of the baselines; a relative path is relative to the current "
+            f"directory (default: {DEFAULT_BASELINE_DIR}).",
+        )
+        parser.add_argument(
+            "--update",
+            action="store_true",
+            help="Write the current schemas as the new baselines (after a reviewed change).",
+        )
+        parser.add_argument(
+            "--api-version",
+            action="append",
+            dest="api_versions",
+            metavar="VERSION",
+            help="Check only this version (repeatable). Default: every version not retired.",
+        )
+        parser.add_argument(
+            "--urlconf", help="Dotted path of the URLconf to build the schemas from (default: ROOT_URLCONF)."
+        )
+        parser.add_argument(
+            "--strict",
+            action="store_true",
+            help="Also exit 1 on compatible changes not yet recorded with --update, so the "
+            "baselines stay current and a later removal of a new field is caught too.",
+        )
 
-    def handle(self, *args: Any, directory: Path | str, update: bool, api_versions: list[str] | None,
-               urlconf: str | None, strict: bool, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        directory: Path | str,
+        update: bool,
+        api_versions: list[str] | None,
+        urlconf: str | None,
+        strict: bool,
+        **options: Any,
+    ) -> None:
         if MISSING_OPENAPI is not None:
             raise CommandError(
-                "drf-spectacular is not installed: pip install 'django-api-conventions[openapi]'") from MISSING_OPENAPI
+                "drf-spectacular is not installed: pip install 'django-api-conventions[openapi]'"
+            ) from MISSING_OPENAPI
         versions = self._versions(api_versions)
         failures: list[str] = []
         for version in versions:
@@ -77,17 +103,22 @@ class Command(BaseCommand):
             if update:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(dump_schema(schema), encoding="utf-8")
-                self.stdout.write(f"{name}: wrote {path}" + (
-                    "" if baseline is None else f" ({len(breaking)} breaking, {len(compatible)} compatible changes)"))
+                self.stdout.write(
+                    f"{name}: wrote {path}"
+                    + ("" if baseline is None else f" ({len(breaking)} breaking, {len(compatible)} compatible changes)")
+                )
                 self._list(breaking, compatible, show_compatible=options["verbosity"] >= 2)
                 continue
             if breaking:
                 self.stdout.write(self.style.ERROR(f"{name}: {len(breaking)} breaking change(s) against {path}:"))
                 failures.append(name)
             elif compatible:
-                self.stdout.write(self.style.WARNING(
-                    f"{name}: compatible with {path}; {len(compatible)} compatible change(s) not yet recorded "
-                    "(record them with --update)" + ("" if options["verbosity"] >= 2 else ", -v 2 lists them")))
+                self.stdout.write(
+                    self.style.WARNING(
+                        f"{name}: compatible with {path}; {len(compatible)} compatible change(s) not yet recorded "
+                        "(record them with --update)" + ("" if options["verbosity"] >= 2 else ", -v 2 lists them")
+                    )
+                )
                 if strict:
                     failures.append(name)
             else:
@@ -97,7 +128,8 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{'Breaking' if not strict else 'Unrecorded'} changes in {', '.join(failures)}. A breaking change "
                 "belongs in a new version; undo it, or, if no client depends on it yet, accept it with "
-                "`manage.py api_compat --update` and commit the baselines.")
+                "`manage.py api_compat --update` and commit the baselines."
+            )
 
     def _versions(self, wanted: list[str] | None) -> list[str | None]:
         served = versions_to_check()
@@ -115,7 +147,8 @@ class Command(BaseCommand):
             if required:
                 raise CommandError(
                     f"No baseline {path}. Write it with `manage.py api_compat --update`, review it and commit it "
-                    "(or point --baseline-dir at the baselines).")
+                    "(or point --baseline-dir at the baselines)."
+                )
             return None
         try:
             baseline = json.loads(path.read_text(encoding="utf-8"))

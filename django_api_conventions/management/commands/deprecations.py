@@ -37,8 +37,13 @@ class Command(BaseCommand):
         for version in get_version_table().versions:
             state: str = version.state(now)
             stale = version.status == "deprecated" and state == "retired"
-            rows.append((f"version {version.name}", "past sunset, still 'deprecated'" if stale else state,
-                         version.as_deprecation()))
+            rows.append(
+                (
+                    f"version {version.name}",
+                    "past sunset, still 'deprecated'" if stale else state,
+                    version.as_deprecation(),
+                )
+            )
         seen: list[Deprecation] = []
         for route in iter_routes():  # loads the URLconf, hence the views and their serializers
             for entry in endpoint_deprecations(route.callback):

@@ -20,7 +20,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", choices=["on", "off", "status"])
         parser.add_argument(
-            "--retry-after", type=_positive_int, default=None, metavar="SECONDS",
+            "--retry-after",
+            type=_positive_int,
+            default=None,
+            metavar="SECONDS",
             help="Retry-After sent while maintenance is on (default: MAINTENANCE_RETRY_AFTER).",
         )
 

@@ -8,66 +8,129 @@ import testproject.billing.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Customer',
+            name="Customer",
             fields=[
-                ('id', models.CharField(default=testproject.billing.models.new_user_id, editable=False, max_length=32, primary_key=True, serialize=False)),
-                ('email', models.EmailField(max_length=254, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                (
+                    "id",
+                    models.CharField(
+                        default=testproject.billing.models.new_user_id,
+                        editable=False,
+                        max_length=32,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                ("email", models.EmailField(max_length=254, unique=True)),
+                ("name", models.CharField(max_length=200)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
             ],
             options={
-                'indexes': [models.Index(fields=['-created_at', '-id'], name='customer_newest_first')],
+                "indexes": [models.Index(fields=["-created_at", "-id"], name="customer_newest_first")],
             },
         ),
         migrations.CreateModel(
-            name='Invoice',
+            name="Invoice",
             fields=[
-                ('id', models.CharField(default=testproject.billing.models.new_invoice_id, editable=False, max_length=32, primary_key=True, serialize=False)),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('open', 'Open'), ('paid', 'Paid'), ('void', 'Void')], default='open', max_length=16)),
-                ('amount_due', models.PositiveBigIntegerField()),
-                ('currency', models.CharField(max_length=3)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='invoices', to='billing.customer')),
+                (
+                    "id",
+                    models.CharField(
+                        default=testproject.billing.models.new_invoice_id,
+                        editable=False,
+                        max_length=32,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("draft", "Draft"), ("open", "Open"), ("paid", "Paid"), ("void", "Void")],
+                        default="open",
+                        max_length=16,
+                    ),
+                ),
+                ("amount_due", models.PositiveBigIntegerField()),
+                ("currency", models.CharField(max_length=3)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="invoices", to="billing.customer"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Order',
+            name="Order",
             fields=[
-                ('id', models.CharField(default=testproject.billing.models.new_order_id, editable=False, max_length=32, primary_key=True, serialize=False)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('shipped', 'Shipped'), ('cancelled', 'Cancelled')], default='pending', max_length=16)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='orders', to='billing.customer')),
+                (
+                    "id",
+                    models.CharField(
+                        default=testproject.billing.models.new_order_id,
+                        editable=False,
+                        max_length=32,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("pending", "Pending"), ("shipped", "Shipped"), ("cancelled", "Cancelled")],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="orders", to="billing.customer"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Payment',
+            name="Payment",
             fields=[
-                ('payment_id', models.CharField(default=testproject.billing.models.new_payment_id, editable=False, max_length=32, primary_key=True, serialize=False)),
-                ('amount', models.PositiveBigIntegerField()),
-                ('currency', models.CharField(max_length=3)),
-                ('status', models.CharField(default='succeeded', max_length=16)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('invoice', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='payments', to='billing.invoice')),
+                (
+                    "payment_id",
+                    models.CharField(
+                        default=testproject.billing.models.new_payment_id,
+                        editable=False,
+                        max_length=32,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                ("amount", models.PositiveBigIntegerField()),
+                ("currency", models.CharField(max_length=3)),
+                ("status", models.CharField(default="succeeded", max_length=16)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, editable=False)),
+                (
+                    "invoice",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="payments", to="billing.invoice"
+                    ),
+                ),
             ],
         ),
         migrations.AddIndex(
-            model_name='invoice',
-            index=models.Index(fields=['-created_at', '-id'], name='invoice_newest_first'),
+            model_name="invoice",
+            index=models.Index(fields=["-created_at", "-id"], name="invoice_newest_first"),
         ),
         migrations.AddIndex(
-            model_name='order',
-            index=models.Index(fields=['-created_at', '-id'], name='order_newest_first'),
+            model_name="order",
+            index=models.Index(fields=["-created_at", "-id"], name="order_newest_first"),
         ),
         migrations.AddIndex(
-            model_name='payment',
-            index=models.Index(fields=['invoice', '-created_at', '-payment_id'], name='payment_newest_first'),
+            model_name="payment",
+            index=models.Index(fields=["invoice", "-created_at", "-payment_id"], name="payment_newest_first"),
         ),
     ]

@@ -5,26 +5,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('billing', '0001_initial'),
+        ("billing", "0001_initial"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='invoice',
-            options={'base_manager_name': 'all_objects'},
+            name="invoice",
+            options={"base_manager_name": "all_objects"},
         ),
         migrations.AlterModelManagers(
-            name='invoice',
+            name="invoice",
             managers=[
-                ('objects', django.db.models.manager.Manager()),
-                ('all_objects', django.db.models.manager.Manager()),
+                ("objects", django.db.models.manager.Manager()),
+                ("all_objects", django.db.models.manager.Manager()),
             ],
         ),
         migrations.AddField(
-            model_name='invoice',
-            name='deleted_at',
+            model_name="invoice",
+            name="deleted_at",
             field=models.DateTimeField(blank=True, editable=False, null=True),
         ),
     ]

@@ -5,20 +5,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('billing', '0002_invoice_soft_delete'),
+        ("billing", "0002_invoice_soft_delete"),
     ]
 
     operations = [
         # The case-insensitive constraint first: the table is never without one.
         migrations.AddConstraint(
-            model_name='customer',
-            constraint=models.UniqueConstraint(django.db.models.functions.text.Lower('email'), name='customer_email_unique_ci'),
+            model_name="customer",
+            constraint=models.UniqueConstraint(
+                django.db.models.functions.text.Lower("email"), name="customer_email_unique_ci"
+            ),
         ),
         migrations.AlterField(
-            model_name='customer',
-            name='email',
+            model_name="customer",
+            name="email",
             field=models.EmailField(max_length=254),
         ),
     ]

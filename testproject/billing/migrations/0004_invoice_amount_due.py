@@ -4,14 +4,13 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('billing', '0003_customer_email_unique_ci'),
+        ("billing", "0003_customer_email_unique_ci"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='invoice',
-            index=models.Index(fields=['-amount_due', '-id'], name='invoice_amount_due'),
+            model_name="invoice",
+            index=models.Index(fields=["-amount_due", "-id"], name="invoice_amount_due"),
         ),
     ]

@@ -28,8 +28,13 @@ from .findings import BREAKING, COMPATIBLE, Direction, Finding, Severity
 from .walk import Comparison
 
 __all__ = [
-    "BREAKING", "COMPATIBLE", "Direction", "Finding", "Severity",
-    "breaking_changes", "compare_openapi",
+    "BREAKING",
+    "COMPATIBLE",
+    "Direction",
+    "Finding",
+    "Severity",
+    "breaking_changes",
+    "compare_openapi",
 ]
 
 

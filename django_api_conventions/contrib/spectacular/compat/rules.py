@@ -84,9 +84,11 @@ RULES: list[Rule] = []
 
 def rule(kind: str, event: Event, *, stops: bool = False) -> Callable[[Check], Check]:
     """Register the decorated function in :data:`RULES`."""
+
     def register(check: Check) -> Check:
         RULES.append(Rule(kind, event, check, stops))
         return check
+
     return register
 
 
@@ -155,8 +157,10 @@ def operation_id_changed(change: Change) -> Iterator[Verdict]:
     every call site would change. A first operationId names nothing a client calls yet."""
     old_id, new_id = change.old.get("operationId"), change.new.get("operationId")
     if old_id and old_id != new_id:
-        yield BREAKING, (f"operationId changed from {old_id!r} to {new_id!r}" if new_id else
-                         f"operationId {old_id!r} removed")
+        yield (
+            BREAKING,
+            (f"operationId changed from {old_id!r} to {new_id!r}" if new_id else f"operationId {old_id!r} removed"),
+        )
 
 
 # -- parameters and request bodies -----------------------------------------------------------------
@@ -278,10 +282,13 @@ def type_changed(change: Change) -> Iterator[Verdict]:
         narrow, wide = old.types, new.types
     else:
         narrow, wide = new.types, old.types
-    covered = not wide or (bool(narrow) and all(
-        kind in wide or (kind == "integer" and "number" in wide) for kind in narrow))
-    yield (COMPATIBLE if covered else BREAKING,
-           f"type changed from {_types_text(old.types)} to {_types_text(new.types)}")
+    covered = not wide or (
+        bool(narrow) and all(kind in wide or (kind == "integer" and "number" in wide) for kind in narrow)
+    )
+    yield (
+        COMPATIBLE if covered else BREAKING,
+        f"type changed from {_types_text(old.types)} to {_types_text(new.types)}",
+    )
 
 
 @rule("schema", CHANGED)
@@ -293,8 +300,7 @@ def format_changed(change: Change) -> Iterator[Verdict]:
         return
     # Compatible only when added (old None) to a response or removed (new None) from a request.
     compatible = old is None if change.direction == "response" else new is None
-    yield (COMPATIBLE if compatible else BREAKING,
-           f"format changed from {old or 'none'} to {new or 'none'}")
+    yield (COMPATIBLE if compatible else BREAKING, f"format changed from {old or 'none'} to {new or 'none'}")
 
 
 @rule("schema", CHANGED)
@@ -397,8 +403,7 @@ def request_pattern_changed(change: Change) -> Iterator[Verdict]:
     """A request pattern added or changed: a value the old document accepted may not match."""
     before, after = change.old.constraints.get("pattern"), change.new.constraints.get("pattern")
     if change.direction == "request" and after is not None and before != after:
-        yield BREAKING, (f"pattern changed from {before!r} to {after!r}" if before else
-                         f"pattern {after!r} added")
+        yield BREAKING, (f"pattern changed from {before!r} to {after!r}" if before else f"pattern {after!r} added")
 
 
 # -- object fields ---------------------------------------------------------------------------------
@@ -456,9 +461,16 @@ def every_variant_replaced(change: Change) -> Iterator[Verdict]:
     old, new = change.old, change.new
     if old.variants.keys() & new.variants.keys():
         return
-    yield BREAKING, ("no longer a oneOf/anyOf" if new.shape.variants is None else
-                     "changed to a oneOf/anyOf" if old.shape.variants is None else
-                     "every variant replaced")
+    yield (
+        BREAKING,
+        (
+            "no longer a oneOf/anyOf"
+            if new.shape.variants is None
+            else "changed to a oneOf/anyOf"
+            if old.shape.variants is None
+            else "every variant replaced"
+        ),
+    )
 
 
 @rule("variant", REMOVED)

@@ -45,8 +45,7 @@ def resolve(doc: Mapping[str, Any], node: Any, refs: list[str] | None = None) ->
     while isinstance(node, Mapping) and isinstance(node.get("$ref"), str):
         ref = node["$ref"]
         if not ref.startswith("#/") or ref in seen:
-            raise ValueError(
-                f"cannot resolve $ref {ref!r}: only local, non-circular references are supported")
+            raise ValueError(f"cannot resolve $ref {ref!r}: only local, non-circular references are supported")
         seen.add(ref)
         if refs is not None:
             refs.append(ref)
@@ -165,8 +164,7 @@ def _merge_kept_variants(shape: Shape, kept: list[tuple[Any, Shape]]) -> None:
 
 def _only_null(part: Shape) -> bool:
     """``{"enum": [null]}`` or ``{"type": "null"}``: the variant that says "or null"."""
-    return (part.enum == [] and part.nullable) or (
-        not part.types and part.nullable and part.enum is None)
+    return (part.enum == [] and part.nullable) or (not part.types and part.nullable and part.enum is None)
 
 
 def _is_enum(part: Shape) -> bool:
@@ -175,8 +173,7 @@ def _is_enum(part: Shape) -> bool:
 
 def _is_plain(part: Shape) -> bool:
     """A bare type (``{"type": "string"}``): any value of it."""
-    return (part.enum is None and not part.properties and part.items is None
-            and part.variants is None)
+    return part.enum is None and not part.properties and part.items is None and part.variants is None
 
 
 def _is_extensible_enum(parts: list[Shape]) -> bool:
@@ -184,8 +181,11 @@ def _is_extensible_enum(parts: list[Shape]) -> bool:
     enums = [part for part in parts if _is_enum(part)]
     plain = [part for part in parts if _is_plain(part)]
     enum_types = frozenset().union(*(part.types for part in enums))
-    return bool(enums and plain) and len(enums) + len(plain) == len(parts) and all(
-        part.types <= enum_types for part in plain)
+    return (
+        bool(enums and plain)
+        and len(enums) + len(plain) == len(parts)
+        and all(part.types <= enum_types for part in plain)
+    )
 
 
 def _merge_enums(shape: Shape, enums: list[Shape], parts: list[Shape]) -> None:

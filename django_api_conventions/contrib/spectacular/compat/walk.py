@@ -100,22 +100,27 @@ class Comparison:
         self.rules = rules_by_element()
 
     def run(self) -> list[Finding]:
-        self.each("path", str, self._paths(self.old_doc), self._paths(self.new_doc),
-                  self._path_item)
+        self.each("path", str, self._paths(self.old_doc), self._paths(self.new_doc), self._path_item)
         return self.findings
 
     def apply(self, kind: str, event: Event, where: str, change: Change) -> bool:
         """Apply the rules for ``kind`` and ``event``; False when one stopped the comparison."""
         for each in self.rules.get((kind, event), ()):
             verdicts = list(each.check(change))
-            self.findings.extend(Finding(severity, where, message)
-                                 for severity, message in verdicts)
+            self.findings.extend(Finding(severity, where, message) for severity, message in verdicts)
             if each.stops and any(severity == BREAKING for severity, _ in verdicts):
                 return False
         return True
 
-    def each(self, kind: str, where: Callable[[str], str], old: list[Entry], new: list[Entry],
-             descend: Descend, direction: Direction = "response") -> None:
+    def each(
+        self,
+        kind: str,
+        where: Callable[[str], str],
+        old: list[Entry],
+        new: list[Entry],
+        descend: Descend,
+        direction: Direction = "response",
+    ) -> None:
         """Match two collections by key: each old element removed or changed (then walked
         into), then each new one added. ``where`` turns an element's name into the location
         its findings are reported at."""
@@ -136,8 +141,9 @@ class Comparison:
 
     @staticmethod
     def _paths(doc: Mapping[str, Any]) -> list[Entry]:
-        paths = {_path_shape(template): (template, resolve(doc, item))
-                 for template, item in (doc.get("paths") or {}).items()}
+        paths = {
+            _path_shape(template): (template, resolve(doc, item)) for template, item in (doc.get("paths") or {}).items()
+        }
         return [(key, template, (template, item)) for key, (template, item) in paths.items()]
 
     def _path_item(self, template: str, old: tuple[str, Any], new: tuple[str, Any]) -> None:
@@ -147,33 +153,48 @@ class Comparison:
             event = _event(method in old_item, method in new_item)
             where = f"{method.upper()} {template}"
             if event == CHANGED:
-                self._operation(where, (template, old_item, old_item[method]),
-                                (new_template, new_item, new_item[method]))
+                self._operation(
+                    where, (template, old_item, old_item[method]), (new_template, new_item, new_item[method])
+                )
             elif event is not None:
                 change = Change(old_item.get(method), new_item.get(method), method)
                 self.apply("operation", event, where, change)
 
-    def _operation(self, where: str, old: tuple[str, Mapping[str, Any], Any],
-                   new: tuple[str, Mapping[str, Any], Any]) -> None:
+    def _operation(
+        self, where: str, old: tuple[str, Mapping[str, Any], Any], new: tuple[str, Mapping[str, Any], Any]
+    ) -> None:
         old_op, new_op = resolve(self.old_doc, old[2]), resolve(self.new_doc, new[2])
         if not self.apply("operation", CHANGED, where, Change(old_op, new_op)):
             return
 
         def parameter(label: str, old_parameter: Any, new_parameter: Any) -> None:
-            self._schema(f"{where} {label}", "", _parameter_schema(old_parameter),
-                         _parameter_schema(new_parameter), "request")
+            self._schema(
+                f"{where} {label}", "", _parameter_schema(old_parameter), _parameter_schema(new_parameter), "request"
+            )
 
         def response(status: str, old_response: Any, new_response: Any) -> None:
             self._response(f"{where} {status}", old_response, new_response)
 
-        self.each("parameter", lambda _: where, self._parameters_of(self.old_doc, *old),
-                  self._parameters_of(self.new_doc, *new), parameter, "request")
+        self.each(
+            "parameter",
+            lambda _: where,
+            self._parameters_of(self.old_doc, *old),
+            self._parameters_of(self.new_doc, *new),
+            parameter,
+            "request",
+        )
         self._request_body(where, old_op.get("requestBody"), new_op.get("requestBody"))
-        self.each("response", lambda _: where, _entries(old_op.get("responses") or {}),
-                  _entries(new_op.get("responses") or {}), response)
+        self.each(
+            "response",
+            lambda _: where,
+            _entries(old_op.get("responses") or {}),
+            _entries(new_op.get("responses") or {}),
+            response,
+        )
 
-    def _parameters_of(self, doc: Mapping[str, Any], template: str, item: Mapping[str, Any],
-                       operation: Any) -> list[Entry]:
+    def _parameters_of(
+        self, doc: Mapping[str, Any], template: str, item: Mapping[str, Any], operation: Any
+    ) -> list[Entry]:
         """Path-level parameters overridden by the operation's, keyed by where a client puts
         them: a path parameter by its position in the template (its name is invisible to
         clients), a header case-insensitively."""
@@ -197,19 +218,18 @@ class Comparison:
         if event is None:
             return
         if self.apply("request body", event, where, Change(old, new, direction="request")) and (
-                old is not None and new is not None):
-            self._contents(f"{where} request body", old.get("content") or {},
-                           new.get("content") or {}, "request")
+            old is not None and new is not None
+        ):
+            self._contents(f"{where} request body", old.get("content") or {}, new.get("content") or {}, "request")
 
-    def _contents(self, context: str, old: Mapping[str, Any], new: Mapping[str, Any],
-                  direction: Direction) -> None:
+    def _contents(self, context: str, old: Mapping[str, Any], new: Mapping[str, Any], direction: Direction) -> None:
         """Media types; a schema is located by its media type unless it is the only one or JSON."""
+
         def media(media_type: str, old_media: Any, new_media: Any) -> None:
             named = media_type == JSON_MEDIA_TYPE or len(old) == 1
             old_schema = (old_media or {}).get("schema")
             new_schema = (new_media or {}).get("schema")
-            self._schema(context if named else f"{context} ({media_type})", "", old_schema,
-                         new_schema, direction)
+            self._schema(context if named else f"{context} ({media_type})", "", old_schema, new_schema, direction)
 
         self.each("media type", lambda _: context, _entries(old), _entries(new), media, direction)
 
@@ -220,11 +240,13 @@ class Comparison:
 
     def _headers(self, context: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
         """Response headers, matched whatever their case."""
+
         def header(name: str, old_node: Any, new_node: Any) -> None:
             old_header = resolve(self.old_doc, old_node)
             new_header = resolve(self.new_doc, new_node)
-            self._schema(f"{context} header {name!r}", "", old_header.get("schema"),
-                         new_header.get("schema"), "response")
+            self._schema(
+                f"{context} header {name!r}", "", old_header.get("schema"), new_header.get("schema"), "response"
+            )
 
         def entries(headers: Mapping[str, Any]) -> list[Entry]:
             return [(name.lower(), name, node) for name, node in headers.items()]
@@ -233,8 +255,9 @@ class Comparison:
 
     # -- schemas -----------------------------------------------------------------------------------
 
-    def _schema(self, context: str, pointer: str, old_node: Any, new_node: Any,
-                direction: Direction, stack: Stack = ()) -> None:
+    def _schema(
+        self, context: str, pointer: str, old_node: Any, new_node: Any, direction: Direction, stack: Stack = ()
+    ) -> None:
         where = _at(context, pointer)
         if old_node is None or new_node is None:
             if old_node is not None:
@@ -249,8 +272,9 @@ class Comparison:
         elif self.apply("schema", CHANGED, where, Change(old, new, direction=direction)):
             self._members(context, pointer, (old, new), direction, deeper)
 
-    def _members(self, context: str, pointer: str, shapes: tuple[Shape, Shape],
-                 direction: Direction, stack: Stack) -> None:
+    def _members(
+        self, context: str, pointer: str, shapes: tuple[Shape, Shape], direction: Direction, stack: Stack
+    ) -> None:
         """What a schema holds: its fields, its items, the values of its map."""
         old, new = shapes
         if old.properties or new.properties:
@@ -258,33 +282,39 @@ class Comparison:
         if old.items is not None and new.items is not None:
             self._schema(context, f"{pointer}[]", old.items, new.items, direction, stack)
         if isinstance(old.additional, Mapping) and isinstance(new.additional, Mapping):
-            self._schema(context, f"{pointer}{{*}}", old.additional, new.additional, direction,
-                         stack)
+            self._schema(context, f"{pointer}{{*}}", old.additional, new.additional, direction, stack)
 
-    def _fields(self, context: str, pointer: str, shapes: tuple[Shape, Shape],
-                direction: Direction, stack: Stack) -> None:
+    def _fields(
+        self, context: str, pointer: str, shapes: tuple[Shape, Shape], direction: Direction, stack: Stack
+    ) -> None:
         def field(name: str, old_field: Field, new_field: Field) -> None:
-            self._schema(context, _join(pointer, name), old_field.node, new_field.node, direction,
-                         stack)
+            self._schema(context, _join(pointer, name), old_field.node, new_field.node, direction, stack)
 
-        old = [entry for entry in self._field_entries(self.old_doc, shapes[0], direction)
-               if not entry[2].hidden]
+        old = [entry for entry in self._field_entries(self.old_doc, shapes[0], direction) if not entry[2].hidden]
         new = self._field_entries(self.new_doc, shapes[1], direction)
-        self.each("field", lambda name: _at(context, _join(pointer, name)), old, new, field,
-                  direction)
+        self.each("field", lambda name: _at(context, _join(pointer, name)), old, new, field, direction)
 
     @staticmethod
     def _field_entries(doc: Mapping[str, Any], shape: Shape, direction: Direction) -> list[Entry]:
         """The properties, each hidden when the client does not see it: read-only ones in a
         request (never sent), write-only ones in a response (never read)."""
         hidden = "read_only" if direction == "request" else "write_only"
-        return [(name, name, Field(node, name in shape.required,
-                                   getattr(shape_of(doc, node), hidden)))
-                for name, node in shape.properties.items()]
+        return [
+            (name, name, Field(node, name in shape.required, getattr(shape_of(doc, node), hidden)))
+            for name, node in shape.properties.items()
+        ]
 
-    def _union(self, context: str, pointer: str, old: tuple[Any, Shape], new: tuple[Any, Shape],
-               direction: Direction, stack: Stack) -> None:
+    def _union(
+        self,
+        context: str,
+        pointer: str,
+        old: tuple[Any, Shape],
+        new: tuple[Any, Shape],
+        direction: Direction,
+        stack: Stack,
+    ) -> None:
         """``oneOf``/``anyOf``: variants matched by their component, else by position."""
+
         def variant(_: str, old_node: Any, new_node: Any) -> None:
             self._schema(context, pointer, old_node, new_node, direction, stack)
 
@@ -292,5 +322,6 @@ class Comparison:
         old_set = VariantSet(old[1], dict(_keyed_variants(self.old_doc, *old)))
         new_set = VariantSet(new[1], dict(_keyed_variants(self.new_doc, *new)))
         if self.apply("union", CHANGED, where, Change(old_set, new_set, direction=direction)):
-            self.each("variant", lambda _: where, _entries(old_set.variants),
-                      _entries(new_set.variants), variant, direction)
+            self.each(
+                "variant", lambda _: where, _entries(old_set.variants), _entries(new_set.variants), variant, direction
+            )
