@@ -26,9 +26,9 @@ from django.db.models import QuerySet
 from django_filters.fields import BaseRangeField
 
 from .filters import TimestampField
+from .orderings import INTEGER_FIELD_TYPES
 from .parameters import (
     INTEGER,
-    INTEGER_FIELD_TYPES,
     NUMBER,
     Parameter,
     field_of,

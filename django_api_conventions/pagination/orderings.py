@@ -10,8 +10,8 @@ from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
 from django.db.models import Model
 from django.db.models.constants import LOOKUP_SEP
 
-#: Field types whose values a cursor can hold exactly.
-CURSOR_FIELD_TYPES = frozenset(
+#: Model field types whose values are integers.
+INTEGER_FIELD_TYPES = frozenset(
     {
         "AutoField",
         "BigAutoField",
@@ -22,6 +22,12 @@ CURSOR_FIELD_TYPES = frozenset(
         "PositiveIntegerField",
         "PositiveBigIntegerField",
         "PositiveSmallIntegerField",
+    }
+)
+
+#: Field types whose values a cursor can hold exactly.
+CURSOR_FIELD_TYPES = INTEGER_FIELD_TYPES | frozenset(
+    {
         "CharField",
         "TextField",
         "SlugField",

@@ -30,24 +30,11 @@ from django_filters.filters import BaseInFilter
 from django_filters.widgets import BaseCSVWidget, QueryArrayWidget, SuffixedMultiWidget
 
 from .filters import TimestampField, parse_timestamp
+from .orderings import INTEGER_FIELD_TYPES
 
 INTEGER = re.compile(r"[+-]?[0-9]{1,4000}")
 NUMBER = re.compile(r"[+-]?[0-9]{1,4000}(?:\.[0-9]{1,4000})?")
 BOOLEANS = ("true", "false")
-#: Model field types whose values are integers: a ModelChoiceFilter on such a key takes digits.
-INTEGER_FIELD_TYPES = frozenset(
-    {
-        "AutoField",
-        "BigAutoField",
-        "SmallAutoField",
-        "IntegerField",
-        "BigIntegerField",
-        "SmallIntegerField",
-        "PositiveIntegerField",
-        "PositiveBigIntegerField",
-        "PositiveSmallIntegerField",
-    }
-)
 
 
 @dataclass(frozen=True)
