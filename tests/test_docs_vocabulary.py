@@ -20,9 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 EXCLUDED = {
     # Rewritten as a performance page for users; until then it is the measurement log.
     "docs/benchmarks.md": "measurement log, being rewritten",
-    # Being edited in parallel: its references to the IETF draft's tracker ("issue 35", "Issue 49")
-    # and its links to the benchmarks' "round seven" and "round eight" sections are reworded there.
-    "docs/idempotency.md": "being edited",
 }
 
 PAGES = sorted(
