@@ -1,7 +1,7 @@
 from django.apps import AppConfig, apps
 from django.core.signals import request_finished
 
-from .tracing import forget_trace_id, resolve_span_trace_id_lookup
+from .tracing.trace_ids import forget_trace_id, resolve_span_trace_id_lookup
 
 
 class APIConventionsConfig(AppConfig):

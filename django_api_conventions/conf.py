@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 
-from . import header_names
+from .http import header_names
 
 SETTINGS_NAME = "API_CONVENTIONS"
 

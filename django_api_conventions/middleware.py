@@ -9,8 +9,8 @@ the API, and ``idempotency.IdempotencyMiddleware`` last when you key paths rathe
 Each lives with the part it serves: tracing, the error contract, maintenance.
 """
 
-from .maintenance import MaintenanceModeMiddleware
+from .maintenance.middleware import MaintenanceModeMiddleware
 from .problems.middleware import ProblemDetailsMiddleware
-from .tracing import TraceIdMiddleware
+from .tracing.trace_ids import TraceIdMiddleware
 
 __all__ = ["MaintenanceModeMiddleware", "ProblemDetailsMiddleware", "TraceIdMiddleware"]

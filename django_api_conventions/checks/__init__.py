@@ -18,6 +18,7 @@ from ..pagination.checks import check_filter_backends, check_paginated_orderings
 from ..problems.checks import check_api_paths, check_error_views
 from ..versioning.checks import check_deprecation_dates, check_versions
 from .messages import MESSAGES, message
+from .routes import check_url_conventions
 from .settings import SETTING_TYPES, check_settings, settings_are_valid
 from .setup import (
     MIDDLEWARE_ORDER,
@@ -26,7 +27,6 @@ from .setup import (
     check_middleware,
     check_project_handlers,
 )
-from .urls import check_url_conventions
 
 __all__ = [
     "MESSAGES",

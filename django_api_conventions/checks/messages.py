@@ -184,7 +184,7 @@ MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, Str
     "W006": (
         checks.Warning,
         _("DRF's JSONParser is in DEFAULT_PARSER_CLASSES: deeply nested JSON raises a 500 there."),
-        _("Use 'django_api_conventions.parsers.StrictJSONParser' instead."),
+        _("Use 'django_api_conventions.content.StrictJSONParser' instead."),
     ),
     "W007": (
         checks.Warning,

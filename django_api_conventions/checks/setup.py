@@ -10,7 +10,7 @@ from django.core import checks
 from django.utils.module_loading import import_string
 
 from ..conf import SETTINGS_NAME
-from ..maintenance import SWITCH_CACHE, unshared_switch_cache
+from ..maintenance.switches import SWITCH_CACHE, unshared_switch_cache
 from ..problems.checks import EXCEPTION_HANDLER, HANDLERS
 from ..problems.django_handlers import HTML_ERROR_HANDLER_NAMES, is_own_view
 from .messages import PACKAGE, message
@@ -32,14 +32,27 @@ def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     if handler != EXCEPTION_HANDLER:
         errors.append(message("W001", value=handler))
     throttles = drf.get("DEFAULT_THROTTLE_CLASSES", [])
-    if f"{PACKAGE}.throttling.ClientRateThrottle" in throttles and "client" not in drf.get(
-        "DEFAULT_THROTTLE_RATES", {}
-    ):
+    if _names_client_rate_throttle(throttles) and "client" not in drf.get("DEFAULT_THROTTLE_RATES", {}):
         errors.append(message("E012"))
     parsers = drf.get("DEFAULT_PARSER_CLASSES", ["rest_framework.parsers.JSONParser"])
     if "rest_framework.parsers.JSONParser" in parsers:
         errors.append(message("W006"))
     return errors
+
+
+def _names_client_rate_throttle(throttles: Any) -> bool:
+    """Whether DRF's throttle classes include ``ClientRateThrottle``, by whichever path they name
+    it (``clients.ClientRateThrottle`` or ``clients.throttling.ClientRateThrottle``)."""
+    from ..clients.throttling import ClientRateThrottle
+
+    for path in throttles if isinstance(throttles, (list, tuple)) else ():
+        try:
+            throttle = import_string(path) if isinstance(path, str) else path
+        except ImportError:
+            continue  # DRF reports a path it cannot import itself
+        if isinstance(throttle, type) and issubclass(throttle, ClientRateThrottle):
+            return True
+    return False
 
 
 def check_project_handlers(**kwargs: Any) -> list[checks.CheckMessage]:

@@ -7,12 +7,12 @@ from typing import Any
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
-from .. import header_names
 from ..checks.messages import message
 from ..checks.settings import settings_are_valid
-from ..clients import default_client_id_resolver
+from ..clients.client_ids import default_client_id_resolver
 from ..conf import api_settings
-from ..url_conventions import iter_routes
+from ..http import header_names
+from ..http.routes import iter_routes
 from .mixins import IdempotencyMixin
 from .stores import load_store_class
 

@@ -7,7 +7,7 @@ import re
 from django.http import HttpRequest
 from django.utils.translation import gettext
 
-from .. import header_names
+from ..http import header_names
 from ..problems.details import ProblemException
 
 MAX_KEY_LENGTH = 255

@@ -11,7 +11,7 @@ from asgiref.sync import async_to_sync
 from django.http import HttpRequest, HttpResponseBase
 
 from ..conf import api_settings
-from ..hook_middleware import HookMiddleware
+from ..http.hook_middleware import HookMiddleware
 from ..problems.details import ProblemException, render_problem
 from .mixins import IdempotencyMixin
 from .protocol import DEFAULT_METHODS, IdempotencyOptions, run_idempotently, run_idempotently_async

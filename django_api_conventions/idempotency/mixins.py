@@ -19,8 +19,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request, is_form_media_type
 
-from .. import header_names
-from ..clients import get_client_id
+from ..clients.client_ids import get_client_id
+from ..http import header_names
 from .protocol import (
     DEFAULT_METHODS,
     IdempotencyOptions,

@@ -31,12 +31,12 @@ from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.translation import gettext
 
-from .. import header_names
-from ..clients import get_client_id
+from ..clients.client_ids import get_client_id
 from ..conf import api_settings
+from ..http import header_names
+from ..http.request_attributes import IDEMPOTENCY, set_state
 from ..problems.details import ProblemException, retry_after_header
-from ..request_attributes import IDEMPOTENCY, set_state
-from ..tracing import assign_trace_id
+from ..tracing.trace_ids import assign_trace_id
 from . import signals
 from .fingerprint import request_fingerprint
 from .keys import read_idempotency_key

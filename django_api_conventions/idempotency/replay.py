@@ -15,9 +15,9 @@ from functools import lru_cache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.translation import gettext
 
-from .. import header_names
 from ..conf import api_settings
-from ..i18n import response_language
+from ..http import header_names
+from ..http.languages import response_language
 from ..problems.details import ProblemException
 from .request_state import restore_and_strip
 from .stores import StoredResponse

@@ -13,7 +13,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.settings import api_settings as drf_settings
 
 from ..checks.messages import message
-from ..url_conventions import project_resolvers
+from ..http.routes import project_resolvers
 from .drf import StrictFilterBackend, StrictQueryParametersMixin
 from .paginator import KeysetPagination
 

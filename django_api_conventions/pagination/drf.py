@@ -18,8 +18,8 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings as drf_settings
 
 from ..conf import api_settings
+from ..http.request_attributes import ACTIVE_FILTERS, set_state
 from ..problems.parameters import refuse_undeclared
-from ..request_attributes import ACTIVE_FILTERS, set_state
 
 if TYPE_CHECKING:
     from .filtersets import StrictFilters

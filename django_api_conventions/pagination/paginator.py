@@ -16,10 +16,10 @@ from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import header_names
 from ..conf import api_settings
+from ..http import header_names
+from ..http.request_attributes import ACTIVE_FILTERS, get_state
 from ..problems.parameters import invalid_parameters, parameter_error
-from ..request_attributes import ACTIVE_FILTERS, get_state
 from .counts import COUNT_MODES, Total, count_rows
 from .cursors import CURSOR_SALT, NEXT, PREVIOUS, Cursor, decode_cursor, encode_cursor, filters_signature
 from .drf import format_override

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
-from .. import header_names
+from ..http import header_names
 from .types import ProblemField, ProblemType, problem_types
 
 # Members and headers several types carry.

@@ -13,7 +13,7 @@ from django.urls import NoReverseMatch, reverse
 
 from ..checks.messages import PACKAGE, message
 from ..conf import SETTINGS_NAME
-from ..url_conventions import project_resolvers
+from ..http.routes import project_resolvers
 
 HANDLERS = f"{PACKAGE}.problems.django_handlers"
 EXCEPTION_HANDLER = f"{PACKAGE}.problems.drf_handler.problem_exception_handler"

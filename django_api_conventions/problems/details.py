@@ -16,9 +16,9 @@ from django.utils import translation
 from rest_framework.exceptions import APIException
 from rest_framework.utils.encoders import JSONEncoder
 
-from .. import header_names
 from ..conf import api_settings
-from ..tracing import assign_trace_id
+from ..http import header_names
+from ..tracing.trace_ids import assign_trace_id
 from .hosts import checked_host
 from .types import ProblemType, problem_types
 

@@ -17,7 +17,7 @@ from rest_framework import exceptions as drf
 from rest_framework.views import set_rollback
 
 from ..conf import api_settings
-from ..http_request import http_request_of
+from ..http.request_attributes import http_request_of
 from .details import ProblemException, is_problem_response, render_problem
 from .error_answers import error_answer_data, problem_for_error_answer
 from .mapping import mapped_problem, package_problem, report_server_failure

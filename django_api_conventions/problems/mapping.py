@@ -29,8 +29,8 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
 from rest_framework.fields import get_error_detail
 
-from .. import header_names
-from ..tracing import assign_trace_id
+from ..http import header_names
+from ..tracing.trace_ids import assign_trace_id
 from .details import ProblemException, retry_after_header
 from .error_items import pointer_items
 from .hosts import InvalidHostPort

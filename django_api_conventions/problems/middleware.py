@@ -19,10 +19,10 @@ from django.http.request import split_domain_port
 from django.urls import Resolver404, get_resolver
 from django.utils.translation import gettext
 
-from ..hook_middleware import HookMiddleware
-from ..i18n import honour_refused_languages
-from ..parsers import view_body_limit
-from ..request_attributes import EXCEPTION, get_state, set_state
+from ..content.parsers import view_body_limit
+from ..http.hook_middleware import HookMiddleware
+from ..http.languages import honour_refused_languages
+from ..http.request_attributes import EXCEPTION, get_state, set_state
 from .api_paths import html_error_page, is_api_path
 from .details import ProblemException, is_problem_response, render_problem
 from .django_handlers import not_found_problem

@@ -29,9 +29,9 @@ from django.utils.translation import get_language, gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 
-from .. import header_names
 from ..conf import api_settings
-from ..maintenance import maintenance_exempt
+from ..http import header_names
+from ..maintenance.middleware import maintenance_exempt
 from .details import PROBLEM_CONTENT_TYPE, problem_type_url, render_problem
 from .django_handlers import not_found_problem
 from .markdown import markdown_to_html

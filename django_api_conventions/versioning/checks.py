@@ -13,7 +13,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from ..checks.messages import PACKAGE, message
 from ..checks.settings import settings_are_valid
-from ..url_conventions import Route, iter_routes
+from ..http.routes import Route, iter_routes
 from .deprecation import endpoint_deprecations
 from .fields import field_renames
 from .lifecycle import Deprecation, VersionTable, get_version_table, version_in_path

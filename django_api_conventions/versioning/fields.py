@@ -27,7 +27,7 @@ from django.utils.translation import gettext
 from rest_framework import serializers
 from rest_framework.fields import SkipField, empty
 
-from ..parsers import JSONNumber
+from ..content.parsers import JSONNumber
 from .lifecycle import DateLike, Deprecation, parse_moment
 from .signals import deprecated_field_used
 from .usage import note_deprecation, report_use

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from django.http import HttpResponseBase
 from django.utils.http import http_date
 
-from .. import header_names
+from ..http import header_names
 from .lifecycle import Deprecation
 
 

@@ -26,11 +26,11 @@ from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils import timezone
 
-from ..hook_middleware import HookMiddleware
-from ..i18n import honour_refused_languages
+from ..http.hook_middleware import HookMiddleware
+from ..http.languages import honour_refused_languages
+from ..http.request_attributes import DEPRECATED_USES, VERSION, pop_state, set_state, state_list
+from ..http.routes import display_route
 from ..problems.details import render_problem
-from ..request_attributes import DEPRECATED_USES, VERSION, pop_state, set_state, state_list
-from ..url_conventions import display_route
 from .deprecation import endpoint_deprecations
 from .headers import apply_deprecation_headers
 from .lifecycle import APIVersion, Deprecation, get_version_table, version_in_path

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext
 
-from .. import header_names
+from ..http import header_names
 from ..problems.details import ProblemException
 from .headers import deprecation_links, sunset_header_value
 from .lifecycle import APIVersion, Deprecation, VersionTable

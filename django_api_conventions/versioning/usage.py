@@ -7,10 +7,9 @@ from typing import Any
 
 from django.dispatch import Signal
 
-from ..clients import get_client_id
-from ..http_request import http_request_of
+from ..clients.client_ids import get_client_id
+from ..http.request_attributes import DEPRECATIONS, get_state, http_request_of, state_list
 from ..problems.details import ProblemException
-from ..request_attributes import DEPRECATIONS, get_state, state_list
 from .lifecycle import Deprecation
 
 logger = logging.getLogger("django_api_conventions.deprecation")

@@ -4,6 +4,6 @@ Needs django-health-check 4.0 or later (the ``health`` extra); only this package
 See docs/observability.md.
 """
 
-from .checks import IdempotencyStoreCheck
+from .backends import IdempotencyStoreCheck
 
 __all__ = ["IdempotencyStoreCheck"]

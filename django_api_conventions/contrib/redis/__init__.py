@@ -17,7 +17,7 @@ try:
     from .errors import NO_SCRIPT_ERRORS, UNAVAILABLE_ERRORS, CommandsRefused, refusals_as_unavailable
 except ImportError as exc:  # pragma: no cover - redis-py is not installed
     raise ImportError("The Redis idempotency store needs: pip install 'django-api-conventions[redis]'") from exc
-from .urls import InvalidRedisURL, RedisURL, parse_redis_url, redacted
+from .connection_urls import InvalidRedisURL, RedisURL, parse_redis_url, redacted
 
 __all__ = [
     "NO_SCRIPT_ERRORS",

@@ -29,7 +29,7 @@ from redis.cluster import ClusterNode, RedisCluster
 from redis.retry import Retry
 from redis.sentinel import Sentinel
 
-from .urls import RedisURL, parse_redis_url
+from .connection_urls import RedisURL, parse_redis_url
 
 DJANGO_REDIS = "django_redis.cache.RedisCache"
 DJANGO_CACHE = "django.core.cache.backends.redis.RedisCache"

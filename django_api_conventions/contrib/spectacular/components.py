@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import header_names
 from ...conf import api_settings
+from ...http import header_names
 from ...idempotency.keys import MAX_KEY_LENGTH
 from .enums import extensible
 

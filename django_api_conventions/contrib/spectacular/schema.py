@@ -38,7 +38,7 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
-from ... import header_names
+from ...http import header_names
 from ...idempotency.mixins import IdempotencyMixin
 from ...pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
 from ...pagination.drf import get_filterset_class, strict_filters

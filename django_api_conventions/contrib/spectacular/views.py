@@ -17,8 +17,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from ... import header_names
-from ...maintenance import maintenance_exempt
+from ...http import header_names
+from ...maintenance.middleware import maintenance_exempt
 from ...problems.parameters import invalid_parameters, parameter_error
 from ...versioning.lifecycle import APIVersion, get_version_table
 from .hooks import finish_schema

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from ...url_conventions import iter_routes
+from ...http.routes import iter_routes
 from ...versioning.deprecation import endpoint_deprecations
 from ...versioning.fields import field_renames
 from ...versioning.lifecycle import Deprecation, get_version_table

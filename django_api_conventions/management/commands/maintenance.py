@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ...conf import SETTINGS_NAME, api_settings
-from ...maintenance import SWITCH_CACHE, read_switch, unshared_switch_cache, write_switch
+from ...maintenance.switches import SWITCH_CACHE, read_switch, unshared_switch_cache, write_switch
 
 
 class Command(BaseCommand):

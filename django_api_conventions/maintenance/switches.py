@@ -1,26 +1,16 @@
-"""Maintenance mode: a static setting, or a switch flipped at run time in the cache or database."""
+"""The maintenance switch: a static setting, or a switch flipped at run time in the cache or database."""
 
 from __future__ import annotations
 
 import logging
-import re
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.cache import caches
-from django.http import HttpRequest, HttpResponse
-from django.urls import Resolver404, resolve
-from django.utils.log import log_response
-from django.utils.translation import gettext
 
-from .conf import api_settings
-from .hook_middleware import HookMiddleware
-from .problems import ProblemException, render_problem, retry_after_header
-from .problems.api_paths import html_error_page, is_api_path
+from ..conf import api_settings
 
 logger = logging.getLogger("django_api_conventions.maintenance")
 
@@ -32,30 +22,6 @@ SWITCH_CACHE = "default"
 #: How long one process trusts its last reading of the run-time switch, in seconds: the switch
 #: costs one round trip per process per interval, and reaches every worker within it.
 SWITCH_POLL_SECONDS = 1.0
-
-_View = TypeVar("_View", bound=Callable[..., object])
-
-
-def maintenance_exempt(view: _View) -> _View:
-    """Mark a view, function or class, to keep answering while maintenance is on.
-
-    Like ``csrf_exempt``: the mark travels with the view wherever its URL is mounted, unlike a
-    path in ``MAINTENANCE_EXEMPT_PATHS``. The package's problem type pages and its OpenAPI
-    schema and docs views carry it, so the ``type`` of the 503 and the documentation stay
-    reachable.
-    """
-    view.maintenance_exempt = True  # type: ignore[attr-defined]  # read by the middleware
-    return view
-
-
-def is_maintenance_exempt(view: Callable[..., object]) -> bool:
-    """Whether a resolved view (``ResolverMatch.func``) carries :func:`maintenance_exempt`."""
-    # A class-based view resolves to the function as_view() made; the mark is on its class.
-    return bool(
-        getattr(view, "maintenance_exempt", False)
-        or getattr(getattr(view, "view_class", None), "maintenance_exempt", False)
-    )
-
 
 #: Cache backends private to one process: a switch written there never reaches a server.
 PROCESS_LOCAL_CACHES = {
@@ -83,7 +49,7 @@ def read_switch(*, strict: bool = False) -> MaintenanceState:
     """The run-time switch as stored; off when the store cannot be read, unless ``strict``."""
     try:
         if api_settings.MAINTENANCE_SWITCH_STORE == "database":
-            from .models import RuntimeSwitch
+            from ..models import RuntimeSwitch
 
             switch = RuntimeSwitch.objects.filter(name=SWITCH_NAME).first()
             if switch is None:
@@ -110,7 +76,7 @@ def write_switch(enabled: bool, retry_after: int | None = None) -> MaintenanceSt
         raise ValueError(f"retry_after must be at least 1 second, not {retry_after}.")
     state = MaintenanceState(enabled, retry_after)
     if api_settings.MAINTENANCE_SWITCH_STORE == "database":
-        from .models import RuntimeSwitch
+        from ..models import RuntimeSwitch
 
         RuntimeSwitch.objects.update_or_create(
             name=SWITCH_NAME, defaults={"enabled": state.enabled, "retry_after": state.retry_after}
@@ -151,48 +117,3 @@ async def amaintenance_retry_after() -> int | None:
     # would read the store here, on the event loop.
     state = reading[1]
     return state.retry_after if state.enabled else None
-
-
-class MaintenanceModeMiddleware(HookMiddleware):
-    """Answers 503 with ``Retry-After`` while maintenance is on, except on the paths of
-    ``MAINTENANCE_EXEMPT_PATHS`` and for views marked :func:`~.maintenance.maintenance_exempt`
-    (the package's problem type pages, its OpenAPI schema and docs).
-
-    ``API_PATHS`` exempts nothing: maintenance takes down every path that is not exempt, API or
-    not. Outside the API the 503 is an HTML page (the project's ``503.html`` template when
-    there is one), with the same ``Retry-After``."""
-
-    def process_request(self, request: HttpRequest) -> HttpResponse | None:
-        if any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS):
-            return None
-        return self._answer(request, maintenance_retry_after())
-
-    async def aprocess_request(self, request: HttpRequest) -> HttpResponse | None:
-        if any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS):
-            return None
-        return self._answer(request, await amaintenance_retry_after())
-
-    def _answer(self, request: HttpRequest, retry_after: int | None) -> HttpResponse | None:
-        if retry_after is None or _resolves_to_exempt_view(request):
-            return None
-        problem = ProblemException(
-            "service-unavailable",
-            gettext("The service is down for maintenance; retry later."),
-            headers=retry_after_header(retry_after),
-        )
-        response = render_problem(request, problem) if is_api_path(request) else html_error_page(request, problem)
-        # A planned 503 is no server failure: Django would log it at ERROR on django.request,
-        # where alerts listen. Logged here, at WARNING like a 4xx, Django skips it.
-        log_response(
-            "%s: %s", response.reason_phrase, request.path, response=response, request=request, level="warning"
-        )
-        return response
-
-
-def _resolves_to_exempt_view(request: HttpRequest) -> bool:
-    # Resolved only while maintenance is on: the URLconf is not walked twice on normal days.
-    try:
-        match = resolve(request.path_info, getattr(request, "urlconf", None))
-    except Resolver404:
-        return False
-    return is_maintenance_exempt(match.func)

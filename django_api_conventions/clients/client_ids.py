@@ -7,10 +7,10 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from . import header_names
-from .conf import api_settings
-from .http_request import http_request_of
-from .problems.details import ProblemException
+from ..conf import api_settings
+from ..http import header_names
+from ..http.request_attributes import http_request_of
+from ..problems.details import ProblemException
 
 ANONYMOUS_CLIENT_ID = "anonymous"
 CLIENT_ID_MAX_LENGTH = 128

@@ -12,7 +12,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import BaseParser
 from rest_framework.renderers import BaseRenderer
 
-from .problems.parameters import invalid_parameters, parameter_error
+from ..problems.parameters import invalid_parameters, parameter_error
 
 #: A Content-Type longer than this is echoed abridged in the 415's detail.
 _LONGEST_ECHOED_TYPE = 80

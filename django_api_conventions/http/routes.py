@@ -24,7 +24,7 @@ from typing import Any
 from django.conf import settings
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from .conf import api_settings
+from ..conf import api_settings
 
 #: Segments that name an action rather than a resource. "search" is absent on purpose: a POST
 #: search endpoint is the conventions' way to express OR filters.

@@ -10,7 +10,7 @@ from django.core import checks
 from django.urls import URLResolver
 
 from ..conf import api_settings
-from ..url_conventions import find_naming_problems, is_drf_view, iter_routes, project_resolvers
+from ..http.routes import find_naming_problems, is_drf_view, iter_routes, project_resolvers
 from ..versioning.lifecycle import get_version_table
 from ..versioning.urls import VersionedURLResolver
 from .messages import message

@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from .http_request import http_request_of
+from ..http.request_attributes import http_request_of
 from .negotiation import refuse_wildcard_media_type
 
 ViewFunction = TypeVar("ViewFunction", bound=Callable[..., Any])

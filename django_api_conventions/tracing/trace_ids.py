@@ -20,13 +20,12 @@ from contextvars import ContextVar
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 
-from . import header_names
-from .conf import api_settings
-from .hook_middleware import HookMiddleware
-from .http_request import http_request_of
-from .request_attributes import TRACE_ID, get_state, set_state
+from ..conf import api_settings
+from ..http import header_names
+from ..http.hook_middleware import HookMiddleware
+from ..http.request_attributes import TRACE_ID, get_state, http_request_of, set_state
 
-logger = logging.getLogger("django_api_conventions.tracing")
+logger = logging.getLogger("django_api_conventions.tracing.trace_ids")
 
 #: The trace id of the request being served by this thread or task.
 current_trace_id: ContextVar[str | None] = ContextVar("api_conventions_trace_id", default=None)
@@ -83,7 +82,7 @@ def resolve_span_trace_id_lookup() -> None:
     """
     global _span_trace_id_lookup
     try:
-        from .contrib.opentelemetry.spans import current_span_trace_id
+        from ..contrib.opentelemetry.spans import current_span_trace_id
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "opentelemetry":
             raise

@@ -1,4 +1,4 @@
-"""Throttling by client id (see :mod:`django_api_conventions.clients`)."""
+"""Throttling by client id (see :mod:`django_api_conventions.clients.client_ids`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings as drf_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from .clients import get_client_id
+from .client_ids import get_client_id
 
-logger = logging.getLogger("django_api_conventions.throttling")
+logger = logging.getLogger("django_api_conventions.clients.throttling")
 
 #: A client's requests are counted per slot, this many slots to the rate's period.
 SLOTS_PER_PERIOD = 60

@@ -8,7 +8,7 @@ would stay there, unseen by the middleware around the view: so the package never
 attribute on the request object a hook receives, only on the ``HttpRequest`` behind it.
 
 The public names are documented for your code to read, on either request object:
-``request.trace_id`` (:mod:`~django_api_conventions.tracing`), ``request.active_filters``
+``request.trace_id`` (:mod:`~django_api_conventions.tracing.trace_ids`), ``request.active_filters``
 (``StrictFilterBackend``), ``request.idempotency`` (a request that holds a key) and
 ``request.version`` (the version in the path; DRF's versioning sets it on DRF's ``Request``
 too). The names starting with ``_api_conventions_`` are internal and may change.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .http_request import http_request_of
+from django.http import HttpRequest
 
 #: Public: the request's trace id (a string).
 TRACE_ID = "trace_id"
@@ -34,6 +34,12 @@ DEPRECATIONS = "_api_conventions_deprecations"
 DEPRECATED_USES = "_api_conventions_deprecated_uses"
 #: Internal: the uncaught exception Django announced, for ProblemDetailsMiddleware.
 EXCEPTION = "_api_conventions_exception"
+
+
+def http_request_of(request: Any) -> HttpRequest:
+    """DRF's ``Request`` wraps an ``HttpRequest`` (and copies user and auth onto it once it has
+    authenticated): the wrapped one, or ``request`` itself when it is already Django's."""
+    return getattr(request, "_request", request)  # type: ignore[no-any-return]  # DRF's Request._request
 
 
 def get_state(request: Any, name: str, default: Any = None) -> Any:
