@@ -19,7 +19,7 @@ def floor_round_trips() -> dict[str, Any]:
     from django.conf import settings
     from django.test import Client
 
-    from django_api_conventions import maintenance
+    from django_api_conventions.maintenance import switches as maintenance
     from tests.test_round_trip_budget import BUDGET
     from tests.wire import postgres_wire, redis_monitor
 

@@ -83,11 +83,11 @@ WHITENOISE_USE_FINDERS = True
 
 REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "django_api_conventions.problems.drf_handler.problem_exception_handler",
-    "DEFAULT_PARSER_CLASSES": ["django_api_conventions.parsers.StrictJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["django_api_conventions.content.StrictJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "django_api_conventions.negotiation.FallbackContentNegotiation",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "django_api_conventions.content.FallbackContentNegotiation",
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"],
-    "DEFAULT_THROTTLE_CLASSES": ["django_api_conventions.throttling.ClientRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["django_api_conventions.clients.ClientRateThrottle"],
     "DEFAULT_FILTER_BACKENDS": ["django_api_conventions.pagination.StrictFilterBackend"],
     "DEFAULT_THROTTLE_RATES": {"client": os.environ.get("THROTTLE_RATE", "10000/min")},
     "DEFAULT_VERSIONING_CLASS": "django_api_conventions.versioning.drf.LifecycleVersioning",

@@ -22,8 +22,8 @@ from django.core.servers import basehttp
 from django.db import connections
 from django.utils import translation
 
-from django_api_conventions import maintenance
-from django_api_conventions.maintenance import _last_reading
+from django_api_conventions.maintenance import switches as maintenance
+from django_api_conventions.maintenance.switches import _last_reading
 
 from .browser import INSTALL_BROWSER, find_browser
 from .pgbouncer import INSTALL_PGBOUNCER, PgBouncer, find_pgbouncer, running_pgbouncer

@@ -23,10 +23,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from django_api_conventions.clients.throttling import ClientRateThrottle
 from django_api_conventions.idempotency import IdempotencyMixin, idempotent
 from django_api_conventions.problems import ProblemException
 from django_api_conventions.problems.types import register_problem_type
-from django_api_conventions.throttling import ClientRateThrottle
 from testproject.billing.models import Customer
 
 SECRET = "secret-internal-detail-7f3a"

@@ -205,7 +205,7 @@ def _configure(workdir: Path) -> bool:
         with_openapi = True
     rest_framework = {
         "EXCEPTION_HANDLER": "django_api_conventions.problems.drf_handler.problem_exception_handler",
-        "DEFAULT_PARSER_CLASSES": ["django_api_conventions.parsers.StrictJSONParser"],
+        "DEFAULT_PARSER_CLASSES": ["django_api_conventions.content.StrictJSONParser"],
         "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
         "DEFAULT_VERSIONING_CLASS": "django_api_conventions.versioning.drf.LifecycleVersioning",
         "UNAUTHENTICATED_USER": None,

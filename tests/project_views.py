@@ -11,8 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from django_api_conventions.content.parsers import StrictJSONParser, max_body_bytes
 from django_api_conventions.idempotency import IdempotencyMixin
-from django_api_conventions.parsers import StrictJSONParser, max_body_bytes
 
 MIB = 1024 * 1024
 

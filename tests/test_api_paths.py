@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, RequestFactory
 
-from django_api_conventions.maintenance import write_switch
+from django_api_conventions.maintenance.switches import write_switch
 from django_api_conventions.problems import django_handlers
 
 from .http import HTTPResult, send

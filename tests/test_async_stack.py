@@ -6,7 +6,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import AsyncClient
 
-from django_api_conventions.maintenance import write_switch
+from django_api_conventions.maintenance.switches import write_switch
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.decorators import api_view
 
-from django_api_conventions.parsers import max_body_bytes, view_body_limit
+from django_api_conventions.content.parsers import max_body_bytes, view_body_limit
 
 from .http import send
 from .project_views import MIB, LargeUploadView

@@ -134,8 +134,19 @@ def test_drf_not_pointed_at_the_package() -> None:
         assert ids(checks.check_drf_settings()) == ["django_api_conventions.W001", "django_api_conventions.W006"]
 
 
-def test_throttle_without_its_rate(settings: Any) -> None:
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}
+@pytest.mark.parametrize(
+    "throttle",
+    [
+        "django_api_conventions.clients.ClientRateThrottle",
+        "django_api_conventions.clients.throttling.ClientRateThrottle",
+    ],
+)
+def test_throttle_without_its_rate(settings: Any, throttle: str) -> None:
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_CLASSES": [throttle],
+        "DEFAULT_THROTTLE_RATES": {},
+    }
     assert "django_api_conventions.E012" in ids(checks.check_drf_settings())
 
 

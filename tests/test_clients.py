@@ -9,9 +9,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import RequestFactory, override_settings
 from rest_framework.request import Request
 
-from django_api_conventions.clients import ANONYMOUS_CLIENT_ID, get_client_id
+from django_api_conventions.clients.client_ids import ANONYMOUS_CLIENT_ID, get_client_id
+from django_api_conventions.clients.throttling import ClientRateThrottle
 from django_api_conventions.problems.details import ProblemException
-from django_api_conventions.throttling import ClientRateThrottle
 
 factory = RequestFactory()
 

@@ -14,7 +14,7 @@ from rest_framework import exceptions as drf
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
-from django_api_conventions.negotiation import FallbackContentNegotiation
+from django_api_conventions.content.negotiation import FallbackContentNegotiation
 from django_api_conventions.problems import ProblemException, problem_type_url
 from django_api_conventions.problems import django_handlers as handlers
 from django_api_conventions.problems.drf_handler import problem_exception_handler

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from django_api_conventions import header_names
 from django_api_conventions.conf import DEFAULTS
+from django_api_conventions.http import header_names
 
 PACKAGE = Path(header_names.__file__).resolve().parent
 

@@ -13,7 +13,7 @@ import pytest
 from django.db import OperationalError
 from django.test import Client
 
-from django_api_conventions.contrib.health_check import checks
+from django_api_conventions.contrib.health_check import backends as checks
 from django_api_conventions.idempotency.stores import IdempotencyStore
 from django_api_conventions.idempotency.stores.database import DatabaseStore
 

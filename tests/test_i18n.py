@@ -22,7 +22,7 @@ from django.utils import translation
 
 import django_api_conventions
 from django_api_conventions.checks import MESSAGES, message
-from django_api_conventions.i18n import honour_refused_languages
+from django_api_conventions.http.languages import honour_refused_languages
 from django_api_conventions.problems import problem_types
 from django_api_conventions.problems.built_in import BUILT_IN
 from testproject.billing.models import Customer, Invoice

@@ -149,7 +149,7 @@ def test_the_key_is_settled_once_the_answer_is_sent(store_name: str, caplog: pyt
     from django.core.handlers.base import BaseHandler
     from django.test import RequestFactory
 
-    from django_api_conventions.clients import get_client_id
+    from django_api_conventions.clients.client_ids import get_client_id
     from django_api_conventions.idempotency.stores.redis import RedisStore
     from tests.faults import Customer
 
@@ -213,7 +213,7 @@ def test_under_asgi_the_key_is_settled_before_the_answer(store_name: str) -> Non
     from django.core.handlers.asgi import ASGIHandler
     from django.test import AsyncRequestFactory
 
-    from django_api_conventions.clients import get_client_id
+    from django_api_conventions.clients.client_ids import get_client_id
     from django_api_conventions.idempotency.stores.redis import RedisStore
 
     handler = ASGIHandler()

@@ -18,6 +18,11 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 #: The parts a newcomer sees first: each a folder of the package.
 FEATURES = ("idempotency", "pagination", "versioning")
 PROBLEMS = "problems"
+#: What every part shares about a request and a response; it builds on the settings alone.
+FOUNDATION = "http"
+#: The package's face, the modules a Django developer looks for at the top of an app (the
+#: admin's autodiscovery imports ``<app>.admin``); everything else lives in the folder of its part.
+TOP_LEVEL = {"__init__", "admin", "apps", "conf", "middleware", "models", "urls"}
 #: Packages the package may use only when a user installs an extra: contrib/ alone imports them.
 OPTIONAL = (
     "drf_spectacular",
@@ -86,6 +91,21 @@ def test_the_package_has_modules_to_check() -> None:
 
 def test_the_package_never_imports_the_example_or_the_tests() -> None:
     offenders = [(source, target) for source, target in EDGES if target.split(".")[0] in ("testproject", "tests")]
+    assert offenders == []
+
+
+def test_the_top_level_holds_only_the_packages_face() -> None:
+    assert {path.stem for path in ROOT.glob("*.py")} == TOP_LEVEL
+
+
+def test_the_foundation_imports_only_the_settings() -> None:
+    offenders = [
+        (source, target)
+        for source, target in EDGES
+        if part_of(source) == FOUNDATION
+        and target.startswith(f"{PACKAGE}.")
+        and part_of(target) not in (FOUNDATION, "conf")
+    ]
     assert offenders == []
 
 

@@ -19,8 +19,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from django_api_conventions import maintenance
-from django_api_conventions.maintenance import maintenance_exempt, maintenance_retry_after, read_switch, write_switch
+from django_api_conventions.maintenance import maintenance_exempt, read_switch, write_switch
+from django_api_conventions.maintenance import switches as maintenance
+from django_api_conventions.maintenance.switches import maintenance_retry_after
 
 pytestmark = pytest.mark.django_db
 

@@ -20,11 +20,11 @@ from asgiref import sync
 from asgiref.sync import async_to_sync, iscoroutinefunction
 from django.test import AsyncClient
 
-from django_api_conventions.hook_middleware import HookMiddleware
+from django_api_conventions.http.hook_middleware import HookMiddleware
 from django_api_conventions.idempotency import IdempotencyMiddleware
 from django_api_conventions.maintenance import MaintenanceModeMiddleware, MaintenanceState, write_switch
 from django_api_conventions.problems.middleware import ProblemDetailsMiddleware
-from django_api_conventions.tracing import TraceIdMiddleware
+from django_api_conventions.tracing.trace_ids import TraceIdMiddleware
 from django_api_conventions.versioning.middleware import VersionLifecycleMiddleware
 from django_api_conventions.versioning.signals import deprecated_version_used
 from testproject.billing.models import Customer
@@ -105,12 +105,13 @@ def test_maintenance_reads_its_switch_in_a_thread_and_answers_on_the_loop(hops: 
 
 
 def test_the_switch_is_read_once_per_poll(hops: list[str], settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("django_api_conventions.maintenance.SWITCH_POLL_SECONDS", 60)
+    monkeypatch.setattr("django_api_conventions.maintenance.switches.SWITCH_POLL_SECONDS", 60)
     reads: list[int] = []
     monkeypatch.setattr(
-        "django_api_conventions.maintenance.read_switch", lambda **kwargs: reads.append(1) or MaintenanceState(True, 7)
+        "django_api_conventions.maintenance.switches.read_switch",
+        lambda **kwargs: reads.append(1) or MaintenanceState(True, 7),
     )
-    monkeypatch.setattr("django_api_conventions.maintenance._last_reading", {})  # the test's own readings
+    monkeypatch.setattr("django_api_conventions.maintenance.switches._last_reading", {})  # the test's own readings
     answers = [get("/v2/users") for _ in range(3)]
     assert [a.status_code for a in answers] == [503] * 3 and answers[-1]["Retry-After"] == "7"
     assert reads == [1], "one reading, then the one in hand"

@@ -12,9 +12,9 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.test import APIClient
 
+from django_api_conventions.content.negotiation import FallbackContentNegotiation
+from django_api_conventions.content.parsers import StrictJSONParser
 from django_api_conventions.models import IdempotencyRecord
-from django_api_conventions.negotiation import FallbackContentNegotiation
-from django_api_conventions.parsers import StrictJSONParser
 from testproject.billing.models import Customer
 
 factory = RequestFactory()

@@ -25,7 +25,7 @@ import pytest
 from django.conf import global_settings
 
 from django_api_conventions.problems.types import problem_types
-from django_api_conventions.tracing import _REQUEST_ID
+from django_api_conventions.tracing.trace_ids import _REQUEST_ID
 
 from .example_service import Service, example_service
 from .http import HTTPResult, send, send_raw

@@ -21,9 +21,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from rest_framework.test import APIClient
 
-from django_api_conventions import tracing
 from django_api_conventions.contrib.opentelemetry import idempotency as otel_idempotency
 from django_api_conventions.idempotency import get_store
+from django_api_conventions.tracing.trace_ids import trace_ids as tracing
 
 from .test_store_unavailable import redis_store_down
 

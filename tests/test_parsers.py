@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rest_framework.exceptions import ParseError, UnsupportedMediaType
 
-from django_api_conventions.parsers import JSONNumber, StrictJSONParser
+from django_api_conventions.content.parsers import JSONNumber, StrictJSONParser
 
 
 def parse(raw: bytes, charset: str | None = None, parser: StrictJSONParser | None = None) -> object:

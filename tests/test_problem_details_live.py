@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.conf import settings as django_settings
 
-from django_api_conventions.maintenance import write_switch
+from django_api_conventions.maintenance.switches import write_switch
 
 from .faults import SECRET
 from .http import send

@@ -22,10 +22,10 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from django_api_conventions import tracing
 from django_api_conventions.checks import check_settings
 from django_api_conventions.problems import ProblemException
-from django_api_conventions.tracing import TraceIdFilter, log_trace_id
+from django_api_conventions.tracing.trace_ids import TraceIdFilter, log_trace_id
+from django_api_conventions.tracing.trace_ids import trace_ids as tracing
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
 
@@ -200,12 +200,12 @@ def test_the_header_the_project_set_is_never_replaced(settings: Any, caplog: pyt
     # all the same, and the mismatch is logged once, naming the setting.
     with_project_middleware(settings, ProjectRequestIdMiddleware)
     client = Client()
-    with caplog.at_level(logging.WARNING, logger="django_api_conventions.tracing"):
+    with caplog.at_level(logging.WARNING, logger="django_api_conventions.tracing.trace_ids"):
         first = client.post("/ids/invalid", {}, content_type="application/json")
         client.post("/ids/invalid", {}, content_type="application/json")
     assert first["X-Request-ID"] == str(project_ids[0])
     assert first.json()["trace_id"] != first["X-Request-ID"]
-    warnings = [r.getMessage() for r in caplog.records if r.name == "django_api_conventions.tracing"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "django_api_conventions.tracing.trace_ids"]
     assert len(warnings) == 1 and "REQUEST_ID_ATTRIBUTE" in warnings[0]
 
 
@@ -218,7 +218,7 @@ def test_a_problems_own_trace_header_is_kept() -> None:
 def test_an_unsafe_project_id_is_not_used(settings: Any, caplog: pytest.LogCaptureFixture) -> None:
     with_project_middleware(settings, UnsafeRequestIdMiddleware)
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "REQUEST_ID_ATTRIBUTE": "id"}
-    with caplog.at_level(logging.WARNING, logger="django_api_conventions.tracing"):
+    with caplog.at_level(logging.WARNING, logger="django_api_conventions.tracing.trace_ids"):
         response = Client().get("/ids/fine", headers={"X-Request-ID": "callers-own"})
     assert response["X-Request-ID"] == response.json()["trace_id"] == "callers-own"
     assert any("not a safe request id" in r.getMessage() for r in caplog.records)

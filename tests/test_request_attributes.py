@@ -8,8 +8,7 @@ from types import SimpleNamespace
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
-from django_api_conventions.pagination import StrictFilterBackend
-from django_api_conventions.request_attributes import (
+from django_api_conventions.http.request_attributes import (
     ACTIVE_FILTERS,
     TRACE_ID,
     get_state,
@@ -17,7 +16,8 @@ from django_api_conventions.request_attributes import (
     set_state,
     state_list,
 )
-from django_api_conventions.tracing import assign_trace_id
+from django_api_conventions.pagination import StrictFilterBackend
+from django_api_conventions.tracing.trace_ids import assign_trace_id
 from testproject.billing.models import Invoice
 from testproject.billing.views import InvoiceFilters
 

@@ -20,8 +20,8 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
+from django_api_conventions.content.negotiation import FallbackContentNegotiation
 from django_api_conventions.models import IdempotencyRecord
-from django_api_conventions.negotiation import FallbackContentNegotiation
 from django_api_conventions.problems import ProblemException
 from testproject.billing.models import Customer, Invoice, Order, Payment
 

@@ -22,8 +22,8 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from django_api_conventions import maintenance
 from django_api_conventions.idempotency.stores.database import DatabaseStore
+from django_api_conventions.maintenance import switches as maintenance
 from testproject.billing.models import Customer, Invoice, Order
 
 from .wire import PostgresTraffic, RedisTraffic, postgres_wire, redis_monitor

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from django_api_conventions.clients import default_client_id_resolver
+from django_api_conventions.clients.client_ids import default_client_id_resolver
 from django_api_conventions.conf import DEFAULTS, api_settings
 
 

@@ -11,8 +11,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import RequestFactory
 from rest_framework import serializers
 
-from django_api_conventions.fields import StrictDecimalField, StrictIntegerField
-from django_api_conventions.parsers import StrictJSONParser
+from django_api_conventions.content.fields import StrictDecimalField, StrictIntegerField
+from django_api_conventions.content.parsers import StrictJSONParser
 
 
 def from_json(body: str) -> Any:

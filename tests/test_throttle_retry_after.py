@@ -14,7 +14,7 @@ import pytest
 import time_machine
 from rest_framework.test import APIClient
 
-from django_api_conventions.throttling import ClientRateThrottle
+from django_api_conventions.clients.throttling import ClientRateThrottle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 START = dt.datetime(2026, 11, 22, 12, 0, tzinfo=dt.UTC)

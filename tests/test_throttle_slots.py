@@ -15,7 +15,7 @@ import pytest
 import time_machine
 from django.test import RequestFactory
 
-from django_api_conventions.throttling import SLOTS_PER_PERIOD, ClientRateThrottle
+from django_api_conventions.clients.throttling import SLOTS_PER_PERIOD, ClientRateThrottle
 
 from .test_throttle_retry_after import rate
 

@@ -5,7 +5,7 @@ import logging
 import pytest
 from django.test import RequestFactory, override_settings
 
-from django_api_conventions.tracing import TraceIdFilter, assign_trace_id, current_trace_id, incoming_trace_id
+from django_api_conventions.tracing.trace_ids import TraceIdFilter, assign_trace_id, current_trace_id, incoming_trace_id
 
 factory = RequestFactory()
 
@@ -87,7 +87,7 @@ def test_the_log_filter_works_before_django_is_configured() -> None:
 
     code = (
         "import logging\n"
-        "from django_api_conventions.tracing import TraceIdFilter\n"
+        "from django_api_conventions.tracing.trace_ids import TraceIdFilter\n"
         "record = logging.LogRecord('x', logging.INFO, 'x.py', 1, 'message', None, None)\n"
         "TraceIdFilter().filter(record)\n"
         "print(record.trace_id)\n"

@@ -17,7 +17,7 @@ from django.test import override_settings
 from django.urls import path
 
 from django_api_conventions import checks
-from django_api_conventions.url_conventions import Route, display_route, find_naming_problems
+from django_api_conventions.http.routes import Route, display_route, find_naming_problems
 from django_api_conventions.versioning import versioned_urls
 from testproject.settings import API_CONVENTIONS as EXAMPLE_SETTINGS
 

@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from django_api_conventions import checks
-from django_api_conventions.url_conventions import display_route, looks_plural, pluralize
+from django_api_conventions.http.routes import display_route, looks_plural, pluralize
 from django_api_conventions.versioning import checks as versioning_checks
 from django_api_conventions.versioning import deprecated, versioned_urls
 from testproject.settings import API_CONVENTIONS as EXAMPLE_SETTINGS

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from django_api_conventions.soft_delete import SoftDeleteAdmin
+from django_api_conventions.soft_delete.admin import SoftDeleteAdmin
 
 from .models import Customer, Invoice, Order, Payment
 

@@ -8,7 +8,7 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from django_api_conventions.soft_delete import SoftDeleteModel
+from django_api_conventions.soft_delete.models import SoftDeleteModel
 
 
 def _opaque_id(prefix: str) -> str:

@@ -8,7 +8,7 @@ from django.db.models.functions import Lower
 from django.utils.translation import gettext
 from rest_framework import serializers
 
-from django_api_conventions.fields import StrictIntegerField
+from django_api_conventions.content.fields import StrictIntegerField
 from django_api_conventions.versioning import OpenEnumField, RenamedField, RenamedFieldsMixin
 
 from .models import Customer, Invoice, Order, Payment

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from django_api_conventions.idempotency import IdempotencyMixin
 from django_api_conventions.pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
 from django_api_conventions.pagination.filters import TimestampFilter
-from django_api_conventions.soft_delete import SoftDeleteDestroyMixin
+from django_api_conventions.soft_delete.views import SoftDeleteDestroyMixin
 
 from . import gateway
 from .models import Customer, Invoice, Order, Payment

@@ -71,10 +71,10 @@ def after() -> dict[str, Any]:
             **_PROJECT_REST_FRAMEWORK,
             "EXCEPTION_HANDLER": "django_api_conventions.problems.drf_handler.problem_exception_handler",
             "DEFAULT_PARSER_CLASSES": [
-                "django_api_conventions.parsers.StrictJSONParser",
+                "django_api_conventions.content.StrictJSONParser",
                 "rest_framework.parsers.MultiPartParser",
             ],
-            "DEFAULT_CONTENT_NEGOTIATION_CLASS": "django_api_conventions.negotiation.FallbackContentNegotiation",
+            "DEFAULT_CONTENT_NEGOTIATION_CLASS": "django_api_conventions.content.FallbackContentNegotiation",
             "DEFAULT_FILTER_BACKENDS": [
                 "django_api_conventions.pagination.StrictFilterBackend",
                 "rest_framework.filters.OrderingFilter",
