@@ -32,9 +32,9 @@ with atheris.instrument_imports(include=["django_api_conventions"]):
     from django.test import RequestFactory
     from rest_framework.exceptions import ParseError
 
+    from django_api_conventions.content.parsers import StrictJSONParser
     from django_api_conventions.idempotency.fingerprint import request_fingerprint
     from django_api_conventions.pagination.cursors import decode_cursor
-    from django_api_conventions.parsers import StrictJSONParser
     from django_api_conventions.problems import RESERVED_MEMBERS, ProblemException, render_problem
 
 factory = RequestFactory()
