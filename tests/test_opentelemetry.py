@@ -23,7 +23,7 @@ from rest_framework.test import APIClient
 
 from django_api_conventions.contrib.opentelemetry import idempotency as otel_idempotency
 from django_api_conventions.idempotency import get_store
-from django_api_conventions.tracing.trace_ids import trace_ids as tracing
+from django_api_conventions.tracing import trace_ids as tracing
 
 from .test_store_unavailable import redis_store_down
 

@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 from django_api_conventions.checks import check_settings
 from django_api_conventions.problems import ProblemException
 from django_api_conventions.tracing.trace_ids import TraceIdFilter, log_trace_id
-from django_api_conventions.tracing.trace_ids import trace_ids as tracing
+from django_api_conventions.tracing import trace_ids as tracing
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
 
