@@ -141,7 +141,7 @@ def parse_args(argv: list[str] | None = None) -> Options:
         action="append",
         help="run only this part (repeatable); purge: retention at scale; replica_wait: the cost of "
         "IDEMPOTENCY_REDIS_WAIT_REPLICAS = 1; filters: StrictFilterBackend against "
-        "DjangoFilterBackend on a 50-filter list (docs/benchmarks.md)",
+        "DjangoFilterBackend on a 50-filter list (docs/performance.md)",
     )
     parser.add_argument("--workers", type=int, help="gunicorn workers (default 2)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the pagination datasets even if present")

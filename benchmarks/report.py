@@ -384,7 +384,7 @@ def verdict(target: dict[str, Any]) -> str:
         return "yes" if target["floor_met"] else "yes (the floor misses it: noise)"
     if target["floor_met"]:
         return "NO (the floor meets it: our code)"
-    # One run's floor a hair past the limit is noise, not proof: docs/benchmarks.md reads several.
+    # One run's floor a hair past the limit is noise, not proof: docs/performance.md reads several.
     return "NO, the floor misses it too (this run)"
 
 

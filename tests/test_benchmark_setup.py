@@ -68,7 +68,7 @@ def documented_run() -> list[str]:
 
 def test_every_page_shows_the_same_install_line() -> None:
     line = shlex.join(documented_install())
-    for page in ("docs/benchmarks.md", "benchmarks/README.md"):
+    for page in ("docs/performance.md", "benchmarks/README.md"):
         assert line.replace("'", '"') in (ROOT / page).read_text(), f"{page} shows another install line than README.md"
 
 

@@ -1,4 +1,4 @@
-"""The benchmark command keeps working (its timings are not tested here: docs/benchmarks.md).
+"""The benchmark command keeps working (its timings are not tested here: docs/performance.md).
 
 ``--smoke`` runs every in-process scenario on SQLite at tiny sizes, without gunicorn: the purge
 at scale too (2,000 records instead of 5 million), and the replica wait's cost on a Redis

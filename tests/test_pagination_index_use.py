@@ -2,7 +2,7 @@
 
 Django compiles a row-value comparison on SQLite to an OR form the planner cannot use as a
 range; the keyset predicate adds a redundant bound on the leading column for it. These tests
-hold that bound in place (benchmarks/ measures what it is worth: docs/benchmarks.md).
+hold that bound in place (benchmarks/ measures what it is worth: docs/performance.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The round-trip budget (issue 17, item 3): the statements each request sends to PostgreSQL and
 the commands it sends to Redis, counted on the wire (tests/wire.py: libpq's trace of every
 connection, Redis' MONITOR), for the requests the benchmarks time. A change that adds one fails
-here, and says which; docs/benchmarks.md shows the same table beside the figures.
+here, and says which; docs/performance.md shows the same table beside the figures.
 
 Two set-ups, as in ``python -m benchmarks``: the database store with a cache local to the
 process (throttling costs no round trip), and the Redis store with Redis as the cache too
@@ -48,7 +48,7 @@ class Budget:
 
 
 #: The budget: scenario -> (database store, cache in the process), (Redis store, Redis cache).
-#: Change a number only with the reason in the commit and in docs/benchmarks.md.
+#: Change a number only with the reason in the commit and in docs/performance.md.
 BUDGET: dict[str, tuple[Budget, Budget]] = {
     # BEGIN, the order's user, INSERT, COMMIT (ATOMIC_REQUESTS).
     "plain POST": (Budget(4, 4), Budget(4, 4, redis=2)),
@@ -59,7 +59,7 @@ BUDGET: dict[str, tuple[Budget, Budget]] = {
     "fresh-key POST": (Budget(6, 6), Budget(5, 5, redis=5)),
     # The claim answers the stored response: the view never runs. On the database store the
     # claim's INSERT finds the key taken, and a read fetches the record (one combined statement
-    # cost every new key more to plan than this round trip costs a replay: docs/benchmarks.md).
+    # cost every new key more to plan than this round trip costs a replay: docs/performance.md).
     "replayed POST": (Budget(2, 2), Budget(0, 0, redis=3)),
     # The page's one query, in the request's transaction (ATOMIC_REQUESTS: BEGIN, COMMIT).
     "first page": (Budget(3, 3), Budget(3, 3, redis=2)),
@@ -215,7 +215,7 @@ def test_one_redis_command_more_fails_the_budget(settings: Any, monkeypatch: pyt
 
 
 def budget_table() -> str:
-    """The budget as docs/benchmarks.md shows it."""
+    """The budget as docs/performance.md shows it."""
     lines = [
         "| request | database store: statements | Redis store: statements | Redis store: Redis commands |",
         "|---|---|---|---|",
@@ -228,8 +228,8 @@ def budget_table() -> str:
 def test_the_docs_show_this_budget() -> None:
     from pathlib import Path
 
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md").read_text()
-    assert budget_table() in docs, f"docs/benchmarks.md should show the budget as:\n{budget_table()}"
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "performance.md").read_text()
+    assert budget_table() in docs, f"docs/performance.md should show the budget as:\n{budget_table()}"
 
 
 @on_the_wire
