@@ -116,7 +116,7 @@ def test_outside_a_request_the_log_filter_takes_the_current_span_s() -> None:
 def test_without_opentelemetry_the_lookup_is_resolved_at_start_up_and_answers_none(
     client: APIClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ours = f"{tracing.__package__}.contrib.opentelemetry"
+    ours = "django_api_conventions.contrib.opentelemetry"
     for name in [name for name in sys.modules if name.startswith(("opentelemetry", ours))]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "opentelemetry", None)  # import opentelemetry: ModuleNotFoundError
@@ -131,7 +131,7 @@ def test_without_opentelemetry_the_lookup_is_resolved_at_start_up_and_answers_no
 
 
 def test_an_import_error_of_our_own_is_not_taken_for_a_missing_opentelemetry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, f"{tracing.__package__}.contrib.opentelemetry.spans", None)
+    monkeypatch.setitem(sys.modules, "django_api_conventions.contrib.opentelemetry.spans", None)
     monkeypatch.setattr(tracing, "_span_trace_id_lookup", tracing._span_trace_id_lookup)
     with pytest.raises(ImportError):
         tracing.resolve_span_trace_id_lookup()

@@ -24,8 +24,8 @@ from rest_framework.views import APIView
 
 from django_api_conventions.checks import check_settings
 from django_api_conventions.problems import ProblemException
-from django_api_conventions.tracing.trace_ids import TraceIdFilter, log_trace_id
 from django_api_conventions.tracing import trace_ids as tracing
+from django_api_conventions.tracing.trace_ids import TraceIdFilter, log_trace_id
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
 
