@@ -33,7 +33,10 @@ LINKED_FILES = [ROOT / "README.md"]
 
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 _FENCE = re.compile(r"^```[^\n]*\n.*?^```", re.M | re.S)
-_PYTHON_BLOCK = re.compile(r"(?:<!-- (?P<skip>not compiled: [^>]*)-->\n)?^```python\n(?P<code>.*?)^```", re.M | re.S)
+# A block's info string may carry options after the language: a title (```python title="x.py").
+_PYTHON_BLOCK = re.compile(
+    r"(?:<!-- (?P<skip>not compiled: [^>]*)-->\n)?^```python(?: [^\n]*)?\n(?P<code>.*?)^```", re.M | re.S
+)
 _DOTTED_PATH = re.compile(r"django_api_conventions(\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 
@@ -67,6 +70,11 @@ def test_relative_links_resolve(path: Path) -> None:
         elif anchor and linked.suffix == ".md" and anchor not in anchors(linked.read_text()):
             broken.append(f"{target}: no heading with the anchor #{anchor} in {linked.name}")
     assert not broken, f"broken links in {path.name}: {broken}"
+
+
+def test_titled_blocks_are_samples_too() -> None:
+    titled = [code for _, _, code in python_blocks(ROOT / "docs" / "tutorial.md") if "class OrderViewSet" in code]
+    assert len(titled) == 1, "the tutorial's orders/views.py is not read as a sample"
 
 
 def test_the_link_checker_sees_links_and_anchors() -> None:

@@ -1,7 +1,9 @@
 """docs/tutorial.md, followed to the letter: a fresh project built from its code blocks only.
 
-The tutorial marks its files with ``<!-- file: <path> -->`` and its commands with
-``<!-- run -->`` (a ``console`` block of ``$ `` lines, each followed by the output it shows).
+The tutorial names each file it writes in its code block's title (```` ```python
+title="orders/views.py" ````, shown above the block) and marks its commands with ``<!-- run -->``
+(a ``console`` block of ``$ `` lines, each followed by the output it shows). A page may mark a
+file with ``<!-- file: <path> -->`` instead (docs/adopting.md does).
 This test writes the files into an empty directory, runs the commands in the page's order
 (``runserver`` in the background, on a free port), compares every answer with the page, and
 then walks each feature once more with its own assertions, so that a step removed from the
@@ -36,7 +38,12 @@ SPECTACULAR_URLS = "django_api_conventions.contrib.spectacular.urls"
 MAINTENANCE_POLL_SECONDS = 1.0
 WILDCARD = "..."
 
-_MARKER = re.compile(r"^<!-- (file: (?P<path>\S+)|(?P<run>run)) -->\n```[a-z]*\n(?P<body>.*?)^```$", re.M | re.S)
+# Every fenced block, so that fences pair as Markdown pairs them. A file to write: its path as
+# the block's title, or in a marker before it; commands to run: a block marked `run`.
+_MARKER = re.compile(
+    r"^(?:<!-- (?:file: (?P<marked>\S+)|(?P<run>run)) -->\n)?```(?P<info>[^`\n]*)\n(?P<body>.*?)^```$", re.M | re.S
+)
+_TITLE = re.compile(r'\btitle="(?P<path>[^"]+)"')
 
 
 @dataclass
@@ -55,9 +62,13 @@ class Step:
 def tutorial_steps(text: str) -> list[Step]:
     steps = []
     for match in _MARKER.finditer(text):
-        if match["path"]:
-            steps.append(Step(path=match["path"], content=match["body"]))
+        titled = _TITLE.search(match["info"])
+        path = titled["path"] if titled else match["marked"]
+        if path:
+            steps.append(Step(path=path, content=match["body"]))
             continue
+        if not match["run"]:
+            continue  # a block to read, not to write or run (the install commands, say)
         commands: list[Command] = []
         for line in match["body"].splitlines():
             if line.startswith("$ "):
