@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from . import filter_backends, replica_wait, report, services
+from . import charts, filter_backends, replica_wait, report, services
 from .http_load import LoadSpec, floor_replay_key, run_client, run_duplicates
 from .stats import summary
 
@@ -123,6 +123,7 @@ class Options:
     rebuild: bool = False
     only: set[str] = field(default_factory=lambda: set(PARTS))
     profile: bool = False
+    charts: Path | None = None
 
 
 def parse_args(argv: list[str] | None = None) -> Options:
@@ -152,6 +153,13 @@ def parse_args(argv: list[str] | None = None) -> Options:
         "DRF's at the deepest) with pyinstrument",
     )
     parser.add_argument("--json", type=Path, help="where to write the results (default var/benchmarks/results.json)")
+    parser.add_argument(
+        "--charts",
+        type=Path,
+        metavar="DIRECTORY",
+        help="also draw the run's SVG charts there (e.g. docs/images); from a saved run: "
+        "python -m benchmarks.charts RESULTS.json DIRECTORY",
+    )
     args = parser.parse_args(argv)
     plan = PLANS["quick" if args.quick else "smoke" if args.smoke else "full"]
     if args.workers:
@@ -162,6 +170,7 @@ def parse_args(argv: list[str] | None = None) -> Options:
         rebuild=args.rebuild,
         only=set(args.only or PARTS),
         profile=args.profile,
+        charts=args.charts,
     )
 
 
@@ -205,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     print(table)
     options.output.parent.mkdir(parents=True, exist_ok=True)
     options.output.write_text(json.dumps(results, indent=1, default=str))
+    if options.charts:
+        for path in charts.draw(results, options.charts):
+            print(f"chart: {path}")
     print(
         f"\n{len(results['targets'])} targets, {sum(t['met'] for t in results['targets'])} met; "
         f"results in {options.output}; {results['seconds']} s"

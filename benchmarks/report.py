@@ -8,14 +8,14 @@ from typing import Any
 from . import filter_backends, replica_wait
 from .stats import ratio
 
-# Issue 17, per store: a POST with a fresh key at most 1.10 times the plain POST's p50 (over
+# The targets, per store: a POST with a fresh key at most 1.10 times the plain POST's p50 (over
 # HTTP, and in the process's CPU time), a replay at most 0.50 (database store) or 0.30 (Redis
 # store) times it, and 8 clients' throughput with fresh keys at least 0.95 times the plain one.
 FRESH_KEY_TARGETS = {"postgresql": 1.10, "redis": 1.10}
 FRESH_KEY_CPU_TARGET = 1.10
 REPLAY_TARGETS = {"postgresql": 0.50, "redis": 0.30}
 THROUGHPUT_TARGET = 0.95
-# Issue 17: a page reached by a cursor, at any depth, at most 1.10 times the list's first page
+# A page reached by a cursor, at any depth, at most 1.10 times the list's first page
 # and 1.05 times DRF's CursorPagination page at the same depth (the same one indexed query).
 DEEP_PAGE_TARGET = 1.10
 DRF_CURSOR_TARGET = 1.05
@@ -25,7 +25,7 @@ PURGE_RATE_TARGET = 1_000
 #: The package's page scenarios, each held to the same targets: flat with depth, one query a page.
 #: The search (``POST .../search``) too: its cursor pages as flat as the list's.
 KEYSET_SCENARIOS = ("keyset", "keyset_back", "keyset_sorted", "search")
-# Issue 17, "search pages likewise against the list": a search page at most 1.05 times the page
+# Search pages likewise against the list: a search page at most 1.05 times the page
 # of its list (the same filter in the query string) at the same depth, first page included, as
 # a cursor page is held to DRF's page; and, above, at most 1.10 times the search's first page.
 SEARCH_LIST_TARGET = 1.05
@@ -426,7 +426,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         if floor is not None:
             # The same ratio for the protocol's minimum written by hand (benchmarks/floor_views.py),
             # measured in the same rounds: whether the target can be met at all on this machine;
-            # for pages, DRF's paginator (floor_kind "drf"), the reference the issue measures by.
+            # for pages, DRF's paginator (floor_kind "drf"), the reference pages are measured by.
             target.update({"floor": f"{floor:.2f}", "floor_met": bool(floor_met), "floor_kind": floor_kind})
         found.append(target)
 
