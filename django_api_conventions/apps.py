@@ -3,6 +3,8 @@ from django.core.signals import request_finished
 
 from .tracing.trace_ids import forget_trace_id, resolve_span_trace_id_lookup
 
+__all__ = ["APIConventionsConfig"]
+
 
 class APIConventionsConfig(AppConfig):
     name = "django_api_conventions"

@@ -15,6 +15,8 @@ from django.utils.module_loading import import_string
 
 from .http import header_names
 
+__all__ = ["DEFAULTS", "APIConventionsSettings", "api_settings"]
+
 SETTINGS_NAME = "API_CONVENTIONS"
 
 #: Every setting with its default. The docs' settings reference is generated from this table.

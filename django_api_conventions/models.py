@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+__all__ = ["IdempotencyRecord", "RuntimeSwitch"]
+
 
 class RuntimeSwitch(models.Model):
     """A switch flipped at run time and seen by every worker on every host (maintenance mode).

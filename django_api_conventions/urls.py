@@ -13,6 +13,8 @@ from .problems.pages import (
     problem_type_view,
 )
 
+__all__: list[str] = []
+
 app_name = "api_conventions"
 
 urlpatterns = [

@@ -30,8 +30,8 @@ from rest_framework.fields import Field
 from .parsers import JSONNumber
 
 #: A JSON integer's spelling, and a JSON number's (RFC 8259 section 6), ASCII only.
-INTEGER_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)")
-NUMBER_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_INTEGER_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_NUMBER_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 #: Longest value quoted back in an error's detail.
 _LONGEST_ECHO = 40
 
@@ -79,7 +79,7 @@ class StrictIntegerField(serializers.IntegerField):
         if isinstance(data, str):
             if len(data) > self.MAX_STRING_LENGTH:
                 self.fail("max_string_length")
-            if not INTEGER_TEXT.fullmatch(data):
+            if not _INTEGER_TEXT.fullmatch(data):
                 self._refuse("not_an_integer_string", data)
             return int(data)
         exact = exact_number(data)
@@ -128,7 +128,7 @@ class StrictDecimalField(serializers.DecimalField):
         if isinstance(data, str):
             if len(data) > self.MAX_STRING_LENGTH:
                 self.fail("max_string_length")
-            if not NUMBER_TEXT.fullmatch(data):
+            if not _NUMBER_TEXT.fullmatch(data):
                 self._refuse("not_a_decimal_string", data)
             value = Decimal(data)
         else:
@@ -149,4 +149,4 @@ class StrictDecimalField(serializers.DecimalField):
         raise serializers.ValidationError(message, code="not_a_decimal")
 
 
-__all__ = ["INTEGER_TEXT", "NUMBER_TEXT", "StrictDecimalField", "StrictIntegerField", "exact_number"]
+__all__ = ["StrictDecimalField", "StrictIntegerField", "exact_number"]

@@ -17,6 +17,8 @@ from rest_framework.parsers import JSONParser
 from ..http.request_attributes import http_request_of
 from .negotiation import refuse_wildcard_media_type
 
+__all__ = ["JSONNumber", "StrictJSONParser", "max_body_bytes"]
+
 ViewFunction = TypeVar("ViewFunction", bound=Callable[..., Any])
 
 

@@ -9,6 +9,26 @@ wire; these are the spellings the package sends.
 
 from __future__ import annotations
 
+__all__ = [
+    "CACHE_CONTROL",
+    "CACHE_LOOKUP",
+    "CLIENT_ID",
+    "DEPRECATION",
+    "IDEMPOTENCY_KEY",
+    "IDEMPOTENCY_RETENTION",
+    "IDEMPOTENT_REPLAYED",
+    "LINK",
+    "REL_DEPRECATION",
+    "REL_NEXT",
+    "REL_PREV",
+    "REL_SUNSET",
+    "REQUEST_ID",
+    "RETRY_AFTER",
+    "SUNSET",
+    "TRACEPARENT",
+    "WWW_AUTHENTICATE",
+]
+
 # --- idempotency ------------------------------------------------------------------------------
 
 #: The idempotency key of a request (draft-ietf-httpapi-idempotency-key-header).

@@ -22,7 +22,7 @@ from django.utils import translation
 from django.utils.module_loading import import_string
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-__all__ = ["honour_refused_languages", "is_refused", "language_from_request", "response_language"]
+__all__ = ["is_refused", "language_from_request"]
 
 
 def is_refused(language: str, ranges: Iterable[tuple[str, float]]) -> bool:

@@ -20,6 +20,8 @@ from typing import Any
 
 from django.http import HttpRequest
 
+__all__ = ["ACTIVE_FILTERS", "IDEMPOTENCY", "TRACE_ID", "VERSION", "get_state"]
+
 #: Public: the request's trace id (a string).
 TRACE_ID = "trace_id"
 #: Public: the cleaned values of the list filters, which the page's cursors are bound to.

@@ -26,6 +26,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from ..conf import api_settings
 
+__all__ = ["VERBS"]
+
 #: Segments that name an action rather than a resource. "search" is absent on purpose: a POST
 #: search endpoint is the conventions' way to express OR filters.
 VERBS = frozenset(

@@ -5,7 +5,7 @@ commit, as "committing", with the id of the transaction. If the worker dies betw
 and the store's final write, the next request with the key asks PostgreSQL what became of that
 transaction (``txid_status``) instead of guessing: committed, the stored response answers;
 rolled back, the key is taken over. Other databases give no marker: the store then keeps its
-documented window (see docs/idempotency.md, "The Redis store").
+documented window (see docs/idempotency-stores.md, "The Redis store").
 """
 
 from __future__ import annotations

@@ -21,6 +21,8 @@ from urllib.parse import parse_qsl, urlencode
 
 from django.http import HttpRequest
 
+__all__ = ["request_fingerprint"]
+
 _SEPARATOR = b"\x00"
 #: One decoder for every body: ``json.loads`` with hooks builds a new one per call.
 _EXACT_NUMBERS = json.JSONDecoder(parse_float=Decimal, parse_int=Decimal)

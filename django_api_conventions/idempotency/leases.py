@@ -27,6 +27,8 @@ from .request_state import dumps_since
 from .stores import IdempotencyStore, StoredResponse
 from .stores.base import NotReplicated
 
+__all__ = ["KeyedRequest", "LeaseExpired", "key_hash"]
+
 logger = logging.getLogger("django_api_conventions.idempotency")
 
 

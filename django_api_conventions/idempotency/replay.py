@@ -22,6 +22,8 @@ from ..problems.details import ProblemException
 from .request_state import restore_and_strip
 from .stores import StoredResponse
 
+__all__ = ["REPLAYED_HEADERS"]
+
 #: The response headers stored and replayed with the body by default: what a client reads of a
 #: created or changed resource (its type, where it is, its version).
 REPLAYED_HEADERS = ("Content-Type", "Location", "ETag")

@@ -10,6 +10,8 @@ the log lines carry.
 
 from django.dispatch import Signal
 
+__all__ = ["claimed", "conflict", "lease_taken_over", "mismatch", "replayed", "store_unavailable"]
+
 #: The key was claimed and its request runs the view: the first request with the key, or a
 #: retry of one whose view failed or did not keep its answer (a miss).
 claimed = Signal()

@@ -8,6 +8,8 @@ import time
 
 from .stores import Claim, ClaimOutcome
 
+__all__ = ["in_flight_retry_after"]
+
 _WAIT_FIRST_PAUSE = 0.05
 _WAIT_LONGEST_PAUSE = 1.0
 

@@ -13,8 +13,8 @@ from django.utils.translation import gettext
 
 from ..conf import api_settings
 from ..http.hook_middleware import HookMiddleware
-from ..problems import ProblemException, render_problem, retry_after_header
 from ..problems.api_paths import html_error_page, is_api_path
+from ..problems.details import ProblemException, render_problem, retry_after_header
 from .switches import amaintenance_retry_after, maintenance_retry_after
 
 _View = TypeVar("_View", bound=Callable[..., object])

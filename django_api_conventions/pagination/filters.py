@@ -25,6 +25,8 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+__all__ = ["TimestampField", "TimestampFilter"]
+
 #: The code of a ValidationError whose message is a predicate after the parameter's name
 #: ("must be an ISO 8601 date-time ..."): the strict backend writes its detail "<name> <predicate>.".
 PREDICATE_CODE = "invalid_filter_value"

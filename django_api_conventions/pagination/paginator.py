@@ -24,9 +24,9 @@ from .counts import COUNT_MODES, Total, count_rows
 from .cursors import CURSOR_SALT, NEXT, PREVIOUS, Cursor, decode_cursor, encode_cursor, filters_signature
 from .drf import format_override
 from .keyset import filter_after, order_by_expressions, position_of, transform_annotations
-from .orderings import CURSOR_FIELD_TYPES, nullable_fields, resolve_ordering
+from .orderings import nullable_fields, resolve_ordering
 
-__all__ = ["CURSOR_FIELD_TYPES", "KeysetPagination", "endpoint_of", "nullable_fields"]
+__all__ = ["KeysetPagination"]
 
 #: A limit as the query string spells it; nine digits at most, so int() never reads a long string.
 _LIMIT = re.compile(r"[1-9][0-9]{0,8}")
@@ -111,7 +111,7 @@ class KeysetPagination(BasePagination):
             filters = get_state(request, ACTIVE_FILTERS)
         if filters is None:
             filters = self.unvalidated_filters(request)
-        endpoint, signature = endpoint_of(request), filters_signature(filters)
+        endpoint, signature = _endpoint_of(request), filters_signature(filters)
         nullable = nullable_fields(queryset.model, ordering)
         came_from = (
             None
@@ -405,7 +405,7 @@ def _split_for_links(url: str, name: str) -> tuple[list[str], list[str], str, st
     return before, after, head, tail
 
 
-def endpoint_of(request: Request) -> str:
+def _endpoint_of(request: Request) -> str:
     """What a cursor is bound to: the list's view name and its path (so one invoice's payments
     do not take a cursor of another's)."""
     match = getattr(request, "resolver_match", None)

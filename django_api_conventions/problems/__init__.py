@@ -18,10 +18,8 @@ from .details import (
     RESERVED_MEMBERS,
     ErrorItem,
     ProblemException,
-    is_problem_response,
     problem_type_url,
     render_problem,
-    retry_after_header,
 )
 from .types import ProblemField, ProblemType, ProblemTypeRegistry, problem_types, register_problem_type
 
@@ -33,10 +31,8 @@ __all__ = [
     "ProblemField",
     "ProblemType",
     "ProblemTypeRegistry",
-    "is_problem_response",
     "problem_type_url",
     "problem_types",
     "register_problem_type",
     "render_problem",
-    "retry_after_header",
 ]

@@ -34,6 +34,8 @@ from .api_paths import is_api_path
 from .details import ProblemException, render_problem
 from .mapping import INTERNAL_ERROR_DETAIL, PERMISSION_DENIED_DETAIL, problem_for_exception
 
+__all__ = ["bad_request", "csrf_failure", "page_not_found", "permission_denied", "server_error"]
+
 logger = logging.getLogger("django_api_conventions.problems")
 
 #: The names ``HTML_ERROR_HANDLERS`` takes: Django's own names of its error views.

@@ -22,6 +22,8 @@ from .details import ProblemException, is_problem_response, render_problem
 from .error_answers import error_answer_data, problem_for_error_answer
 from .mapping import mapped_problem, package_problem, report_server_failure
 
+__all__ = ["problem_exception_handler"]
+
 # Headers of the project's answer that describe its body, which the problem replaces.
 _BODY_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "content-disposition"})
 

@@ -20,6 +20,8 @@ from .error_items import is_validation_detail, pointer_items
 from .mapping import INTERNAL_ERROR_DETAIL
 from .types import problem_types
 
+__all__ = ["problem_for_error_answer"]
+
 
 def error_answer_data(response: HttpResponseBase) -> Any:
     """The body of ``response`` as data: a DRF ``Response``'s ``data`` (its ``ErrorDetail``

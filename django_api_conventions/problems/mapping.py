@@ -37,6 +37,8 @@ from .hosts import InvalidHostPort
 from .types import problem_types
 from .unique_violations import UniqueViolation, unique_violation
 
+__all__ = ["map_exception", "problem_for_exception", "unmap_exception"]
+
 if TYPE_CHECKING:
     from django_stubs_ext import StrPromise
 

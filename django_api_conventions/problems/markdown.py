@@ -18,8 +18,6 @@ import re
 
 from django.utils.safestring import SafeString, mark_safe
 
-__all__ = ["markdown_to_html"]
-
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _BULLET = re.compile(r"[ \t]*[-*][ \t]+")
 _CODE = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.S)

@@ -163,3 +163,5 @@ def register_problem_type(
 
 # The built-in types register themselves on import; they need the classes above.
 from . import built_in  # noqa: E402, F401
+
+__all__ = ["ProblemField", "ProblemType", "ProblemTypeRegistry", "problem_types", "register_problem_type"]

@@ -15,6 +15,8 @@ from rest_framework.versioning import BaseVersioning, URLPathVersioning
 from .lifecycle import get_version_table, version_in_path
 from .urls import VERSION_KWARG
 
+__all__ = ["LifecycleVersioning"]
+
 
 class LifecycleVersioning(URLPathVersioning):
     """The version is the path segment ``VERSION_PATH_REGEX`` names, when ``VERSIONS`` knows it.

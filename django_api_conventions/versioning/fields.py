@@ -213,4 +213,4 @@ class OpenEnumField(serializers.ChoiceField):
         return value
 
 
-__all__ = ["FieldRename", "OpenEnumField", "RenamedField", "RenamedFieldsMixin", "field_renames"]
+__all__ = ["OpenEnumField", "RenamedField", "RenamedFieldsMixin"]

@@ -38,6 +38,8 @@ from .problems import endpoint_retired_problem, unknown_version_problem, version
 from .signals import deprecated_endpoint_used, deprecated_version_used
 from .usage import note_deprecation, noted_deprecations, report_use
 
+__all__ = ["VersionLifecycleMiddleware"]
+
 
 class VersionLifecycleMiddleware(HookMiddleware):
     """Answers unknown and retired versions and announces every deprecation a request touches.

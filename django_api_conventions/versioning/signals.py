@@ -7,6 +7,8 @@ and ``deprecation`` (a :class:`~.lifecycle.Deprecation`); the same use is logged
 
 from django.dispatch import Signal
 
+__all__ = ["deprecated_endpoint_used", "deprecated_field_used", "deprecated_version_used"]
+
 #: A request reached a deprecated version, or a retired one (``retired=True``, answered 410).
 deprecated_version_used = Signal()
 #: A request reached a deprecated endpoint or method, or a retired one (``retired=True``).

@@ -5,3 +5,5 @@ Needs opentelemetry-api (the ``opentelemetry`` extra); only this package imports
 package uses it by itself when it is installed (``tracing.span_trace_id``, the app config):
 nothing to add to ``INSTALLED_APPS``. See docs/observability.md.
 """
+
+__all__: list[str] = []

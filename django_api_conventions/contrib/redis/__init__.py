@@ -6,32 +6,25 @@ django-valkey are used when a cache alias names them. Only this package imports 
 """
 
 try:
-    from .clients import (
-        SUPPORTED_CACHE_BACKENDS,
-        build_client,
-        cache_backend,
-        client_for_key,
-        redis_client_for_cache,
-        redis_client_from_url,
-    )
-    from .errors import NO_SCRIPT_ERRORS, UNAVAILABLE_ERRORS, CommandsRefused, refusals_as_unavailable
+    # Beside the documented clients, the names the Redis store and its checks import.
+    from .clients import SUPPORTED_CACHE_BACKENDS as SUPPORTED_CACHE_BACKENDS
+    from .clients import build_client as build_client
+    from .clients import cache_backend as cache_backend
+    from .clients import client_for_key as client_for_key
+    from .clients import redis_client_for_cache, redis_client_from_url
+    from .errors import NO_SCRIPT_ERRORS as NO_SCRIPT_ERRORS
+    from .errors import UNAVAILABLE_ERRORS as UNAVAILABLE_ERRORS
+    from .errors import CommandsRefused as CommandsRefused
+    from .errors import refusals_as_unavailable as refusals_as_unavailable
 except ImportError as exc:  # pragma: no cover - redis-py is not installed
     raise ImportError("The Redis idempotency store needs: pip install 'django-api-conventions[redis]'") from exc
 from .connection_urls import InvalidRedisURL, RedisURL, parse_redis_url, redacted
 
 __all__ = [
-    "NO_SCRIPT_ERRORS",
-    "SUPPORTED_CACHE_BACKENDS",
-    "UNAVAILABLE_ERRORS",
-    "CommandsRefused",
     "InvalidRedisURL",
     "RedisURL",
-    "build_client",
-    "cache_backend",
-    "client_for_key",
     "parse_redis_url",
     "redacted",
     "redis_client_for_cache",
     "redis_client_from_url",
-    "refusals_as_unavailable",
 ]

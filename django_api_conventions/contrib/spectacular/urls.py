@@ -8,6 +8,8 @@ from django.urls import path
 
 from .views import OpenAPIDocsView, OpenAPISchemaView, docs_asset
 
+__all__: list[str] = []
+
 app_name = "api_conventions_openapi"
 
 urlpatterns = [

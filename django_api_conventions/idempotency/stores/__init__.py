@@ -42,5 +42,4 @@ __all__ = [
     "RecordSummary",
     "StoredResponse",
     "get_store",
-    "load_store_class",
 ]

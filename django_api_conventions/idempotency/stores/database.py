@@ -14,6 +14,8 @@ from ...conf import api_settings
 from ...models import IdempotencyRecord
 from .base import Claim, ClaimOutcome, IdempotencyStore, RecordSummary, StoredResponse, new_owner_token
 
+__all__ = ["DatabaseStore"]
+
 State = IdempotencyRecord.State
 
 

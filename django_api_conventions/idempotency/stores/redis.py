@@ -35,6 +35,8 @@ from .base import (
     new_owner_token,
 )
 
+__all__ = ["RedisStore"]
+
 KEY_PREFIX = "api-conventions:idempotency:"
 logger = logging.getLogger("django_api_conventions.idempotency")
 
