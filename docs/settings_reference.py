@@ -73,7 +73,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "the package's handler runs it first and converts its answer into a problem, keeping its status, "
             "`detail`, field messages and headers (`Retry-After`). A path that cannot be imported is error "
             "`E004`; the package's own handler, `E003`. See [Keeping your DRF exception "
-            "handler](problem-details.md#keeping-your-drf-exception-handler)."
+            "handler](problem-details-own-types.md#keeping-your-drf-exception-handler)."
         ),
         why="The project already has a DRF exception handler whose answers must stay.",
     ),
@@ -152,8 +152,8 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "IDEMPOTENCY_STORE": SettingDoc(
         "`'database'`, `'redis'` or the dotted path of a store class",
         (
-            "Where idempotency records live: the [database store](idempotency.md#the-database-store), the [Redis "
-            "store](idempotency.md#the-redis-store), or your own `IdempotencyStore` subclass. A store that cannot "
+            "Where idempotency records live: the [database store](idempotency-stores.md#the-database-store), the [Redis "
+            "store](idempotency-stores.md#the-redis-store), or your own `IdempotencyStore` subclass. A store that cannot "
             "be loaded is error `E009`."
         ),
         why="Redis is at hand and keyed requests are many, or the records belong in a store of your own.",
@@ -172,7 +172,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Alias of `CACHES` whose connection the Redis store uses: django-redis (`django_redis.cache.RedisCache`, "
             "its Sentinel client included), Django's `django.core.cache.backends.redis.RedisCache` or django-valkey's "
             "caches; anything else is error `E011`. Not read when `IDEMPOTENCY_REDIS_URL` is set. See [the Redis "
-            "store](idempotency.md#the-redis-store)."
+            "store](idempotency-stores.md#the-redis-store)."
         ),
         why="The Redis store should use a Redis cache other than `default`.",
     ),
@@ -181,7 +181,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         (
             "The Redis store's own client, used instead of `IDEMPOTENCY_CACHE`: `redis://` or `rediss://` (one "
             "server), `redis+sentinel://sentinel,.../service_name[/db]`, `redis+cluster://node,...`. A URL of "
-            "another form is error `E014` at start-up. See [the Redis store](idempotency.md#the-redis-store)."
+            "another form is error `E014` at start-up. See [the Redis store](idempotency-stores.md#the-redis-store)."
         ),
         why="Idempotency needs a Redis apart from the cache: Sentinel, Cluster or another server.",
     ),
@@ -200,7 +200,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         "a positive number of seconds",
         (
             "How long a started (in-flight) key is held before the same request may take it over; a view can set "
-            "its own and [renew it](idempotency.md#renewing-the-lease)."
+            "its own and [renew it](idempotency-concurrency.md#renewing-the-lease)."
         ),
         why="Keyed views run longer than a minute.",
     ),
@@ -246,7 +246,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             '`"fail-closed"` answers 503 `idempotency-store-unavailable` and the view does not run; '
             '`"fail-open"` runs the view once without idempotency, as if no key had been sent (nothing is '
             "stored: a retry runs it again). Another value is error `E003`. See "
-            "[When the store is unreachable](idempotency.md#when-the-store-is-unreachable)."
+            "[When the store is unreachable](idempotency-concurrency.md#when-the-store-is-unreachable)."
         ),
         why="Availability matters more than running at most once while the store is down.",
     ),
@@ -270,7 +270,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "EXTRA_QUERY_PARAMS": SettingDoc(
         "a list of query parameter names",
         (
-            "Query parameters every view with [strict query parameters](pagination.md#parameters-the-view-declares) "
+            "Query parameters every view with [strict query parameters](pagination-filters.md#parameters-the-view-declares) "
             "accepts besides its filters and its paginator's, on any method: those the project's serializers or "
             'views read (`["brief", "fields"]`). A view adds its own with `extra_query_params`.'
         ),
