@@ -1,15 +1,18 @@
 """The pages a user reads speak of the package, not of the work that made it.
 
-README.md, CHANGELOG.md and every docs page name no issue of our tracker (`issue 17`, `#17`),
-no round of work (`round eight`), no commit hash and no working session. Hashes are spotted as
-git prints them, 7 to 12 or 40 hexadecimal characters with a digit and a letter among them, so
-that trace ids (32) and span ids (16) in examples pass. "session" passes in its HTTP, Django and
-database senses, listed in ``_SESSION_SENSES``.
+README.md, CHANGELOG.md, every docs page and every docstring of the package (module, class and
+function, which the API reference renders and ``help()`` shows) name no issue of our tracker
+(`issue 17`, `#17`), no round of work (`round eight`), no commit hash and no working session.
+Hashes are spotted as git prints them, 7 to 12 or 40 hexadecimal characters with a digit and a
+letter among them, so that trace ids (32) and span ids (16) in examples pass. "session" passes
+in its HTTP, Django and database senses, listed in ``_SESSION_SENSES``.
 """
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +30,9 @@ PAGES = sorted(
     for path in [ROOT / "README.md", ROOT / "CHANGELOG.md", *(ROOT / "docs").glob("*.md")]
     if str(path.relative_to(ROOT)) not in EXCLUDED
 )
+
+SOURCE = ROOT / "django_api_conventions"
+MODULES = sorted(SOURCE.rglob("*.py"))
 
 _NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 
@@ -71,6 +77,30 @@ def test_no_internal_vocabulary(path: Path) -> None:
         f"{path.relative_to(ROOT)} speaks of the work, not of the package (say what exists, as a "
         f"user sees it; a legitimate sense of 'session' goes into _SESSION_SENSES): {hits}"
     )
+
+
+def docstrings(path: Path) -> Iterator[tuple[str, str]]:
+    """Each docstring of the module at ``path``, with the object it documents."""
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            text = ast.get_docstring(node, clean=False)
+            if text:
+                yield getattr(node, "name", "the module"), text
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda path: str(path.relative_to(ROOT)))
+def test_no_internal_vocabulary_in_docstrings(path: Path) -> None:
+    hits = [f"{name}: {hit}" for name, text in docstrings(path) for hit in internal_vocabulary(text)]
+    assert not hits, (
+        f"{path.relative_to(ROOT)}: a docstring speaks of the work, not of the code (say what it does "
+        f"and why, as a reader of the code needs it): {hits}"
+    )
+
+
+def test_docstrings_are_found() -> None:
+    found = dict(docstrings(SOURCE / "conf.py"))
+    assert "the module" in found and "APIConventionsSettings" in found
+    assert sum(1 for path in MODULES for _ in docstrings(path)) > 500
 
 
 @pytest.mark.parametrize("name", sorted(EXCLUDED))

@@ -13,7 +13,7 @@ The binding is in the MAC, not spelled out in the token: a cursor used on anothe
 ordering or set of filters fails the MAC as an altered one would. ``hints`` (4 bytes of a
 SHA-256 of each of the four) only name which one differs, in the ``detail``; they decide
 nothing. One HMAC, no zlib, no timestamp: about a fifth of what ``signing.dumps`` costs per
-cursor (docs/benchmarks.md).
+cursor (docs/performance.md).
 """
 
 from __future__ import annotations

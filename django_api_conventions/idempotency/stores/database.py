@@ -137,9 +137,8 @@ class DatabaseStore(IdempotencyStore):
         None)`` when that record is gone again: try again.
 
         Two plain statements rather than one that inserts or reads: PostgreSQL plans a statement
-        on every execution (Django prepares none), and the combined one cost about 0.4 ms more to
-        plan and run on a new connection (docs/benchmarks.md, "Round five"), on every new key, to
-        save one round trip on a replay.
+        on every execution (Django prepares none), and the combined one costs about 0.4 ms more to
+        plan and run on a new connection, on every new key, to save one round trip on a replay.
         """
         connection = connections[self.database_alias]
         params = [
@@ -238,9 +237,9 @@ class DatabaseStore(IdempotencyStore):
         Each batch starts where the one before ended (``expires_at >=`` the last one deleted),
         rather than at the start of the ``expires_at`` index: the entries of the rows just
         deleted stay in the index until VACUUM, and walking over them again at every batch made
-        a purge of millions of records slower batch after batch (docs/benchmarks.md, "Retention
-        at scale"). The DELETE checks expiry again: a record taken over since the batch was
-        chosen has a new expiry and stays.
+        a purge of millions of records slower batch after batch (docs/performance.md). The DELETE
+        checks expiry again: a record taken over since the batch was chosen has a new expiry and
+        stays.
         """
         now = timezone.now()
         expired = self.records.filter(expires_at__lt=now, lease_expires_at__lt=now)
