@@ -109,10 +109,10 @@ def test_no_response_body_of_the_example_has_a_closed_enum(documents: Any, versi
 def test_no_response_header_of_the_example_has_a_closed_enum(documents: Any, version: str) -> None:
     schema = documents[version]
     headers = [
-        (f"{method.upper()} {route} {status} {name}", header["schema"])
+        (f"{method.upper()} {route} {status} {name}", resolve(schema, header)["schema"])
         for route, method, operation in operations(schema)
         for status, response in operation["responses"].items()
-        for name, header in (response.get("headers") or {}).items()
+        for name, header in (resolve(schema, response).get("headers") or {}).items()
     ]
     assert any(name.endswith(" X-Cache-Lookup") for name, _ in headers)  # the replay headers are there
     assert [problem for where, node in headers for problem in closed_enums(schema, node, where, set())] == []
@@ -220,8 +220,10 @@ def test_request_defaults_as_default_when_the_schema_class_says_so(monkeypatch: 
     ("configured", "written"), [("2", "2.0.0"), ("2.1", "2.1.0"), ("2.1.3", "2.1.3"), ("2.0.0-rc.1", "2.0.0-rc.1")]
 )
 def test_info_version_is_semver_and_pep_440(configured: str, written: str) -> None:
-    info = build(version="v1", VERSION=configured)["info"]
-    assert (info["version"], info["x-api-version"]) == (written, "v1")
+    info = build(version="v2", VERSION=configured)["info"]
+    assert (info["version"], info["x-api-version"]) == (written, "v2")
+    # The document of another version carries that version's number.
+    assert build(version="v1", VERSION=configured)["info"]["version"] == "1.0.0"
 
 
 def test_info_version_as_configured_when_the_hook_says_so(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -227,6 +227,23 @@ class ProblemSchemaMixin(_SchemaBase):
         overrides = super()._process_override_parameters(direction)
         return {**{(p["name"], p["in"]): p for p in ours}, **overrides}
 
+    def _header_refs(self, headers: dict[str, Any]) -> dict[str, Any]:
+        """``headers`` as references to ``components/headers``, one component per header."""
+        return {
+            name: self._shared_component(ResolvedComponent.HEADER, name, header) for name, header in headers.items()
+        }
+
+    def _shared_component(self, kind: str, name: str, definition: dict[str, Any]) -> dict[str, Any]:
+        """A reference to the component ``name`` of ``kind``, registered with ``definition``; another
+        definition under a name already taken gets the name with a digest of its own."""
+        component = ResolvedComponent(name=name, type=kind, object=name, schema=definition)
+        if component in self.registry and self.registry[component].schema != definition:
+            named = f"{name}_{_digest(definition)}"
+            component = ResolvedComponent(name=named, type=kind, object=named, schema=definition)
+        self.registry.register_on_missing(component)
+        ref: dict[str, Any] = component.ref
+        return ref
+
     def _idempotency_options(self) -> Any:
         if self.method not in UNSAFE_METHODS or not isinstance(self.view, IdempotencyMixin):
             return None
@@ -317,13 +334,13 @@ class ProblemSchemaMixin(_SchemaBase):
         if deprecations:
             success_headers.update(DEPRECATION_HEADERS)
         for response in responses.values():
-            response.setdefault("headers", {}).update(success_headers)
+            response.setdefault("headers", {}).update(self._header_refs(success_headers))
         for status, slugs in sorted(self._problem_types().items()):
             own = responses.get(str(status))
             if own is None:
                 responses[str(status)] = self._problem_response(status, slugs, bool(deprecations))
             else:  # the view's own @extend_schema response for that status: it gets the headers
-                own.setdefault("headers", {}).update(problem_headers(status, bool(deprecations)))
+                own.setdefault("headers", {}).update(self._header_refs(problem_headers(status, bool(deprecations))))
         return responses
 
     def _problem_types(self) -> dict[int, list[str]]:
@@ -390,7 +407,7 @@ class ProblemSchemaMixin(_SchemaBase):
         response = {
             "description": f"A problem whose `type` ends in one of: {listed}. Each type URL documents itself.",
             "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
-            "headers": problem_headers(status, deprecated),
+            "headers": self._header_refs(problem_headers(status, deprecated)),
             "x-problem-types": slugs,
         }
         name = problem_response_name(status, response)
@@ -426,8 +443,11 @@ def problem_response_name(status: int, response: dict[str, Any]) -> str:
     answers it, and another name for another list of problem types or headers."""
     # Only the package's own strings are in ``response``: plain JSON, whatever the project's schema
     # class puts elsewhere in the document.
-    digest = hashlib.sha256(json.dumps(response, sort_keys=True).encode()).hexdigest()[:8]
-    return f"Problem{status}_{digest}"
+    return f"Problem{status}_{_digest(response)}"
+
+
+def _digest(definition: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:8]
 
 
 def has_own_description(serializer: Any) -> bool:
