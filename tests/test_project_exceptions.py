@@ -17,7 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView, exception_handler
 
 from django_api_conventions.checks import check_drf_settings, check_project_handlers, check_settings
-from django_api_conventions.problems import ProblemException, retry_after_header
+from django_api_conventions.problems import ProblemException
+from django_api_conventions.problems.details import retry_after_header
 from django_api_conventions.problems.drf_handler import problem_exception_handler
 from django_api_conventions.problems.error_answers import problem_for_error_answer
 from django_api_conventions.problems.mapping import (
