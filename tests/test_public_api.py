@@ -1,7 +1,8 @@
 """The public API is what the docs document, no more and no less.
 
 Public modules are the package's parts (every folder with an ``__init__.py``, Django's
-``management`` and ``migrations`` aside), its face (``conf``, ``middleware``, ``models``) and every
+``management`` and ``migrations`` aside, and the package itself, which holds ``__version__``
+alone), its face (``conf``, ``middleware``, ``models``) and every
 module a page names by its dotted path (``django_api_conventions.x.y``, in a ``:::`` directive of
 the API reference, a code span or a code block). Each declares ``__all__``; each name of every
 ``__all__`` of the package resolves and appears on a page (a ``:::`` directive, or a code span
