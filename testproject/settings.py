@@ -108,7 +108,11 @@ SPECTACULAR_SETTINGS = {
     "DEFAULT_GENERATOR_CLASS": "django_api_conventions.contrib.spectacular.generators.SchemaGenerator",
 }
 
-MIGRATION_GUIDE = "https://billing.example.com/docs/migrating-to-v2"
+# Where clients reach the service: the absolute links it sends (the migration guide of its
+# deprecation Link headers and of its 410s) point there. Set it behind a proxy or another host.
+PUBLIC_URL = (os.environ.get("PUBLIC_URL") or f"http://127.0.0.1:{os.environ.get('PORT') or 8000}").rstrip("/")
+# Served by the example itself (testproject/pages.py).
+MIGRATION_GUIDE = f"{PUBLIC_URL}/guides/migrating-to-v2"
 
 API_CONVENTIONS = {
     # Every path is API but the admin's, which keeps Django's own error pages and CSRF page. The

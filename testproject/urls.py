@@ -6,6 +6,7 @@ from django_api_conventions.versioning import versioned_urls
 
 from .billing.async_views import AsyncInvoicePaymentViewSet
 from .billing.views import InvoicePaymentDetail, InvoicePaymentList, InvoiceViewSet, OrderViewSet, UserViewSet
+from .pages import IndexView, migration_guide
 
 router = SimpleRouter(trailing_slash=False)
 router.register("users", UserViewSet, basename="user")
@@ -26,6 +27,9 @@ api = [
 ]
 
 urlpatterns = [
+    # The versions and the documentation, and the guide the deprecation links point at.
+    path("", IndexView.as_view(), name="index"),
+    path("guides/migrating-to-v2", migration_guide, name="migration-guide"),
     *versioned_urls(api),
     path("admin/", admin.site.urls),
     path("", include("django_api_conventions.urls")),

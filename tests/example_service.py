@@ -58,7 +58,10 @@ def running_service(
     environment: dict[str, str], workers: int = 2, gunicorn_options: Sequence[str] = ()
 ) -> Iterator[Service]:
     port = free_port()
-    service = Service(f"http://127.0.0.1:{port}", environment)
+    url = f"http://127.0.0.1:{port}"
+    # The service's absolute links (its migration guide) point at where it runs.
+    environment = {"PUBLIC_URL": url, **environment}
+    service = Service(url, environment)
     service.manage("migrate", "--no-input", "-v", "0")
     service.manage("seed_demo")
     process = subprocess.Popen(

@@ -423,8 +423,20 @@ def test_v1_is_served_deprecated_v0_is_gone_v9_unknown(call: Caller) -> None:
     assert call("GET", "/v2/invoices?limit=1").header("Deprecation") is None
     retired = call("GET", "/v0/invoices")
     assert_problem(retired, 410, "version-retired")
-    assert "https://billing.example.com/docs/migrating-to-v2" in retired.body.decode()
+    guide = retired.json()["migration_guide"]
+    assert guide.startswith(f"{call.service.url}/") and guide in retired.body.decode()
     assert_problem(call("GET", "/v9/invoices"), 404)
+    # Every link the versions send answers, on the service itself.
+    for target in {*link_targets(old.header("Link")), *link_targets(retired.header("Link")), guide}:
+        assert target.startswith(f"{call.service.url}/"), target
+        page = call("GET", target.removeprefix(call.service.url))
+        assert page.status == 200, target  # the guide, and the list's rel="next"
+    assert call("GET", guide.removeprefix(call.service.url)).header("Content-Type").startswith("text/html")
+
+
+def link_targets(header: str | None) -> list[str]:
+    """The URLs of a ``Link`` header's link-values."""
+    return re.findall(r"<([^>]*)>", header or "")
 
 
 def test_the_total_to_amount_due_rename(call: Caller) -> None:

@@ -29,6 +29,7 @@ from django_api_conventions.versioning.signals import (
     deprecated_version_used,
 )
 from testproject.billing.serializers import AMOUNT_DUE_GUIDE
+from testproject.settings import MIGRATION_GUIDE
 from tests.urls import handler400, handler403, handler404, handler500
 from tests.urls import urlpatterns as test_urlpatterns
 
@@ -37,7 +38,7 @@ from .problem_assertions import assert_problem
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.urls(__name__)]
 
-GUIDE = "https://billing.example.com/docs/migrating-to-v2"
+GUIDE = MIGRATION_GUIDE
 ENDPOINT_GUIDE = "https://billing.example.com/docs/probe-search"
 V1_DEPRECATION = "@1780272000"  # 2026-06-01T00:00:00Z
 V1_SUNSET = "Tue, 01 Jun 2027 00:00:00 GMT"

@@ -3,6 +3,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Value
 from django.db.models.functions import Lower
 from django.utils.translation import gettext
@@ -14,7 +15,7 @@ from django_api_conventions.versioning import OpenEnumField, RenamedField, Renam
 from .models import Customer, Invoice, Order, Payment
 
 _CURRENCY = re.compile(r"[a-z]{3}")
-AMOUNT_DUE_GUIDE = "https://billing.example.com/docs/migrating-to-v2#amount-due"
+AMOUNT_DUE_GUIDE = f"{settings.MIGRATION_GUIDE}#amount-due"
 # The largest amount a bigint column holds: a larger one is a 422, not a database overflow (500).
 MAX_AMOUNT = 2**63 - 1
 
