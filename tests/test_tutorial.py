@@ -415,6 +415,9 @@ def test_openapi_schema_and_docs_are_served(project: Project) -> None:
     docs = project.http("GET", "/docs")
     assert docs.status == 200
     assert b"swagger" in docs.body.lower()
+    # The page's `manage.py spectacular ... --file openapi-v2.yaml` wrote the document served.
+    yaml = pytest.importorskip("yaml")
+    assert yaml.safe_load((project.directory / "openapi-v2.yaml").read_text()) == schema.json()
 
 
 def test_each_log_line_is_written_once(project: Project) -> None:
