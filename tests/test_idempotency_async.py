@@ -292,6 +292,17 @@ def test_the_example_async_payment_endpoint() -> None:
     )
 
 
+def test_the_example_async_payment_endpoint_refuses_an_undeclared_parameter() -> None:
+    user = Customer.objects.create(email=f"{new_key()}@example.com", name="Payer")
+    invoice = Invoice.objects.create(user=user, amount_due=150, currency="eur")
+    key = new_key()
+    refused = post(f"/v2/invoices/{invoice.pk}/async-payments?colour=1", {"amount": 100, "currency": "eur"}, key)
+    assert refused.status_code == 400 and "colour" in refused.json()["detail"]
+    assert not Payment.objects.filter(invoice=invoice).exists()
+    # The 400 came before the claim: the key stays free for the corrected request.
+    assert post(f"/v2/invoices/{invoice.pk}/async-payments", {"amount": 100, "currency": "eur"}, key).status_code == 201
+
+
 def test_the_async_endpoint_under_wsgi() -> None:
     """gunicorn's sync workers serve it too: Django runs the async view in an event loop of its own."""
     from rest_framework.test import APIClient

@@ -10,18 +10,19 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from django_api_conventions.idempotency import IdempotencyMixin
+from django_api_conventions.pagination import StrictQueryParametersMixin
 
 from . import gateway
 from .models import Invoice
 from .serializers import PaymentSerializer
 
 
-class AsyncInvoicePaymentViewSet(IdempotencyMixin, ViewSet):
+class AsyncInvoicePaymentViewSet(IdempotencyMixin, StrictQueryParametersMixin, ViewSet):
     """``POST /v2/invoices/{id}/async-payments``: ``POST .../payments``, served by an async view
     (a viewset, so that its one action is a ``create``: a 201 in the OpenAPI document).
 
-    The same payment, the same rules and the same required ``Idempotency-Key``; the fake
-    gateway's latency is awaited. The mixin runs this handler inside the request's transaction:
+    The same payment, the same rules (an undeclared query parameter is a 400) and the same
+    required ``Idempotency-Key``; the fake gateway's latency is awaited. The mixin runs this handler inside the request's transaction:
     the ORM calls below (``aget``, ``asave``, ``sync_to_async``) reach that transaction's
     connection, so the payment and the stored response commit together, as in the sync view.
     """
