@@ -33,8 +33,11 @@ def test_the_smoke_run_measures_every_in_process_scenario(
 ) -> None:
     monkeypatch.setattr(services, "WORK_DIR", tmp_path)
     output = tmp_path / "results.json"
-    assert cli.main(["--smoke", "--json", str(output)]) == 0
+    assert cli.main(["--smoke", "--json", str(output), "--charts", str(tmp_path / "charts")]) == 0
     results = json.loads(output.read_text())
+    # The run draws its charts: the in-process keys (no server in a smoke run), pages, purge, filters.
+    drawn = {path.name for path in (tmp_path / "charts").iterdir()}
+    assert drawn == {"overhead.svg", "page-depth.svg", "purge.svg", "filters.svg"}
     scenarios = results["idempotency"]["inprocess"]["sqlite"]["scenarios"]
     # The three scenarios and, beside them, the floors (benchmarks/floor_views.py): the fresh
     # key's minimum creates the order (201), the replay's answers the stored 201.
