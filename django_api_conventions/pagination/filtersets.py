@@ -29,6 +29,7 @@ import django_filters
 from django import forms
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.db.models import Model, Q, QuerySet
+from django.db.models.sql.datastructures import Join
 from django.http import QueryDict
 from django.utils.translation import gettext
 
@@ -188,10 +189,24 @@ def any_of(alternatives: Sequence[BoundFilters], queryset: QuerySet[Any]) -> Que
     Django refuses for querysets that differ in ``distinct()`` or slicing, this takes any
     queryset a filter returns, and a row matched through a multi-valued join appears once.
     """
-    condition = reduce(
-        operator.or_, (Q(pk__in=alternative.filter_queryset(queryset).values("pk")) for alternative in alternatives)
-    )
-    return queryset.filter(condition)
+    filtered = [alternative.filter_queryset(queryset) for alternative in alternatives]
+    if len(filtered) == 1 and _filters_in_place(filtered[0], queryset):
+        # The list's own query: a primary-key subquery would keep SQLite from walking the
+        # ordering's index (it sorts every matching row instead).
+        return filtered[0]
+    return queryset.filter(reduce(operator.or_, (Q(pk__in=rows.values("pk")) for rows in filtered)))
+
+
+def _filters_in_place(filtered: QuerySet[Any], queryset: QuerySet[Any]) -> bool:
+    """Whether ``filtered`` is ``queryset`` with conditions on its own rows only: no join added
+    (a multi-valued one could repeat a row), no slicing, the same order. A ``distinct()`` there
+    changes nothing: without a join of its own it finds each row once anyway."""
+    query, base = filtered.query, queryset.query
+    return not query.is_sliced and _joins(query) == _joins(base) and query.order_by == base.order_by
+
+
+def _joins(query: Any) -> set[str]:
+    return {alias for alias, table in query.alias_map.items() if isinstance(table, Join)}
 
 
 class BoundFilters:
