@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -54,3 +56,16 @@ def start_chromium(browser: str, driver: str) -> Any:
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     return webdriver.Chrome(options=options, service=Service(executable_path=driver))
+
+
+@contextmanager
+def chromium(page_load_timeout: float) -> Iterator[Any]:
+    """The system's headless Chromium for one test module, quit on the way out."""
+    found = find_browser()
+    assert found is not None  # conftest skips (or, in CI, fails) without it
+    browser = start_chromium(*found)
+    browser.set_page_load_timeout(page_load_timeout)
+    try:
+        yield browser
+    finally:
+        browser.quit()

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from .browser import find_browser, start_chromium
+from .browser import chromium
 from .example_service import Service, example_service
 from .http import send
 
@@ -35,14 +35,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
 @pytest.fixture(scope="module")
 def driver() -> Iterator[Any]:
-    found = find_browser()
-    assert found is not None  # conftest skips (or, in CI, fails) without it
-    browser = start_chromium(*found)
-    browser.set_page_load_timeout(TIMEOUT)
-    try:
+    with chromium(TIMEOUT) as browser:
         yield browser
-    finally:
-        browser.quit()
 
 
 def wait(driver: Any, condition: Any, message: str) -> Any:

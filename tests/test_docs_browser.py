@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from .browser import find_browser, start_chromium
+from .browser import chromium
 from .servers import free_port
 
 pytestmark = pytest.mark.browser
@@ -109,18 +109,12 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def driver() -> Iterator[Any]:
-    found = find_browser()
-    assert found is not None  # conftest skips (or, in CI, fails) without it
-    browser = start_chromium(*found)
-    browser.set_page_load_timeout(TIMEOUT)
-    try:
+    with chromium(TIMEOUT) as browser:
         browser.set_window_size(WIDTH, 1000)
         # The window's frame is not the viewport: widen the window until the page itself is WIDTH wide.
         inner = browser.execute_script("return window.innerWidth;")
         browser.set_window_size(WIDTH + (WIDTH - inner), 1000)
         yield browser
-    finally:
-        browser.quit()
 
 
 def layout(driver: Any, url: str) -> Layout:
