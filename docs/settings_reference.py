@@ -152,9 +152,9 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "IDEMPOTENCY_STORE": SettingDoc(
         "`'database'`, `'redis'` or the dotted path of a store class",
         (
-            "Where idempotency records live: the [database store](idempotency-stores.md#the-database-store), the [Redis "
-            "store](idempotency-stores.md#the-redis-store), or your own `IdempotencyStore` subclass. A store that cannot "
-            "be loaded is error `E009`."
+            "Where idempotency records live: the [database store](idempotency-stores.md#the-database-store), "
+            "the [Redis store](idempotency-stores.md#the-redis-store), or your own `IdempotencyStore` "
+            "subclass. A store that cannot be loaded is error `E009`."
         ),
         why="Redis is at hand and keyed requests are many, or the records belong in a store of your own.",
     ),
@@ -270,7 +270,8 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "EXTRA_QUERY_PARAMS": SettingDoc(
         "a list of query parameter names",
         (
-            "Query parameters every view with [strict query parameters](pagination-filters.md#parameters-the-view-declares) "
+            "Query parameters every view with "
+            "[strict query parameters](pagination-filters.md#parameters-the-view-declares) "
             "accepts besides its filters and its paginator's, on any method: those the project's serializers or "
             'views read (`["brief", "fields"]`). A view adds its own with `extra_query_params`.'
         ),

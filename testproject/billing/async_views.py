@@ -22,9 +22,10 @@ class AsyncInvoicePaymentViewSet(IdempotencyMixin, StrictQueryParametersMixin, V
     (a viewset, so that its one action is a ``create``: a 201 in the OpenAPI document).
 
     The same payment, the same rules (an undeclared query parameter is a 400) and the same
-    required ``Idempotency-Key``; the fake gateway's latency is awaited. The mixin runs this handler inside the request's transaction:
-    the ORM calls below (``aget``, ``asave``, ``sync_to_async``) reach that transaction's
-    connection, so the payment and the stored response commit together, as in the sync view.
+    required ``Idempotency-Key``; the fake gateway's latency is awaited. The mixin runs this
+    handler inside the request's transaction: the ORM calls below (``aget``, ``asave``,
+    ``sync_to_async``) reach that transaction's connection, so the payment and the stored
+    response commit together, as in the sync view.
     """
 
     idempotency_required = True
