@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Any
 
 from . import filter_backends, replica_wait
@@ -45,10 +46,14 @@ def _table(title: str, header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([f"\n{title}", line(header), line(["-" * width for width in widths]), *map(line, rows)])
 
 
-def render(results: dict[str, Any]) -> str:
+def render(results: dict[str, Any], found: list[dict[str, Any]] | None = None) -> str:
+    """The tables of ``results`` (with ``--repeat``, of the runs' medians) and the targets
+    ``found`` (by default those of ``results``)."""
+    repeat = results.get("repeat", 1)
     parts = [
         f"benchmarks ({results['plan']['name']}), {results['started_at']}, "
         f"{results['machine']['cpus']} CPUs, Python {results['machine']['python']}"
+        + (f", {repeat} runs: every figure below is the median of the runs'" if repeat > 1 else "")
     ]
     if results["skipped"]:
         parts.append("skipped: " + "; ".join(results["skipped"]))
@@ -251,18 +256,36 @@ def render(results: dict[str, Any]) -> str:
     parts.extend(replica_wait.tables(results))
     parts.extend(_purge_tables(results.get("purge", {})))
     parts.extend(filter_backends.tables(results))
-    found = targets(results)
+    found = targets(results) if found is None else found
     if found:
-        rows = [[t["target"], t["value"], t.get("floor", "-"), t["limit"], verdict(t)] for t in found]
-        parts.append(
-            _table(
-                "Targets (floor, measured in the same rounds: the idempotency protocol's minimum written by hand; "
-                "for pages, DRF's CursorPagination, its page at each depth over its first page)",
-                ["target", "measured", "floor", "limit", "met"],
-                rows,
-            )
-        )
+        parts.append(_targets_table(found, repeat))
     return "\n".join(parts)
+
+
+def _targets_table(found: list[dict[str, Any]], repeat: int) -> str:
+    title = (
+        "Targets (floor, measured in the same rounds: the idempotency protocol's minimum written by hand; "
+        "for pages, DRF's CursorPagination, its page at each depth over its first page; gap: measured - floor)"
+    )
+    if repeat > 1:
+        title += f"; {repeat} runs, judged on the median, spread min-max"
+        rows = [
+            [
+                t["target"],
+                t["value"],
+                t.get("spread", "-"),
+                t.get("floor", "-"),
+                t.get("floor_spread", "-"),
+                t.get("gap", "-"),
+                t["limit"],
+                verdict(t),
+            ]
+            for t in found
+        ]
+        header = ["target", "median", "spread", "floor", "floor spread", "gap", "limit", "met"]
+        return _table(title, header, rows)
+    rows = [[t["target"], t["value"], t.get("floor", "-"), t.get("gap", "-"), t["limit"], verdict(t)] for t in found]
+    return _table(title, ["target", "measured", "floor", "gap", "limit", "met"], rows)
 
 
 def _server_tables(http: dict[str, Any]) -> list[str]:
@@ -379,13 +402,13 @@ def verdict(target: dict[str, Any]) -> str:
     if target["floor_kind"] == "drf":  # a reference, not a minimum: beating it is no noise
         if target["met"] or target["floor_met"]:
             return "yes" if target["met"] else "NO (DRF's page meets it: our code)"
-        return "NO, DRF's page misses it too (this run)"
+        return "NO, DRF's page misses it too" + ("" if target.get("runs", 1) > 1 else " (this run)")
     if target["met"]:
         return "yes" if target["floor_met"] else "yes (the floor misses it: noise)"
     if target["floor_met"]:
         return "NO (the floor meets it: our code)"
     # One run's floor a hair past the limit is noise, not proof: docs/performance.md reads several.
-    return "NO, the floor misses it too (this run)"
+    return "NO, the floor misses it too" + ("" if target.get("runs", 1) > 1 else " (this run)")
 
 
 def _yes_no(value: bool | None) -> str:
@@ -416,22 +439,44 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         floor: float | None = None,
         floor_met: bool | None = None,
         floor_kind: str = "minimum",
+        op: str | None = None,
+        bound: float | None = None,
     ) -> None:
-        target = {
+        target: dict[str, Any] = {
             "target": name,
             "value": f"{value:.2f}" if isinstance(value, float) else str(value),
             "limit": limit,
             "met": bool(met),
         }
+        if op is not None:  # a number against a bound: several runs are judged on its median
+            target.update({"number": value, "op": op, "bound": bound})
         if floor is not None:
             # The same ratio for the protocol's minimum written by hand (benchmarks/floor_views.py),
             # measured in the same rounds: whether the target can be met at all on this machine;
             # for pages, DRF's paginator (floor_kind "drf"), the reference pages are measured by.
-            target.update({"floor": f"{floor:.2f}", "floor_met": bool(floor_met), "floor_kind": floor_kind})
+            target.update(
+                {
+                    "floor": f"{floor:.2f}",
+                    "floor_number": floor,
+                    "gap": f"{value - floor:+.2f}",
+                    "floor_met": bool(floor_met),
+                    "floor_kind": floor_kind,
+                }
+            )
         found.append(target)
 
     def at_most(name: str, value: float, floor: float | None, limit: float, floor_kind: str = "minimum") -> None:
-        add(name, value, f"<= {limit}", value <= limit, floor, None if floor is None else floor <= limit, floor_kind)
+        add(
+            name,
+            value,
+            f"<= {limit}",
+            value <= limit,
+            floor,
+            None if floor is None else floor <= limit,
+            floor_kind,
+            "<=",
+            limit,
+        )
 
     def floor_of(scenarios: dict[str, Any], mode: str, key: str, baseline: float) -> float | None:
         return ratio(scenarios[mode][key], baseline) if mode in scenarios else None
@@ -462,6 +507,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             throughput >= THROUGHPUT_TARGET,
             floor,
             None if floor is None else floor >= THROUGHPUT_TARGET,
+            op=">=",
+            bound=THROUGHPUT_TARGET,
         )
         burst = data["duplicates"]
         add(
@@ -514,6 +561,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                     versus,
                     f"<= {DRF_CURSOR_TARGET}",
                     versus <= DRF_CURSOR_TARGET,
+                    op="<=",
+                    bound=DRF_CURSOR_TARGET,
                 )
             cpu = data.get("cpu", {})
             if name in cpu:  # the same targets on this process's CPU time, which load hardly moves
@@ -532,6 +581,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                         versus,
                         f"<= {DRF_CURSOR_TARGET}",
                         versus <= DRF_CURSOR_TARGET,
+                        op="<=",
+                        bound=DRF_CURSOR_TARGET,
                     )
             if name == "search" and "keyset_filtered" in data["pages"]:
                 for label, series in (("", data["pages"]), (", CPU", cpu)):
@@ -544,6 +595,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                         versus,
                         f"<= {SEARCH_LIST_TARGET}",
                         versus <= SEARCH_LIST_TARGET,
+                        op="<=",
+                        bound=SEARCH_LIST_TARGET,
                     )
             queries = set(data["queries"][name].values())
             add(f"{vendor}: {name} queries per page", max(queries), "1", queries == {1})
@@ -572,6 +625,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             paced["deleted_per_second"],
             f">= {PURGE_RATE_TARGET:,}",
             paced["deleted_per_second"] >= PURGE_RATE_TARGET,
+            op=">=",
+            bound=PURGE_RATE_TARGET,
         )
         for run in after:
             if not run["load_rate"]:  # the database as busy with claims as the clients can make it
@@ -581,6 +636,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                     ratio(run["deleted_per_second"], claims),
                     "> 1 (keeps up)",
                     run["deleted_per_second"] > claims,
+                    op=">",
+                    bound=1,
                 )
         add(
             f"{vendor}: expired records left after purge",
@@ -590,3 +647,52 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         )
     found.extend(filter_backends.targets(results))
     return found
+
+
+_COMPARE = {"<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b, ">": lambda a, b: a > b}
+
+
+def repeated_targets(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The targets of several runs of the same scenarios (``--repeat``), each judged once: a number
+    against a bound on the median of its runs, with their spread (min-max) beside it, its floor's
+    likewise; any other target (every key run once, one query a page...) met only if met in every run."""
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        for target in run:
+            by_name.setdefault(target["target"], []).append(target)
+    return [_judged(measured) for measured in by_name.values()]
+
+
+def _judged(measured: list[dict[str, Any]]) -> dict[str, Any]:
+    first = measured[0]
+    judged: dict[str, Any] = {key: first[key] for key in ("target", "limit")}
+    judged["runs"] = len(measured)
+    numbers = [t["number"] for t in measured if "number" in t and not math.isnan(t["number"])]
+    if "op" not in first or not numbers:
+        values = list(dict.fromkeys(t["value"] for t in measured))
+        judged.update(value=" / ".join(values), met=all(t["met"] for t in measured))
+        return judged
+    compare = _COMPARE[first["op"]]
+    counts = all(isinstance(number, int) for number in numbers)  # records a second: one of the runs'
+    median = statistics.median_low(numbers) if counts else statistics.median(numbers)
+    shown = (lambda number: f"{number:,}") if counts else (lambda number: f"{number:.2f}")
+    judged.update(
+        value=shown(median),
+        number=median,
+        spread=f"{shown(min(numbers))}-{shown(max(numbers))}",
+        met=compare(median, first["bound"]),
+        op=first["op"],
+        bound=first["bound"],
+    )
+    floors = [t["floor_number"] for t in measured if "floor_number" in t and not math.isnan(t["floor_number"])]
+    if floors:
+        floor = statistics.median(floors)
+        judged.update(
+            floor=f"{floor:.2f}",
+            floor_number=floor,
+            floor_spread=f"{min(floors):.2f}-{max(floors):.2f}",
+            gap=f"{median - floor:+.2f}",
+            floor_met=compare(floor, first["bound"]),
+            floor_kind=first["floor_kind"],
+        )
+    return judged

@@ -57,3 +57,21 @@ def alternate(scenarios: dict[str, Callable[[], int]], requests: int) -> dict[st
             cpu[name].append((time.process_time() - cpu_started) * 1000)
             statuses[name][status] += 1
     return {"samples_ms": samples, "cpu_ms": cpu, "statuses": {name: dict(count) for name, count in statuses.items()}}
+
+
+def median_of_runs(runs: Sequence[Any]) -> Any:
+    """The runs of a repeated benchmark (``--repeat``) folded into one of the same shape: each number
+    the median of its runs (of integers, the lower median, one of them: counts stay counts), any
+    other value, and a list, as in the first run."""
+    first = runs[0]
+    if isinstance(first, dict):
+        keys = list(dict.fromkeys(key for run in runs if isinstance(run, dict) for key in run))
+        return {key: median_of_runs([run[key] for run in runs if isinstance(run, dict) and key in run]) for key in keys}
+    if isinstance(first, bool) or not isinstance(first, int | float):
+        return first
+    numbers = [run for run in runs if isinstance(run, int | float) and not math.isnan(run)]
+    if not numbers:
+        return math.nan
+    if all(isinstance(number, int) for number in numbers):
+        return statistics.median_low(numbers)
+    return statistics.median(numbers)
