@@ -375,3 +375,29 @@ def test_repeated_targets_are_judged_on_the_median_of_the_runs() -> None:
         "p50_ms": 2.0,
         "kind": "a",
     }
+
+
+def test_keyset_against_drfs_page_has_the_first_pages_as_its_floor() -> None:
+    from benchmarks import report
+
+    def pages(*p50: float) -> dict[str, dict[str, float]]:
+        return {
+            str(depth): {"p50_ms": value, "p99_ms": value, "n": 1}
+            for depth, value in zip((0, 10, 20), p50, strict=True)
+        }
+
+    results = {
+        "pagination": {
+            "sqlite": {
+                "pages": {"keyset": pages(1.0, 1.3, 1.2), "cursor": pages(1.0, 1.1, 1.1)},
+                "queries": {"keyset": {"0": 1, "10": 1, "20": 1}},
+                "ties": {"walks": {}},
+            }
+        }
+    }
+    found = {t["target"]: t for t in report.targets(results)}
+    versus = found["sqlite: keyset / DRF cursor at the same depth (worst)"]
+    assert (versus["value"], versus["floor"], versus["gap"]) == ("1.18", "1.00", "+0.18")
+    assert report.verdict(versus) == "NO (the first pages meet it: the cursor's cost)"
+    deepest = found["sqlite: keyset any depth / depth 0 (worst)"]
+    assert (deepest["value"], deepest["floor"]) == ("1.30", "1.10")
