@@ -126,7 +126,10 @@ def example_service(
             with running_pgbouncer(
                 parts.hostname or "127.0.0.1", parts.port or 5432, parts.username or "root", parts.password or ""
             ) as bouncer:
-                environment.update(DATABASE_URL=bouncer.url(database_url), IDEMPOTENCY_STORE="database")
+                # PgBouncer pools the server connections: no second pool in the service (docs/deployment.md).
+                environment.update(
+                    DATABASE_URL=bouncer.url(database_url), IDEMPOTENCY_STORE="database", DATABASE_POOL="0"
+                )
                 with running_service(environment, gunicorn_options=gunicorn_options) as running:
                     yield running
             return

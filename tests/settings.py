@@ -1,7 +1,7 @@
 """The example service's settings plus fault-injection views and middleware for the tests."""
 
 from testproject.settings import *  # noqa: F403
-from testproject.settings import API_CONVENTIONS, MIDDLEWARE
+from testproject.settings import API_CONVENTIONS, DATABASES, MIDDLEWARE
 
 ROOT_URLCONF = "tests.urls"
 # The fault-injection middleware sits where third-party middleware usually does: inside the
@@ -19,3 +19,11 @@ API_CONVENTIONS = {
 }
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGGING = {"version": 1, "disable_existing_loggers": False}
+# No connection pool in the test process (the example service under test keeps its own): tests
+# point the connection at PgBouncer and back (tests/pgbouncer.py), which a pool opened earlier ignores.
+DATABASES = {
+    "default": {
+        **DATABASES["default"],
+        "OPTIONS": {key: value for key, value in DATABASES["default"].get("OPTIONS", {}).items() if key != "pool"},
+    }
+}
