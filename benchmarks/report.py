@@ -53,7 +53,12 @@ def render(results: dict[str, Any], found: list[dict[str, Any]] | None = None) -
     parts = [
         f"benchmarks ({results['plan']['name']}), {results['started_at']}, "
         f"{results['machine']['cpus']} CPUs, Python {results['machine']['python']}"
-        + (f", {repeat} runs: every figure below is the median of the runs'" if repeat > 1 else "")
+        + (
+            f", {repeat} runs: the tables show the medians of the runs' figures (and ratios of those medians), "
+            "the targets the median of each run's value"
+            if repeat > 1
+            else ""
+        )
     ]
     if results["skipped"]:
         parts.append("skipped: " + "; ".join(results["skipped"]))
