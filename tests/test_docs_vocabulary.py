@@ -19,14 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Pages left out, each with the reason. A page leaves this list once it passes.
-EXCLUDED: dict[str, str] = {}
-
-PAGES = sorted(
-    path
-    for path in [ROOT / "README.md", ROOT / "CHANGELOG.md", *(ROOT / "docs").glob("*.md")]
-    if str(path.relative_to(ROOT)) not in EXCLUDED
-)
+PAGES = sorted([ROOT / "README.md", ROOT / "CHANGELOG.md", *(ROOT / "docs").glob("*.md")])
 
 SOURCE = ROOT / "django_api_conventions"
 MODULES = sorted(SOURCE.rglob("*.py"))
@@ -98,12 +91,6 @@ def test_docstrings_are_found() -> None:
     found = dict(docstrings(SOURCE / "conf.py"))
     assert "the module" in found and "APIConventionsSettings" in found
     assert sum(1 for path in MODULES for _ in docstrings(path)) > 500
-
-
-@pytest.mark.parametrize("name", sorted(EXCLUDED))
-def test_an_excluded_page_still_needs_its_exclusion(name: str) -> None:
-    path = ROOT / name
-    assert path.exists() and internal_vocabulary(path.read_text()), f"{name} passes now: remove it from EXCLUDED"
 
 
 @pytest.mark.parametrize(
