@@ -501,22 +501,23 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     def floor_of(scenarios: dict[str, Any], mode: str, key: str, baseline: float) -> float | None:
         return ratio(scenarios[mode][key], baseline) if mode in scenarios else None
 
+    def latency_targets(label: str, store: str, scenarios: dict[str, Any]) -> None:
+        """The fresh key's and the replay's p50 against the plain POST served alike."""
+        plain = scenarios["plain"]["p50_ms"]
+        for mode, floor_mode, name, targets in (
+            ("fresh_key", "floor_fresh", "fresh key", FRESH_KEY_TARGETS),
+            ("replay", "floor_replay", "replay", REPLAY_TARGETS),
+        ):
+            at_most(
+                f"{label}{name} p50 / plain",
+                ratio(scenarios[mode]["p50_ms"], plain),
+                floor_of(scenarios, floor_mode, "p50_ms", plain),
+                targets[store],
+            )
+
     idempotency = results.get("idempotency", {})
     for store, data in idempotency.get("http", {}).items():
-        one = data["one_client"]
-        plain = one["plain"]["p50_ms"]
-        at_most(
-            f"{store}: fresh key p50 / plain",
-            ratio(one["fresh_key"]["p50_ms"], plain),
-            floor_of(one, "floor_fresh", "p50_ms", plain),
-            FRESH_KEY_TARGETS[store],
-        )
-        at_most(
-            f"{store}: replay p50 / plain",
-            ratio(one["replay"]["p50_ms"], plain),
-            floor_of(one, "floor_replay", "p50_ms", plain),
-            REPLAY_TARGETS[store],
-        )
+        latency_targets(f"{store}: ", store, data["one_client"])
         many = data["many_clients"]
         throughput = ratio(many["fresh_key"]["rps_median"], many["plain"]["rps_median"])
         floor = floor_of(many, "floor_fresh", "rps_median", many["plain"]["rps_median"])
@@ -539,19 +540,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         )
         asgi = data.get("servers", {}).get("asgi")
         if asgi:  # the same targets under uvicorn, each against the plain POST under uvicorn
-            plain = asgi["plain"]["p50_ms"]
-            at_most(
-                f"{store}: uvicorn (ASGI) fresh key p50 / plain",
-                ratio(asgi["fresh_key"]["p50_ms"], plain),
-                floor_of(asgi, "floor_fresh", "p50_ms", plain),
-                FRESH_KEY_TARGETS[store],
-            )
-            at_most(
-                f"{store}: uvicorn (ASGI) replay p50 / plain",
-                ratio(asgi["replay"]["p50_ms"], plain),
-                floor_of(asgi, "floor_replay", "p50_ms", plain),
-                REPLAY_TARGETS[store],
-            )
+            latency_targets(f"{store}: uvicorn (ASGI) ", store, asgi)
     for store, data in idempotency.get("inprocess", {}).items():
         cpu = data["cpu"]
         at_most(
