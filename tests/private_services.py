@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from .redis_topologies import Server
 from .servers import REPOSITORY, free_port
 
 REQUIRED = {name.strip() for name in os.environ.get("REQUIRE_BACKENDS", "").split(",") if name.strip()}
@@ -141,47 +141,15 @@ def private_postgres() -> Iterator[PrivatePostgres]:
 
 
 @dataclass
-class PrivateRedis:
-    directory: Path
-    port: int
-    process: subprocess.Popen[bytes] | None = None
+class PrivateRedis(Server):
+    """A server without persistence: restarted, it starts empty, like a lost cache node."""
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self) -> None:
-        # No persistence: a restarted server starts empty, like a lost cache node.
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.directory),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 20
-        while (
-            subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True).stdout.strip()
-            != "PONG"
-        ):
-            assert self.process.poll() is None, "redis-server exited at start-up"
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        self.kill()  # an outage, not a shutdown
 
 
 @contextmanager
@@ -189,7 +157,7 @@ def private_redis() -> Iterator[PrivateRedis]:
     if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
         missing("redis", "redis-server / redis-cli are not installed")
     directory = Path(tempfile.mkdtemp(prefix="faults-redis-"))
-    server = PrivateRedis(directory, free_port())
+    server = PrivateRedis(directory, free_port(), [])
     try:
         server.start()
         yield server
