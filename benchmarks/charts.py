@@ -451,12 +451,17 @@ def throughput(results: dict[str, Any]) -> str | None:
     )
 
 
+def _chosen_database(by_vendor: dict[str, Any]) -> tuple[str, Any]:
+    """The figures a chart draws of a part run on several databases: PostgreSQL's when there."""
+    vendor = "postgresql" if "postgresql" in by_vendor else next(iter(by_vendor))
+    return vendor, by_vendor[vendor]
+
+
 def page_depth(results: dict[str, Any]) -> str | None:
     pagination = results.get("pagination", {})
     if not pagination:
         return None
-    vendor = "postgresql" if "postgresql" in pagination else next(iter(pagination))
-    data = pagination[vendor]
+    vendor, data = _chosen_database(pagination)
     lines = [
         Line(label, sorted((int(depth), page["p50_ms"]) for depth, page in data["pages"][name].items()))
         for name, label in PAGINATORS.items()
@@ -477,8 +482,7 @@ def purge(results: dict[str, Any]) -> str | None:
     runs = results.get("purge", {})
     if not runs:
         return None
-    vendor = "postgresql" if "postgresql" in runs else next(iter(runs))
-    data = runs[vendor]
+    _, data = _chosen_database(runs)
     names = {"before": "Batches of SELECT then DELETE", "after": "idempotency_purge"}
     groups = [
         Group(
@@ -507,8 +511,7 @@ def filters(results: dict[str, Any]) -> str | None:
     lists = results.get("filters", {})
     if not lists:
         return None
-    vendor = "postgresql" if "postgresql" in lists else next(iter(lists))
-    data = lists[vendor]
+    _, data = _chosen_database(lists)
     labels = dict(zip(BACKENDS, ("StrictFilterBackend", "DjangoFilterBackend"), strict=True))
     groups = [
         Group(
