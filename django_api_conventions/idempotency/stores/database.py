@@ -128,17 +128,14 @@ class DatabaseStore(IdempotencyStore):
     def _insert_or_read(
         self, scope: str, key: str, fingerprint: str, lease: dict[str, Any], now: datetime
     ) -> tuple[bool, IdempotencyRecord | None]:
-        """PostgreSQL, in autocommit: INSERT the claim, or else read the record that holds the key.
+        """PostgreSQL, in autocommit: INSERT the claim, or else read the record that holds the key,
+        in one statement, so one round trip whether the key is new or a retry's.
 
         The INSERT is one statement, so one implicit transaction: ``set_config(..., true)``
         relaxes the durability of that transaction alone (as ``SET LOCAL`` would). Answers
-        whether it inserted the record, and else the record that holds the key, read by a
-        second statement (whose snapshot sees the claim the INSERT waited for); ``(False,
-        None)`` when that record is gone again: try again.
-
-        Two plain statements rather than one that inserts or reads: PostgreSQL plans a statement
-        on every execution (Django prepares none), and the combined one costs about 0.4 ms more to
-        plan and run on a new connection, on every new key, to save one round trip on a replay.
+        whether it inserted the record, and else the record that holds the key; ``(False,
+        None)`` when the statement's snapshot cannot see that record (it committed while the
+        INSERT waited for it, or it is gone again): try again, with a new snapshot.
         """
         connection = connections[self.database_alias]
         params = [
@@ -153,13 +150,11 @@ class DatabaseStore(IdempotencyStore):
             now,
         ]
         with connection.cursor() as cursor:
-            cursor.execute(_claim_sql(connection), params)
-            if cursor.fetchone() is not None:
-                # A fresh key, the common case: nothing of the row is needed, no model is built.
-                return True, None
-            cursor.execute(_read_sql(connection), [scope, key])
-            values = cursor.fetchone()
-        if values is None:
+            cursor.execute(_claim_sql(connection), [*params, scope, key])
+            claimed, *values = cursor.fetchone()
+        if claimed:
+            return True, None  # a fresh key, the common case: no model is built
+        if values[0] is None:
             return False, None
         record = IdempotencyRecord.from_db(self.database_alias, _record_attnames(), values)
         if isinstance(record.response_headers, str):  # jsonb arrives as text through Django's loader
@@ -309,32 +304,25 @@ _statements: dict[tuple[str, ...], str] = {}
 
 
 def _claim_sql(connection: Any) -> str:
-    """The claim's INSERT on PostgreSQL (see :meth:`DatabaseStore._insert_or_read`)."""
+    """The claim on PostgreSQL (see :meth:`DatabaseStore._insert_or_read`): whether it inserted,
+    then every column of the record that held the key before, in the order of
+    :func:`_record_attnames` (``NULL`` when it inserted: a data-modifying ``WITH`` is not seen by
+    the rest of its statement)."""
     cache_key = ("claim", connection.vendor)
     sql = _statements.get(cache_key)
     if sql is None:
         quote = connection.ops.quote_name
         inserted = ", ".join(quote(name) for name in _CLAIM_COLUMNS)
+        table = quote(IdempotencyRecord._meta.db_table)
+        held = ", ".join(f"held.{quote(field.column)}" for field in IdempotencyRecord._meta.concrete_fields)
         # Identifiers come from the model, quoted; every value is a parameter.
         sql = _statements[cache_key] = (
-            f"INSERT INTO {quote(IdempotencyRecord._meta.db_table)} ({inserted}) "  # noqa: S608
+            f"WITH claimed AS (INSERT INTO {table} ({inserted}) "  # noqa: S608
             "SELECT %s, %s, %s, %s, '{}'::jsonb, %s, %s, %s, %s, %s "
             "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed "
-            f"ON CONFLICT ({quote('scope')}, {quote('key')}) DO NOTHING RETURNING 1"
-        )
-    return sql
-
-
-def _read_sql(connection: Any) -> str:
-    """Every column of the record ``(scope, key)``, in the order of :func:`_record_attnames`."""
-    cache_key = ("read", connection.vendor)
-    sql = _statements.get(cache_key)
-    if sql is None:
-        quote = connection.ops.quote_name
-        columns = ", ".join(quote(field.column) for field in IdempotencyRecord._meta.concrete_fields)
-        sql = _statements[cache_key] = (
-            f"SELECT {columns} FROM {quote(IdempotencyRecord._meta.db_table)} "  # noqa: S608
-            f"WHERE {quote('scope')} = %s AND {quote('key')} = %s"
+            f"ON CONFLICT ({quote('scope')}, {quote('key')}) DO NOTHING RETURNING 1) "
+            f"SELECT EXISTS (SELECT 1 FROM claimed), {held} FROM (VALUES (1)) AS one "
+            f"LEFT JOIN {table} AS held ON held.{quote('scope')} = %s AND held.{quote('key')} = %s"
         )
     return sql
 
