@@ -157,9 +157,11 @@ def django_database_through(server: PgBouncer, alias: str = "default") -> Iterat
     config = connections[alias].settings_dict  # the dict every thread's connection is built from
     user = config["USER"] or "root"
     before = server.transactions(config["NAME"], user)
-    saved = {name: config.get(name) for name in ("HOST", "PORT", "DISABLE_SERVER_SIDE_CURSORS")}
+    saved = {name: config.get(name) for name in ("HOST", "PORT", "DISABLE_SERVER_SIDE_CURSORS", "OPTIONS")}
     connections[alias].close()
-    config.update(HOST="127.0.0.1", PORT=str(server.port), DISABLE_SERVER_SIDE_CURSORS=True)
+    # No prepared statements: PgBouncer in transaction mode loses them between transactions.
+    options = {name: value for name, value in (config.get("OPTIONS") or {}).items() if name != "prepare_threshold"}
+    config.update(HOST="127.0.0.1", PORT=str(server.port), DISABLE_SERVER_SIDE_CURSORS=True, OPTIONS=options)
     try:
         yield lambda: server.transactions(config["NAME"], user) - before
     finally:

@@ -48,6 +48,39 @@ def test_a_new_key_costs_one_statement_and_its_replay_one() -> None:
 
 @pytest.mark.postgres
 @postgres_only
+@pytest.mark.parametrize("prepare_threshold", [None, 2])
+def test_the_claim_and_the_stored_answer_are_prepared_where_the_connection_allows_it(
+    prepare_threshold: int | None,
+) -> None:
+    """With Django's ``OPTIONS["prepare_threshold"]`` (here set on the open connection) the
+    hot path's statements are prepared once they ran that often; without it (Django's default,
+    safe behind a transaction pooler) nothing is."""
+    store = DatabaseStore()
+    connection.ensure_connection()
+    connection.connection.prepare_threshold = prepare_threshold
+    try:
+        with CaptureQueriesContext(connection) as logged:
+            for _ in range(3):
+                key = f"key-{uuid.uuid4().hex}"
+                claim = store.claim("scope", key, "fp", 60, 3600)
+                assert store.complete("scope", key, claim.owner, StoredResponse(201, {}, b"{}"), 3600)
+                replay = store.claim("scope", key, "fp", 60, 3600)
+                assert replay.response == StoredResponse(201, {}, b"{}")
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT statement FROM pg_prepared_statements")
+            prepared = [row[0] for row in cursor.fetchall()]
+    finally:
+        connection.connection.prepare_threshold = None
+        connection.close()  # its prepared statements go with it
+    assert len(logged.captured_queries) == 9, "Django's query log still sees every statement"
+    if prepare_threshold is None:
+        assert prepared == []
+    else:
+        assert sorted(statement.split()[0] for statement in prepared) == ["UPDATE", "WITH"], prepared
+
+
+@pytest.mark.postgres
+@postgres_only
 def test_a_claim_that_waited_for_the_holders_commit_reads_the_holder_again() -> None:
     """The claim's statement cannot see a record committed while its INSERT waited for it (the
     statement's snapshot is older): the claim asks again, and answers that record."""

@@ -149,7 +149,7 @@ class DatabaseStore(IdempotencyStore):
             now,
             now,
         ]
-        with connection.cursor() as cursor:
+        with _hot_path_cursor(connection) as cursor:
             cursor.execute(_claim_sql(connection), [*params, scope, key])
             claimed, *values = cursor.fetchone()
         if claimed:
@@ -193,7 +193,7 @@ class DatabaseStore(IdempotencyStore):
             for name, value in values.items()
         ]
         params += [scope, key, owner, State.STARTED]
-        with connection.cursor() as cursor:
+        with _hot_path_cursor(connection) as cursor:
             cursor.execute(_update_owned_sql(connection, tuple(values)), params)
             return bool(cursor.rowcount > 0)
 
@@ -281,6 +281,28 @@ class DatabaseStore(IdempotencyStore):
                 return total
             total += deleted
             oldest = last
+
+
+def _hot_path_cursor(connection: Any) -> Any:
+    """A cursor for the statements every keyed request sends (the claim, the stored answer).
+
+    On PostgreSQL, when the connection allows prepared statements (Django's
+    ``OPTIONS["prepare_threshold"]``, off by default because a pooler in transaction mode may
+    lose them), the cursor binds its parameters on the server: psycopg then prepares a
+    statement once it has run that many times on the connection, and PostgreSQL plans the
+    claim once per connection rather than on every request. Django's own cursors bind on the
+    client and are never prepared; this one still runs Django's execute wrappers and query log.
+    """
+    if connection.vendor != "postgresql":
+        return connection.cursor()
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    if getattr(connection.connection, "prepare_threshold", None) is None:
+        return connection.cursor()
+    from django.db.backends.postgresql.base import ServerBindingCursor  # psycopg 3 only
+
+    cursor = ServerBindingCursor(connection.connection)  # type: ignore[call-arg]  # psycopg.Cursor(connection)
+    return connection.make_debug_cursor(cursor) if connection.queries_logged else connection.make_cursor(cursor)
 
 
 #: What the claim statement inserts.
