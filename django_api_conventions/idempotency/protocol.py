@@ -134,21 +134,33 @@ async def run_idempotently_async(
     thread-sensitive thread. The async ORM (``acreate``, ``sync_to_async`` of the view) sends
     its queries back to that very thread, so they run on its connection, in its transaction:
     with the database store the business change and the stored response still commit together.
-    The claim and each look at an in-flight twin are store calls of their own on that thread,
-    outside the transaction (the claim commits first); between looks the wait is
+    The first claim runs on that thread together with the request's start and, unless its
+    twin is in flight and worth waiting for, with the answer: a replay or a fresh key costs one
+    trip to the thread, not three. Each later look at an in-flight twin is a trip of its own
+    (the claim commits first, outside the transaction); between looks the wait is
     ``asyncio.sleep``.
     """
     key = _read_key(http_request, options)
     if key is None:
         return await sync_to_async(run_unkeyed)(run_view)
     store = get_store()
-    call = await sync_to_async(_KeyedCall.start)(store, http_request, options, scope_request or http_request, key)
     wait = ClaimWait(options.wait_seconds)
-    while (pause := wait.pause_after(claim := await sync_to_async(call.claim)())) is not None:
+
+    def attempt(call: _KeyedCall | None) -> tuple[_KeyedCall, float | None, HttpResponseBase | None]:
+        """One claim, and its answer unless a pause comes first; the call, the pause, the answer."""
+        call = call or _KeyedCall.start(store, http_request, options, scope_request or http_request, key)
+        claim = call.claim()
+        pause = wait.pause_after(claim)
+        if pause is not None:
+            return call, pause, None
+        return call, None, run_unkeyed(run_view) if claim is None else call.answer(claim, run_view)
+
+    call, pause, response = await sync_to_async(attempt)(None)
+    while pause is not None:
         await asyncio.sleep(pause)
-    if claim is None:
-        return await sync_to_async(run_unkeyed)(run_view)
-    return await sync_to_async(call.answer)(claim, run_view)
+        call, pause, response = await sync_to_async(attempt)(call)
+    assert response is not None  # no pause: answered
+    return response
 
 
 def _read_key(http_request: HttpRequest, options: IdempotencyOptions) -> str | None:
