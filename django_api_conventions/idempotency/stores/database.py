@@ -156,7 +156,7 @@ class DatabaseStore(IdempotencyStore):
             return True, None  # a fresh key, the common case: no model is built
         if values[0] is None:
             return False, None
-        record = IdempotencyRecord.from_db(self.database_alias, _record_attnames(), values)
+        record = IdempotencyRecord.from_db(self.database_alias, list(_HELD_FIELDS), values)
         if isinstance(record.response_headers, str):  # jsonb arrives as text through Django's loader
             record.response_headers = json.loads(record.response_headers)
         return False, record
@@ -305,6 +305,20 @@ def _hot_path_cursor(connection: Any) -> Any:
     return connection.make_debug_cursor(cursor) if connection.queries_logged else connection.make_cursor(cursor)
 
 
+#: What the claim statement answers of a record that holds the key: what deciding its answer
+#: needs, in the model's order (each column read costs its decoding, on every claim).
+_HELD_FIELDS = (
+    "id",
+    "state",
+    "fingerprint",
+    "response_status",
+    "response_headers",
+    "response_body",
+    "lease_owner",
+    "lease_expires_at",
+    "expires_at",
+)
+
 #: What the claim statement inserts.
 _CLAIM_COLUMNS = (
     "scope",
@@ -327,16 +341,16 @@ _statements: dict[tuple[str, ...], str] = {}
 
 def _claim_sql(connection: Any) -> str:
     """The claim on PostgreSQL (see :meth:`DatabaseStore._insert_or_read`): whether it inserted,
-    then every column of the record that held the key before, in the order of
-    :func:`_record_attnames` (``NULL`` when it inserted: a data-modifying ``WITH`` is not seen by
-    the rest of its statement)."""
+    then the :data:`_HELD_FIELDS` of the record that held the key before (``NULL`` when it
+    inserted: a data-modifying ``WITH`` is not seen by the rest of its statement)."""
     cache_key = ("claim", connection.vendor)
     sql = _statements.get(cache_key)
     if sql is None:
         quote = connection.ops.quote_name
         inserted = ", ".join(quote(name) for name in _CLAIM_COLUMNS)
         table = quote(IdempotencyRecord._meta.db_table)
-        held = ", ".join(f"held.{quote(field.column)}" for field in IdempotencyRecord._meta.concrete_fields)
+        get_field = IdempotencyRecord._meta.get_field
+        held = ", ".join(f"held.{quote(get_field(name).column)}" for name in _HELD_FIELDS)  # type: ignore[union-attr]
         # Identifiers come from the model, quoted; every value is a parameter.
         sql = _statements[cache_key] = (
             f"WITH claimed AS (INSERT INTO {table} ({inserted}) "  # noqa: S608
@@ -347,11 +361,6 @@ def _claim_sql(connection: Any) -> str:
             f"LEFT JOIN {table} AS held ON held.{quote('scope')} = %s AND held.{quote('key')} = %s"
         )
     return sql
-
-
-def _record_attnames() -> list[str]:
-    """The attributes of the columns the claim statement answers, in their order."""
-    return [field.attname for field in IdempotencyRecord._meta.concrete_fields]
 
 
 def _update_owned_sql(connection: Any, names: tuple[str, ...]) -> str:
