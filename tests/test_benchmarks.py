@@ -229,6 +229,23 @@ def test_targets_carry_the_floor_and_say_when_it_misses_them_too() -> None:
     assert gaps["postgresql: fresh key p50 / plain"] == "+0.15"
     assert gaps["postgresql: throughput 8 clients / plain"] == "-0.07"
     assert gaps["postgresql: keys run exactly once"] is None
+    near = {t["target"]: report.near_floor(t) for t in report.targets(results)}
+    assert near["postgresql: fresh key p50 / plain"] == "NO"
+    assert near["postgresql: keys run exactly once"] == "-"
+
+
+def test_a_figure_within_003_of_its_floor_is_near_it_on_the_side_that_counts() -> None:
+    from benchmarks.report import near_floor
+
+    def figure(number: float, floor: float, op: str) -> dict[str, object]:
+        return {"number": number, "floor_number": floor, "op": op, "floor_kind": "minimum"}
+
+    assert near_floor(figure(1.13, 1.10, "<=")) == "yes"
+    assert near_floor(figure(1.14, 1.10, "<=")) == "NO"
+    assert near_floor(figure(1.00, 1.10, "<=")) == "yes"  # below its floor: no code of ours in the way
+    assert near_floor(figure(0.94, 0.97, ">=")) == "yes"
+    assert near_floor(figure(0.93, 0.97, ">=")) == "NO"
+    assert near_floor({**figure(1.5, 1.0, "<="), "floor_kind": "drf"}) == "-"  # pages: DRF is a reference
 
 
 def test_a_page_target_says_whether_drfs_own_page_meets_it() -> None:
