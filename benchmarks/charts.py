@@ -375,6 +375,9 @@ def _footer(results: dict[str, Any]) -> str:
     machine = results.get("machine", {})
     plan = results.get("plan", {}).get("name", "?")
     flag = "" if plan == "full" else f" --{plan}"
+    repeat = results.get("repeat", 1)
+    if repeat > 1:
+        flag += f" --repeat {repeat} (medians of the runs)"
     return (
         f"python -m benchmarks{flag}, {str(results.get('started_at', ''))[:10]}, "
         f"{machine.get('cpus', '?')} CPUs, Python {machine.get('python', '?')}"
