@@ -56,6 +56,7 @@ def test_the_claim_and_the_stored_answer_are_prepared_where_the_connection_allow
     hot path's statements are prepared once they ran that often; without it (Django's default,
     safe behind a transaction pooler) nothing is."""
     store = DatabaseStore()
+    connection.close()  # a new session: none of the statements earlier tests prepared
     connection.ensure_connection()
     connection.connection.prepare_threshold = prepare_threshold
     try:
