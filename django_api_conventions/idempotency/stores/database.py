@@ -302,7 +302,8 @@ def _hot_path_cursor(connection: Any) -> Any:
     from django.db.backends.postgresql.base import ServerBindingCursor  # psycopg 3 only
 
     cursor = ServerBindingCursor(connection.connection)  # type: ignore[call-arg]  # psycopg.Cursor(connection)
-    return connection.make_debug_cursor(cursor) if connection.queries_logged else connection.make_cursor(cursor)
+    # Wrapped as Django wraps its own (thread check, query log, execute wrappers).
+    return connection._prepare_cursor(cursor)
 
 
 #: What the claim statement answers of a record that holds the key: what deciding its answer
