@@ -104,7 +104,8 @@ def example_service(
     backend: str, folder: Path, *, gunicorn_options: Sequence[str] = (), **settings: str
 ) -> Iterator[Service]:
     """``backend``: ``sqlite`` (a file in ``folder``), ``postgres+redis`` (a database of its own on
-    DATABASE_URL's server, dropped afterwards, with the Redis cache and idempotency store) or
+    DATABASE_URL's server, dropped afterwards, with the Redis cache and idempotency store),
+    ``postgres+database`` (such a database with the database idempotency store, and no Redis) or
     ``postgres+pgbouncer`` (such a database reached through PgBouncer in transaction pooling mode,
     with the database idempotency store, and no Redis).
     ``gunicorn_options``: more command-line options of gunicorn (``-c deploy/gunicorn.conf.py``)."""
@@ -133,6 +134,9 @@ def example_service(
                 with running_service(environment, gunicorn_options=gunicorn_options) as running:
                     yield running
             return
-        environment.update(DATABASE_URL=database_url, REDIS_URL=os.environ["REDIS_URL"], IDEMPOTENCY_STORE="redis")
+        if backend == "postgres+database":
+            environment.update(DATABASE_URL=database_url, IDEMPOTENCY_STORE="database")
+        else:
+            environment.update(DATABASE_URL=database_url, REDIS_URL=os.environ["REDIS_URL"], IDEMPOTENCY_STORE="redis")
         with running_service(environment, gunicorn_options=gunicorn_options) as running:
             yield running
