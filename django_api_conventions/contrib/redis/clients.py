@@ -146,4 +146,5 @@ def build_client(target: RedisURL) -> Any:
         **common,
         **once,
     )
+    assert target.service_name is not None  # a Sentinel URL names it: parse_redis_url refuses one without
     return sentinels.master_for(target.service_name)
