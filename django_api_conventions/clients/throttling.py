@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 from typing import Any, cast
 
+from django.conf import settings
+from django.core.cache import caches
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.connection import ConnectionProxy
 from rest_framework.settings import api_settings as drf_settings
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -30,6 +34,11 @@ class ClientRateThrottle(SimpleRateThrottle):
     1/60 of the period (a second of a minute), newest first: at most 61 ``[slot start, count]``
     pairs, whatever the rate. A request counts until the period has passed since the start of
     its slot, so it may leave the window up to one slot before a timestamp would have.
+
+    On a Redis cache (django-redis, Django's own, django-valkey) the window is a hash of slot
+    counts, read and counted by one script: one round trip per request, and two requests of
+    one client at the same instant are both counted (a read and a write of the whole window
+    would let the later write drop the earlier's count).
     """
 
     scope = "client"
@@ -68,18 +77,37 @@ class ClientRateThrottle(SimpleRateThrottle):
             return True
 
     def _allow(self) -> bool:
+        self.now = self.timer()
+        client = _redis_client_of(self.cache)
+        if client is not None:
+            return self._allow_on_redis(client)
         cached = self.cache.get(self.key)
         self.slots = cached if isinstance(cached, list) else []
-        self.now = self.timer()
         while self.slots and self.slots[-1][0] <= self.now - self.duration:
             self.slots.pop()
         if sum(count for _, count in self.slots) >= self.num_requests:
             return bool(self.throttle_failure())
         return bool(self.throttle_success())
 
-    def throttle_success(self) -> bool:
+    def _allow_on_redis(self, client: Any) -> bool:
+        arguments = [repr(self.now), self.duration, repr(self._slot_start()), self.num_requests]
+        key = self.cache.make_key(self.key)
+        try:
+            kept = client.evalsha(_COUNT_IN_WINDOW_SHA, 1, key, *arguments)
+        except _no_script_errors():
+            kept = client.eval(_COUNT_IN_WINDOW, 1, key, *arguments)
+        if kept is None:
+            return True
+        pairs = [(float(kept[index]), int(kept[index + 1])) for index in range(0, len(kept), 2)]
+        self.slots = [[start, count] for start, count in sorted(pairs, reverse=True)]
+        return bool(self.throttle_failure())
+
+    def _slot_start(self) -> float:
         # Multiplied before divided: a whole second stays whole (1/60 has no exact float).
-        start = math.floor(self.now * SLOTS_PER_PERIOD / self.duration) * self.duration / SLOTS_PER_PERIOD
+        return math.floor(self.now * SLOTS_PER_PERIOD / self.duration) * self.duration / SLOTS_PER_PERIOD
+
+    def throttle_success(self) -> bool:
+        start = self._slot_start()
         if self.slots and self.slots[0][0] >= start:
             # The current slot; or, after the rate's period was lengthened, a newer slot of
             # the shorter period's, which leaves the window no earlier.
@@ -116,3 +144,62 @@ class ClientRateThrottle(SimpleRateThrottle):
 def _handles(view: Any, method: str) -> bool:
     name = method.lower()
     return view is None or (name in getattr(view, "http_method_names", ()) and hasattr(view, name))
+
+
+# KEYS[1] the client's window, a hash of slot start -> requests in it; ARGV now, the period in
+# seconds, the current slot's start, the rate. Slots that left the window are dropped; under the
+# rate the request is counted (in the newest slot when a shorter period left one newer than the
+# current) and nil is returned; at the rate, the window's slots, uncounted. Another kind of
+# value under the key counts as an empty window.
+_COUNT_IN_WINDOW = """
+local now, period, start, rate = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind ~= 'hash' and kind ~= 'none' then redis.call('DEL', KEYS[1]) end
+local window = redis.call('HGETALL', KEYS[1])
+local kept, total, newest = {}, 0, nil
+for i = 1, #window, 2 do
+  local slot = tonumber(window[i])
+  if slot == nil or slot <= now - period then
+    redis.call('HDEL', KEYS[1], window[i])
+  else
+    total = total + tonumber(window[i + 1])
+    kept[#kept + 1] = window[i]
+    kept[#kept + 1] = window[i + 1]
+    if newest == nil or slot > tonumber(newest) then newest = window[i] end
+  end
+end
+if total >= rate then return kept end
+local field = ARGV[3]
+if newest ~= nil and tonumber(newest) >= start then field = newest end
+redis.call('HINCRBY', KEYS[1], field, 1)
+redis.call('PEXPIRE', KEYS[1], math.ceil(period * 1000))
+return false
+"""
+_COUNT_IN_WINDOW_SHA = hashlib.sha1(_COUNT_IN_WINDOW.encode()).hexdigest()  # noqa: S324 -- Redis names scripts by SHA-1
+
+
+def _redis_client_of(cache: Any) -> Any | None:
+    """The raw client of ``cache`` when it is a Redis cache of :mod:`~..contrib.redis`, else ``None``."""
+    alias: str | None = cache.__dict__["_alias"] if isinstance(cache, ConnectionProxy) else _alias_of(cache)
+    if alias is None:
+        return None
+    backend = str(settings.CACHES[alias].get("BACKEND", "")).lower()
+    if "redis" not in backend and "valkey" not in backend:
+        return None  # before importing redis-py, which a project without Redis may not have
+    from ..contrib.redis import cache_backend, redis_client_for_cache
+
+    try:
+        cache_backend(alias)
+    except ValueError:
+        return None  # a Redis cache the package cannot script (sharded): the whole window is read
+    return redis_client_for_cache(alias)
+
+
+def _alias_of(cache: Any) -> str | None:
+    return next((alias for alias in settings.CACHES if caches[alias] is cache), None)
+
+
+def _no_script_errors() -> tuple[type[BaseException], ...]:
+    from ..contrib.redis import NO_SCRIPT_ERRORS
+
+    return NO_SCRIPT_ERRORS
