@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
@@ -746,7 +746,7 @@ def test_the_rejection_log_line_names_no_request_content(
     assert message.startswith("Rejected GET /v2/\\r\\nFORGED line\\x00: 400 ")
 
 
-def test_a_json_body_is_parsed_before_the_key_is_claimed_only_when_keyed(live_server: Any) -> None:
+def test_a_json_body_is_parsed_before_the_view_only_when_keyed(live_server: Any) -> None:
     # Without a key the view parses its body itself, as DRF always does.
     result = send(live_server.url, "POST", "/v2/users", body=b"{", headers={"Content-Type": "application/json"})
     assert_problem(result, 400, "malformed-request")
@@ -764,7 +764,7 @@ class FormCreateView(IdempotencyMixin, APIView):
 
 
 @pytest.mark.parametrize("form", ["urlencoded", "multipart"])
-def test_keyed_form_bodies_are_parsed_before_the_claim_and_still_fingerprinted(form: str) -> None:
+def test_keyed_form_bodies_are_parsed_before_the_view_and_still_fingerprinted(form: str) -> None:
     # Form bodies are not read into memory before DRF parses them (a multipart upload streams to
     # disk): the fingerprint reads request.POST and request.FILES, which DRF fills.
     factory = APIRequestFactory()
@@ -783,6 +783,41 @@ def test_keyed_form_bodies_are_parsed_before_the_claim_and_still_fingerprinted(f
     first, again, other = post("a"), post("a"), post("b")
     assert (first.status_code, again.status_code, other.status_code) == (201, 201, 422)
     assert again["X-Cache-Lookup"] == "HIT" and FormCreateView.runs == 1
+
+
+class CountingJSONParser(JSONParser):
+    parsed = 0
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        CountingJSONParser.parsed += 1
+        return super().parse(stream, media_type, parser_context)
+
+
+class JSONCreateView(IdempotencyMixin, APIView):
+    parser_classes = [CountingJSONParser]
+
+    def post(self, request: Any) -> Response:
+        return Response({"name": request.data["name"]}, status=201)
+
+
+def test_a_keyed_body_is_parsed_once_its_key_is_claimed_and_a_replay_never_parses() -> None:
+    view, factory = JSONCreateView.as_view(), APIRequestFactory()
+    CountingJSONParser.parsed = 0
+
+    def post(body: bytes, key: str) -> Any:
+        request = factory.post("/json", body, content_type="application/json")
+        request.META["HTTP_IDEMPOTENCY_KEY"] = key
+        return view(request)
+
+    malformed = post(b'{"name": ', KEY)
+    assert malformed.status_code == 400 and CountingJSONParser.parsed == 1
+    first = post(b'{"name": "a"}', KEY)  # the refused body left the key free
+    assert (first.status_code, first["X-Cache-Lookup"], CountingJSONParser.parsed) == (201, "MISS", 2)
+    replay = post(b'{ "name" : "a" }', KEY)
+    assert (replay.status_code, replay["X-Cache-Lookup"], CountingJSONParser.parsed) == (201, "HIT", 2)
+    assert replay.content == first.content
+    assert post(b'{"name": ', KEY).status_code == 422  # another body than the key's: reused, not parsed
+    assert CountingJSONParser.parsed == 2
 
 
 # A wildcard is no media type: DRF's negotiation matched */* and application/* with the JSON

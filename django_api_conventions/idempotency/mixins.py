@@ -16,11 +16,10 @@ from typing import Any, cast
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
-from django.http import HttpRequest, HttpResponseBase
-from rest_framework.request import Request, is_form_media_type
+from django.http import HttpResponseBase
+from rest_framework.request import Request
 
 from ..clients.client_ids import get_client_id
-from ..http import header_names
 from .protocol import (
     DEFAULT_METHODS,
     IdempotencyOptions,
@@ -87,8 +86,6 @@ class IdempotencyMixin:
             return  # DRF's dispatch answers 405, whatever the key says
         options = self.get_idempotency_options()
         keyed = method in options.methods
-        if keyed:
-            _parse_before_claim(request._request, request)
         wrap = _async_handler if getattr(view, "view_is_async", False) else _sync_handler
         setattr(view, method.lower(), wrap(view, getattr(view, method.lower()), options if keyed else None))
 
@@ -100,7 +97,9 @@ def _sync_handler(view: Any, handler: Handler, options: IdempotencyOptions | Non
 
         if options is None:
             return run_unkeyed(run_view)
-        return run_idempotently(request._request, options, run_view, scope_request=request)
+        return run_idempotently(
+            request._request, options, run_view, scope_request=request, before_view=lambda: _parse_body(request)
+        )
 
     return handle
 
@@ -127,7 +126,9 @@ def _async_handler(view: Any, handler: Handler, options: IdempotencyOptions | No
             # handler's own sync_to_async calls come back to this thread, to its connection.
             return async_to_sync(_respond_async)(view, handler, request, *args, **kwargs)
 
-        return await run_idempotently_async(request._request, options, run_view, scope_request=request)
+        return await run_idempotently_async(
+            request._request, options, run_view, scope_request=request, before_view=lambda: _parse_body(request)
+        )
 
     return handle
 
@@ -159,18 +160,12 @@ async def _respond_unkeyed_async(
     return await sync_to_async(run_unkeyed)(run_view)
 
 
-def _parse_before_claim(http_request: HttpRequest, drf_request: Request) -> None:
-    """Parse a keyed request's body before its key is claimed.
+def _parse_body(request: Request) -> None:
+    """Parse a keyed request's body once its key is claimed, before the view's transaction.
 
-    A body the parsers refuse (400 ``malformed-request``, 415) is answered here, before the
-    view ever runs: like an authentication failure it stores nothing, and the key stays free
-    for the corrected request.
+    A body the parsers refuse (400 ``malformed-request``, 415) is answered here, before the view
+    ever runs: like an authentication failure it stores nothing, and the key is freed for the
+    corrected request. A replay is answered without parsing: the stored request had the same
+    fingerprint, and its body was parsed when it ran.
     """
-    header = "HTTP_" + header_names.IDEMPOTENCY_KEY.upper().replace("-", "_")
-    if header not in http_request.META:
-        return  # no key, nothing to store: the view parses its body when it wants to
-    if not is_form_media_type(http_request.content_type or ""):
-        # The fingerprint hashes the raw bytes; once DRF has read the stream they are gone,
-        # unless HttpRequest.body holds them first. Form bodies are hashed from request.POST.
-        http_request.body  # noqa: B018 -- read for its side effect
-    drf_request.data  # noqa: B018 -- parsing errors are raised here, before the claim
+    request.data  # noqa: B018 -- parsing errors are raised here, before the view

@@ -101,12 +101,15 @@ def run_idempotently(
     run_view: Callable[[], HttpResponseBase],
     *,
     scope_request: Any = None,
+    before_view: Callable[[], object] | None = None,
 ) -> HttpResponseBase:
     """Answer ``http_request`` by running ``run_view`` at most once per key.
 
     ``scope_request`` is what ``options.scope_of`` sees (DRF's request, once it authenticated
-    the caller); by default ``http_request``. Raises :class:`ProblemException` for 400, 409,
-    422 and 503 answers.
+    the caller); by default ``http_request``. ``before_view`` is called once the key is this
+    request's, before the view's transaction opens: what it raises answers the request and
+    frees the key, with nothing stored (a replay never calls it). Raises
+    :class:`ProblemException` for 400, 409, 422 and 503 answers.
     """
     key = _read_key(http_request, options)
     if key is None:
@@ -117,7 +120,7 @@ def run_idempotently(
     wait = ClaimWait(options.wait_seconds)
     while (pause := wait.pause_after(claim := call.claim())) is not None:
         time.sleep(pause)
-    return run_unkeyed(run_view) if claim is None else call.answer(claim, run_view)
+    return run_unkeyed(run_view) if claim is None else call.answer(claim, run_view, before_view)
 
 
 async def run_idempotently_async(
@@ -126,6 +129,7 @@ async def run_idempotently_async(
     run_view: Callable[[], HttpResponseBase],
     *,
     scope_request: Any = None,
+    before_view: Callable[[], object] | None = None,
 ) -> HttpResponseBase:
     """:func:`run_idempotently` for an async caller, whose event loop it never blocks.
 
@@ -153,7 +157,7 @@ async def run_idempotently_async(
         pause = wait.pause_after(claim)
         if pause is not None:
             return call, pause, None
-        return call, None, run_unkeyed(run_view) if claim is None else call.answer(claim, run_view)
+        return call, None, run_unkeyed(run_view) if claim is None else call.answer(claim, run_view, before_view)
 
     call, pause, response = await sync_to_async(attempt)(None)
     while pause is not None:
@@ -244,7 +248,9 @@ class _KeyedCall:
             self.signal_context,
         )
 
-    def answer(self, claim: Claim, run_view: Callable[[], HttpResponseBase]) -> HttpResponseBase:
+    def answer(
+        self, claim: Claim, run_view: Callable[[], HttpResponseBase], before_view: Callable[[], object] | None = None
+    ) -> HttpResponseBase:
         """What the claim's outcome calls for: a problem, a replay, or the view run once."""
         if claim.outcome is ClaimOutcome.MISMATCH:
             raise self._key_reused()
@@ -255,7 +261,7 @@ class _KeyedCall:
             logger.info("Idempotency key replayed", extra=self.log_context)
             signals.replayed.send(sender=self.store.__class__, **self.signal_context)
             return replay(claim.response, self.http_request, retention_remaining=claim.retention_remaining)
-        return self._run(claim, run_view)
+        return self._run(claim, run_view, before_view)
 
     def _key_reused(self) -> ProblemException:
         logger.info("Idempotency key reused with another request", extra=self.log_context)
@@ -278,13 +284,10 @@ class _KeyedCall:
             headers=retry_after_header(in_flight_retry_after(self.lease_seconds, claim.lease_remaining)),
         )
 
-    def _run(self, claim: Claim, run_view: Callable[[], HttpResponseBase]) -> HttpResponseBase:
+    def _run(
+        self, claim: Claim, run_view: Callable[[], HttpResponseBase], before_view: Callable[[], object] | None
+    ) -> HttpResponseBase:
         """The key is this request's: run the view once, and store its answer."""
-        if claim.taken_over_from == "started":
-            logger.warning("Idempotency key taken over after its lease passed", extra=self.log_context)
-            signals.lease_taken_over.send(sender=self.store.__class__, **self.signal_context)
-        else:
-            signals.claimed.send(sender=self.store.__class__, **self.signal_context)
         http_request = self.http_request
         keyed = KeyedRequest(
             self.store,
@@ -298,6 +301,17 @@ class _KeyedCall:
             hashed_key=self.log_context["key_hash"],
             replayed_headers=self.options.replayed_headers,
         )
+        if before_view is not None:
+            try:
+                before_view()
+            except BaseException:
+                _abandon(self.store.release, keyed)
+                raise
+        if claim.taken_over_from == "started":
+            logger.warning("Idempotency key taken over after its lease passed", extra=self.log_context)
+            signals.lease_taken_over.send(sender=self.store.__class__, **self.signal_context)
+        else:
+            signals.claimed.send(sender=self.store.__class__, **self.signal_context)
         set_state(http_request, IDEMPOTENCY, keyed)
         response = _execute(keyed, self.options, run_view, self.retention)
         response[header_names.CACHE_LOOKUP] = "MISS"
