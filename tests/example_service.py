@@ -103,7 +103,8 @@ def running_service(
 def example_service(
     backend: str, folder: Path, *, gunicorn_options: Sequence[str] = (), **settings: str
 ) -> Iterator[Service]:
-    """``backend``: ``sqlite`` (a file in ``folder``), ``postgres+redis`` (a database of its own on
+    """``backend``: ``sqlite`` (a file in ``folder``), ``sqlite+redis`` (with the Redis cache and
+    idempotency store), ``postgres+redis`` (a database of its own on
     DATABASE_URL's server, dropped afterwards, with the Redis cache and idempotency store),
     ``postgres+database`` (such a database with the database idempotency store, and no Redis) or
     ``postgres+pgbouncer`` (such a database reached through PgBouncer in transaction pooling mode,
@@ -115,8 +116,10 @@ def example_service(
         "DJANGO_SETTINGS_MODULE": "testproject.settings",
         **settings,
     }
-    if backend == "sqlite":
+    if backend.startswith("sqlite"):
         environment["DATABASE_URL"] = f"sqlite:///{folder / 'service.sqlite3'}"
+        if backend == "sqlite+redis":
+            environment.update(REDIS_URL=os.environ["REDIS_URL"], IDEMPOTENCY_STORE="redis")
         with running_service(environment, gunicorn_options=gunicorn_options) as running:
             yield running
         return

@@ -1,10 +1,10 @@
 """What a hostile client sends through the nginx front, on every backend the example runs on.
 
 The example service under gunicorn (deploy/gunicorn.conf.py) behind nginx rendered from the
-template, on SQLite, on PostgreSQL with the Redis store and on PostgreSQL with the database
-store. Raw sockets send what an HTTP client library would clean up first: client ids and
-targets in UTF-8, control characters, a contradictory scheme header. Each answer is the one the
-example's contract states, never gunicorn's HTML page and never another client's payment.
+template, on SQLite and on PostgreSQL, each with the database store and with the Redis store.
+Raw sockets send what an HTTP client library would clean up first: client ids and targets in
+UTF-8, control characters, a contradictory scheme header. Each answer is the one the example's
+contract states, never gunicorn's HTML page and never another client's payment.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ class Front:
     scope="module",
     params=[
         "sqlite",
+        pytest.param("sqlite+redis", marks=pytest.mark.redis),
         pytest.param("postgres+redis", marks=[pytest.mark.postgres, pytest.mark.redis]),
         pytest.param("postgres+database", marks=pytest.mark.postgres),
     ],
