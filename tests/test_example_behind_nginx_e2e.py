@@ -12,32 +12,21 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from .example_service import Service, example_service
+from .example_service import example_service
 from .http import HTTPResult, send, send_raw
 from .problem_assertions import assert_problem
-from .reverse_proxy import GUNICORN_CONFIG, Nginx, nginx_front
+from .reverse_proxy import GUNICORN_CONFIG, nginx_front
 from .test_idempotency_concurrency import all_at_once
-from .test_nginx_front import FRONT_REFUSES, HOST, SERVICE_REFUSES
+from .test_nginx_front import FRONT_REFUSES, HOST, SERVICE_REFUSES, Front
 
 pytestmark = pytest.mark.nginx
 
 #: Client ids the service cannot use: each would once have fallen into the shared scope.
 UNUSABLE_CLIENT_IDS = ["Zo\u00eb-x", "Zo\u00e9-x", "x" * 129, "two words", ""]
-
-
-@dataclass
-class Front:
-    service: Service
-    nginx: Nginx
-
-    @property
-    def url(self) -> str:
-        return self.nginx.url
 
 
 @pytest.fixture(
