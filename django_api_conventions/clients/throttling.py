@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
+from functools import lru_cache
 from typing import Any, cast
 
 from django.conf import settings
@@ -91,11 +91,7 @@ class ClientRateThrottle(SimpleRateThrottle):
 
     def _allow_on_redis(self, client: Any) -> bool:
         arguments = [repr(self.now), self.duration, repr(self._slot_start()), self.num_requests]
-        key = self.cache.make_key(self.key)
-        try:
-            kept = client.evalsha(_COUNT_IN_WINDOW_SHA, 1, key, *arguments)
-        except _no_script_errors():
-            kept = client.eval(_COUNT_IN_WINDOW, 1, key, *arguments)
+        kept = _count_in_window()([self.cache.make_key(self.key)], arguments, client=client)
         if kept is None:
             return True
         pairs = [(float(kept[index]), int(kept[index + 1])) for index in range(0, len(kept), 2)]
@@ -156,7 +152,7 @@ local now, period, start, rate = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(
 local kind = redis.call('TYPE', KEYS[1]).ok
 if kind ~= 'hash' and kind ~= 'none' then redis.call('DEL', KEYS[1]) end
 local window = redis.call('HGETALL', KEYS[1])
-local kept, total, newest = {}, 0, nil
+local kept, total, newest, newest_field = {}, 0, nil, nil
 for i = 1, #window, 2 do
   local slot = tonumber(window[i])
   if slot == nil or slot <= now - period then
@@ -165,17 +161,24 @@ for i = 1, #window, 2 do
     total = total + tonumber(window[i + 1])
     kept[#kept + 1] = window[i]
     kept[#kept + 1] = window[i + 1]
-    if newest == nil or slot > tonumber(newest) then newest = window[i] end
+    if newest == nil or slot > newest then newest, newest_field = slot, window[i] end
   end
 end
 if total >= rate then return kept end
 local field = ARGV[3]
-if newest ~= nil and tonumber(newest) >= start then field = newest end
+if newest ~= nil and newest >= start then field = newest_field end
 redis.call('HINCRBY', KEYS[1], field, 1)
 redis.call('PEXPIRE', KEYS[1], math.ceil(period * 1000))
 return false
 """
-_COUNT_IN_WINDOW_SHA = hashlib.sha1(_COUNT_IN_WINDOW.encode()).hexdigest()  # noqa: S324 -- Redis names scripts by SHA-1
+
+
+@lru_cache(maxsize=1)
+def _count_in_window() -> Any:
+    """The script, built on first use: redis-py is imported only for a Redis cache."""
+    from ..contrib.redis import RedisScript
+
+    return RedisScript(_COUNT_IN_WINDOW)
 
 
 def _redis_client_of(cache: Any) -> Any | None:
@@ -186,20 +189,13 @@ def _redis_client_of(cache: Any) -> Any | None:
     backend = str(settings.CACHES[alias].get("BACKEND", "")).lower()
     if "redis" not in backend and "valkey" not in backend:
         return None  # before importing redis-py, which a project without Redis may not have
-    from ..contrib.redis import cache_backend, redis_client_for_cache
+    from ..contrib.redis import redis_client_for_cache
 
     try:
-        cache_backend(alias)
+        return redis_client_for_cache(alias)
     except ValueError:
         return None  # a Redis cache the package cannot script (sharded): the whole window is read
-    return redis_client_for_cache(alias)
 
 
 def _alias_of(cache: Any) -> str | None:
     return next((alias for alias in settings.CACHES if caches[alias] is cache), None)
-
-
-def _no_script_errors() -> tuple[type[BaseException], ...]:
-    from ..contrib.redis import NO_SCRIPT_ERRORS
-
-    return NO_SCRIPT_ERRORS

@@ -16,6 +16,7 @@ try:
     from .errors import UNAVAILABLE_ERRORS as UNAVAILABLE_ERRORS
     from .errors import CommandsRefused as CommandsRefused
     from .errors import refusals_as_unavailable as refusals_as_unavailable
+    from .scripts import RedisScript as RedisScript
 except ImportError as exc:  # pragma: no cover - redis-py is not installed
     raise ImportError("The Redis idempotency store needs: pip install 'django-api-conventions[redis]'") from exc
 from .connection_urls import InvalidRedisURL, RedisURL, parse_redis_url, redacted

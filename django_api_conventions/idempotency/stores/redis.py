@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 from ...conf import api_settings
 from ...contrib.redis import (
-    NO_SCRIPT_ERRORS,
     UNAVAILABLE_ERRORS,
+    RedisScript,
     client_for_key,
     redis_client_for_cache,
     redis_client_from_url,
@@ -41,19 +41,12 @@ KEY_PREFIX = "api-conventions:idempotency:"
 logger = logging.getLogger("django_api_conventions.idempotency")
 
 
-class Script:
-    """A Lua script run by its SHA-1 (``EVALSHA``), loaded on first use on each server."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.sha = hashlib.sha1(source.encode()).hexdigest()  # noqa: S324 -- Redis names scripts by SHA-1
+class Script(RedisScript):
+    """A script of the store: a server that refuses to run it is unavailable (a 503), not a 500."""
 
     def __call__(self, keys: list[str], args: list[Any], *, client: Any) -> Any:
         with refusals_as_unavailable(logger):
-            try:
-                return client.evalsha(self.sha, len(keys), *keys, *args)
-            except NO_SCRIPT_ERRORS:
-                return client.eval(self.source, len(keys), *keys, *args)
+            return super().__call__(keys, args, client=client)
 
 
 _NOW_MS = """
