@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connections, transaction
 from django.db.models import QuerySet
@@ -56,12 +56,13 @@ class DatabaseStore(IdempotencyStore):
             now = timezone.now()
             lease = _lease(owner, now, lease_seconds, retention_seconds)
             if insert_first:
-                claimed_now, record = self._insert_or_read(scope, key, fingerprint, lease, now)
+                claimed_now, held = self._insert_or_read(scope, key, fingerprint, lease, now)
             else:
                 claimed_now, record, now = self._create_or_read(scope, key, fingerprint, lease, now, read_first)
+                held = None if record is None else _HeldRecord.of(record, now)
             if claimed_now:
                 return Claim(ClaimOutcome.CLAIMED, owner=owner)
-            claim = None if record is None else self._claim_held(record, fingerprint, lease, now)
+            claim = None if held is None else self._claim_held(scope, key, held, fingerprint, lease, now)
             if claim is not None:
                 return claim
         return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=1.0)
@@ -103,17 +104,16 @@ class DatabaseStore(IdempotencyStore):
         return False, self.records.filter(scope=scope, key=key).first(), now
 
     def _claim_held(
-        self, record: IdempotencyRecord, fingerprint: str, lease: dict[str, Any], now: datetime
+        self, scope: str, key: str, held: _HeldRecord, fingerprint: str, lease: dict[str, Any], now: datetime
     ) -> Claim | None:
         """What the record that holds the key answers; ``None`` when it changed under us."""
-        expired = record.expires_at <= now and record.lease_expires_at <= now
-        if not expired:
-            answer = _answer_of_live_record(record, fingerprint, now)
+        if not held.expired:
+            answer = _answer_of_live_record(held, fingerprint)
             if answer is not None:
                 return answer
         # A failed key, a dead worker's key, or a record past its retention: take it over,
         # provided nobody else did since we read it.
-        taken = self.records.filter(pk=record.pk, state=record.state, lease_owner=record.lease_owner).update(
+        taken = self.records.filter(scope=scope, key=key, state=held.state, lease_owner=held.lease_owner).update(
             fingerprint=fingerprint,
             response_status=None,
             response_headers={},
@@ -122,20 +122,21 @@ class DatabaseStore(IdempotencyStore):
             **lease,
         )
         if taken:
-            return Claim(ClaimOutcome.CLAIMED, owner=lease["lease_owner"], taken_over_from=record.state)
+            return Claim(ClaimOutcome.CLAIMED, owner=lease["lease_owner"], taken_over_from=held.state)
         return None
 
     def _insert_or_read(
         self, scope: str, key: str, fingerprint: str, lease: dict[str, Any], now: datetime
-    ) -> tuple[bool, IdempotencyRecord | None]:
+    ) -> tuple[bool, _HeldRecord | None]:
         """PostgreSQL, in autocommit: INSERT the claim, or else read the record that holds the key,
         in one statement, so one round trip whether the key is new or a retry's.
 
         The INSERT is one statement, so one implicit transaction: ``set_config(..., true)``
         relaxes the durability of that transaction alone (as ``SET LOCAL`` would). Answers
-        whether it inserted the record, and else the record that holds the key; ``(False,
-        None)`` when the statement's snapshot cannot see that record (it committed while the
-        INSERT waited for it, or it is gone again): try again, with a new snapshot.
+        whether it inserted the record, and else the record that holds the key, judged at
+        ``now``; ``(False, None)`` when the statement's snapshot cannot see that record (it
+        committed while the INSERT waited for it, or it is gone again): try again, with a new
+        snapshot.
         """
         connection = connections[self.database_alias]
         params = [
@@ -148,18 +149,18 @@ class DatabaseStore(IdempotencyStore):
             lease["expires_at"],
             now,
             now,
+            now,
+            scope,
+            key,
         ]
         with _hot_path_cursor(connection) as cursor:
-            cursor.execute(_claim_sql(connection), [*params, scope, key])
+            cursor.execute(_claim_sql(connection), params)
             claimed, *values = cursor.fetchone()
         if claimed:
-            return True, None  # a fresh key, the common case: no model is built
+            return True, None  # a fresh key, the common case
         if values[0] is None:
             return False, None
-        record = IdempotencyRecord.from_db(self.database_alias, list(_HELD_FIELDS), values)
-        if isinstance(record.response_headers, str):  # jsonb arrives as text through Django's loader
-            record.response_headers = json.loads(record.response_headers)
-        return False, record
+        return False, _HeldRecord(*values)
 
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
         now = timezone.now()
@@ -306,19 +307,43 @@ def _hot_path_cursor(connection: Any) -> Any:
     return connection._prepare_cursor(cursor)
 
 
-#: What the claim statement answers of a record that holds the key: what deciding its answer
-#: needs, in the model's order (each column read costs its decoding, on every claim).
-_HELD_FIELDS = (
-    "id",
-    "state",
-    "fingerprint",
-    "response_status",
-    "response_headers",
-    "response_body",
-    "lease_owner",
-    "lease_expires_at",
-    "expires_at",
-)
+class _HeldRecord(NamedTuple):
+    """What a claim needs of the record that holds its key, judged at one instant.
+
+    On PostgreSQL the claim statement answers it as it is (its times compared in SQL: decoding
+    two timestamps cost more than the rest of a replay's row); elsewhere :meth:`of` builds it
+    from the model.
+    """
+
+    state: str
+    fingerprint: str
+    response_status: int | None
+    #: A dict; on PostgreSQL the JSON text (Django loads ``jsonb`` as text).
+    response_headers: Any
+    response_body: bytes | None
+    lease_owner: str
+    #: Past both its retention and its lease: anyone may take the key over.
+    expired: bool
+    lease_remaining: float
+    retention_remaining: float
+
+    @classmethod
+    def of(cls, record: IdempotencyRecord, now: datetime) -> _HeldRecord:
+        return cls(
+            record.state,
+            record.fingerprint,
+            record.response_status,
+            record.response_headers,
+            record.response_body,
+            record.lease_owner,
+            record.expires_at <= now and record.lease_expires_at <= now,
+            (record.lease_expires_at - now).total_seconds(),
+            (record.expires_at - now).total_seconds(),
+        )
+
+
+#: The columns of :class:`_HeldRecord` the claim statement reads as they are.
+_HELD_FIELDS = ("state", "fingerprint", "response_status", "response_headers", "response_body", "lease_owner")
 
 #: What the claim statement inserts.
 _CLAIM_COLUMNS = (
@@ -342,8 +367,9 @@ _statements: dict[tuple[str, ...], str] = {}
 
 def _claim_sql(connection: Any) -> str:
     """The claim on PostgreSQL (see :meth:`DatabaseStore._insert_or_read`): whether it inserted,
-    then the :data:`_HELD_FIELDS` of the record that held the key before (``NULL`` when it
-    inserted: a data-modifying ``WITH`` is not seen by the rest of its statement)."""
+    then the :class:`_HeldRecord` of the record that held the key before, judged at the time
+    of the claim (``NULL`` when it inserted: a data-modifying ``WITH`` is not seen by the rest
+    of its statement)."""
     cache_key = ("claim", connection.vendor)
     sql = _statements.get(cache_key)
     if sql is None:
@@ -351,14 +377,23 @@ def _claim_sql(connection: Any) -> str:
         inserted = ", ".join(quote(name) for name in _CLAIM_COLUMNS)
         table = quote(IdempotencyRecord._meta.db_table)
         get_field = IdempotencyRecord._meta.get_field
-        held = ", ".join(f"held.{quote(get_field(name).column)}" for name in _HELD_FIELDS)  # type: ignore[union-attr]
+
+        def column(name: str) -> str:
+            return f"held.{quote(get_field(name).column)}"  # type: ignore[union-attr]  # a concrete field
+
+        held = ", ".join(column(name) for name in _HELD_FIELDS)
+        lease_ends, retention_ends = column("lease_expires_at"), column("expires_at")
         # Identifiers come from the model, quoted; every value is a parameter.
         sql = _statements[cache_key] = (
             f"WITH claimed AS (INSERT INTO {table} ({inserted}) "  # noqa: S608
             "SELECT %s, %s, %s, %s, '{}'::jsonb, %s, %s, %s, %s, %s "
             "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed "
             f"ON CONFLICT ({quote('scope')}, {quote('key')}) DO NOTHING RETURNING 1) "
-            f"SELECT EXISTS (SELECT 1 FROM claimed), {held} FROM (VALUES (1)) AS one "
+            f"SELECT EXISTS (SELECT 1 FROM claimed), {held}, "
+            f"{retention_ends} <= clock.judged_at AND {lease_ends} <= clock.judged_at, "
+            f"EXTRACT(EPOCH FROM {lease_ends} - clock.judged_at)::float8, "
+            f"EXTRACT(EPOCH FROM {retention_ends} - clock.judged_at)::float8 "
+            "FROM (SELECT %s::timestamptz AS judged_at) AS clock "
             f"LEFT JOIN {table} AS held ON held.{quote('scope')} = %s AND held.{quote('key')} = %s"
         )
     return sql
@@ -393,32 +428,30 @@ def _lease(owner: str, now: datetime, lease_seconds: float, retention_seconds: i
     }
 
 
-def _answer_of_live_record(record: IdempotencyRecord, fingerprint: str, now: datetime) -> Claim | None:
+def _answer_of_live_record(held: _HeldRecord, fingerprint: str) -> Claim | None:
     """A record within its retention: another request (422), a stored answer, or a live lease
     (409); ``None`` for a failed key or a dead worker's, which may be taken over."""
-    if record.fingerprint != fingerprint:
+    if held.fingerprint != fingerprint:
         return Claim(ClaimOutcome.MISMATCH)
-    if record.state == State.RESOLVED:
+    if held.state == State.RESOLVED:
         return Claim(
-            ClaimOutcome.RESOLVED,
-            response=_stored_response(record),
-            retention_remaining=(record.expires_at - now).total_seconds(),
+            ClaimOutcome.RESOLVED, response=_stored_response(held), retention_remaining=held.retention_remaining
         )
-    if record.state == State.STARTED and record.lease_expires_at > now:
-        return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=(record.lease_expires_at - now).total_seconds())
+    if held.state == State.STARTED and held.lease_remaining > 0:
+        return Claim(ClaimOutcome.IN_FLIGHT, lease_remaining=held.lease_remaining)
     return None
 
 
 def _held(record: IdempotencyRecord, fingerprint: str, now: datetime) -> bool:
     """Whether ``record`` answers a claim without a write: replayed, refused or in flight."""
-    expired = record.expires_at <= now and record.lease_expires_at <= now
-    live_claim = record.state == State.STARTED and record.lease_expires_at > now
-    return not expired and (record.fingerprint != fingerprint or record.state == State.RESOLVED or live_claim)
+    held = _HeldRecord.of(record, now)
+    return not held.expired and _answer_of_live_record(held, fingerprint) is not None
 
 
-def _stored_response(record: IdempotencyRecord) -> StoredResponse:
+def _stored_response(held: _HeldRecord) -> StoredResponse:
+    headers = held.response_headers
     return StoredResponse(
-        status=int(record.response_status or 200),
-        headers=dict(record.response_headers or {}),
-        body=bytes(record.response_body or b""),
+        status=int(held.response_status or 200),
+        headers=dict(json.loads(headers) if isinstance(headers, str) else headers or {}),
+        body=bytes(held.response_body or b""),
     )
