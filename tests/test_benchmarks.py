@@ -151,6 +151,28 @@ def test_the_floors_answer_as_the_protocol_does(tmp_path: Path, monkeypatch: pyt
     }
 
 
+def test_the_floors_are_routed_beside_the_orders() -> None:
+    """A floor's path costs the URL resolver what ``/v2/orders`` costs: its routes sit in the
+    service's versioned API just before the orders', and the service's routes come first."""
+    from django.urls import resolve
+    from django.urls.resolvers import URLPattern
+
+    from benchmarks import urls
+    from testproject import urls as service
+
+    assert [type(pattern) for pattern in urls.urlpatterns[: len(service.urlpatterns)]] == [
+        type(pattern) for pattern in service.urlpatterns
+    ]
+    (versioned,) = [pattern for pattern in urls.urlpatterns if str(pattern.pattern).startswith("^(?P<version>")]
+    names = [pattern.name for pattern in versioned.url_patterns if isinstance(pattern, URLPattern)]
+    assert names[names.index("order-list") - 2 : names.index("order-list")] == [
+        "bench-floor-orders",
+        "bench-floor-replay",
+    ]
+    for path in ("/v2/orders", "/v2/bench-floor/orders", "/v2/bench-floor/replay"):
+        assert resolve(path, urlconf="benchmarks.urls").route.startswith("^(?P<version>")
+
+
 @pytest.mark.postgres
 @pytest.mark.parametrize("store", ["database", "redis"])
 def test_the_floors_send_the_round_trip_budget_or_less(
