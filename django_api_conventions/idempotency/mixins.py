@@ -11,6 +11,7 @@ changes the functions this relies on.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from inspect import iscoroutinefunction
 from typing import Any, cast
 
@@ -86,8 +87,15 @@ class IdempotencyMixin:
             return  # DRF's dispatch answers 405, whatever the key says
         options = self.get_idempotency_options()
         keyed = method in options.methods
-        wrap = _async_handler if getattr(view, "view_is_async", False) else _sync_handler
+        wrap = _async_handler if _is_async_view(type(view)) else _sync_handler
         setattr(view, method.lower(), wrap(view, getattr(view, method.lower()), options if keyed else None))
+
+
+@cache
+def _is_async_view(view_class: type) -> bool:
+    """Whether the class's handlers are coroutines (adrf): Django and adrf look at every handler
+    of the class again on each access, and a class's handlers do not change while it serves."""
+    return bool(getattr(view_class, "view_is_async", False))
 
 
 def _sync_handler(view: Any, handler: Handler, options: IdempotencyOptions | None) -> Handler:
