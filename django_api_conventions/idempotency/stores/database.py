@@ -188,11 +188,7 @@ class DatabaseStore(IdempotencyStore):
         """``self._owned(...).update(**values)`` in SQL written once: the ORM's query compiler
         cost more CPU than the UPDATE itself, on every keyed request."""
         connection = connections[self.database_alias]
-        get_field = IdempotencyRecord._meta.get_field
-        params = [
-            get_field(name).get_db_prep_save(value, connection)  # type: ignore[union-attr]  # a concrete field
-            for name, value in values.items()
-        ]
+        params = [_db_value(name, value, connection) for name, value in values.items()]
         params += [scope, key, owner, State.STARTED]
         with _hot_path_cursor(connection) as cursor:
             cursor.execute(_update_owned_sql(connection, tuple(values)), params)
@@ -416,6 +412,21 @@ def _update_owned_sql(connection: Any, names: tuple[str, ...]) -> str:
             f"AND {quote('state')} = %s"
         )
     return sql
+
+
+def _db_value(name: str, value: Any, connection: Any) -> Any:
+    """``value`` of the record's field ``name`` as the database takes it.
+
+    Plain strings and numbers need no adapting, and a time (``timezone.now()`` and later) only
+    the backend's own; the fields' checks on the way cost a keyed request more than the rest of
+    its ``UPDATE``. Anything else (JSON, bytes, a ``State``) goes through its field.
+    """
+    kind = type(value)
+    if kind is str or kind is int:
+        return value
+    if kind is datetime:
+        return connection.ops.adapt_datetimefield_value(value)
+    return IdempotencyRecord._meta.get_field(name).get_db_prep_save(value, connection)  # type: ignore[union-attr]
 
 
 def _lease(owner: str, now: datetime, lease_seconds: float, retention_seconds: int) -> dict[str, Any]:
