@@ -84,23 +84,21 @@ def replay(
     ``request``. ``retention_remaining``: the seconds the key is still kept, sent as
     ``Idempotency-Retention`` (whole seconds, rounded down: never a promise the store won't keep).
     """
-    stored = StoredResponse(stored.status, restore_and_strip(request, stored.headers), stored.body)
+    headers = restore_and_strip(request, stored.headers)
     retention = (
         {}
         if retention_remaining is None
         else {header_names.IDEMPOTENCY_RETENTION: str(max(0, math.floor(retention_remaining)))}
     )
-    if OMITTED_BODY_HEADER in stored.headers:
-        raise _response_too_large(stored, retention)
-    response = HttpResponse(stored.body, status=stored.status)
-    if "Content-Type" not in stored.headers and "content-type" not in stored.headers:
-        del response["Content-Type"]
-    for name, value in stored.headers.items():
-        response[name] = value
-    response[header_names.CACHE_LOOKUP] = "HIT"
-    response[header_names.IDEMPOTENT_REPLAYED] = "true"
-    for name, value in retention.items():
-        response[name] = value
+    if OMITTED_BODY_HEADER in headers:
+        raise _response_too_large(StoredResponse(stored.status, headers, stored.body), retention)
+    response = HttpResponse(
+        stored.body,
+        status=stored.status,
+        headers={**headers, header_names.CACHE_LOOKUP: "HIT", header_names.IDEMPOTENT_REPLAYED: "true", **retention},
+    )
+    if "Content-Type" not in headers and "content-type" not in headers:
+        del response["Content-Type"]  # stored without one: HttpResponse's default is not the view's
     return response
 
 

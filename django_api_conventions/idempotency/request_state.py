@@ -53,8 +53,11 @@ def dumps_since(request: Any, taken: Mapping[str, Any]) -> dict[str, str]:
 
 def restore_and_strip(request: Any | None, headers: Mapping[str, str]) -> dict[str, str]:
     """Restore every stored state on ``request``; the headers without the pseudo-headers."""
-    for state in _registered.values():
-        if state.header in headers and request is not None:
+    stored_states = [state for state in _registered.values() if state.header in headers]
+    if not stored_states:  # what the view left on its request was nothing the states keep
+        return dict(headers)
+    for state in stored_states:
+        if request is not None:
             state.restore(request, headers[state.header])
-    stored_states = {state.header for state in _registered.values()}
-    return {name: value for name, value in headers.items() if name not in stored_states}
+    pseudo_headers = {state.header for state in stored_states}
+    return {name: value for name, value in headers.items() if name not in pseudo_headers}
