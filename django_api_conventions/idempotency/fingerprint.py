@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from decimal import Decimal
+from json.encoder import encode_basestring_ascii as _json_string  # json.dumps() of a str
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -23,7 +24,7 @@ from django.http import HttpRequest
 
 __all__ = ["request_fingerprint"]
 
-_SEPARATOR = b"\x00"
+_SEPARATOR = "\x00"
 #: One decoder for every body: ``json.loads`` with hooks builds a new one per call.
 _EXACT_NUMBERS = json.JSONDecoder(parse_float=Decimal, parse_int=Decimal)
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -36,9 +37,8 @@ def request_fingerprint(request: HttpRequest) -> str:
     raw_query = request.META.get("QUERY_STRING", "")
     # Most keyed requests have no query string: nothing to parse and sort.
     query = urlencode(sorted(parse_qsl(raw_query, keep_blank_values=True))) if raw_query else ""
-    for part in (request.method or "", route, request.path, query):
-        digest.update(part.encode())
-        digest.update(_SEPARATOR)
+    # Each part followed by the separator, hashed in one piece.
+    digest.update(_SEPARATOR.join((request.method or "", route, request.path, query, "")).encode())
     digest.update(_canonical_body(request))
     return digest.hexdigest()
 
@@ -69,8 +69,10 @@ def _canonical_body(request: HttpRequest) -> bytes:
 
 def canonical_json(value: Any) -> str:
     """One spelling per JSON value: sorted keys, no white space, numbers normalised (1 = 1.0 = 1e0)."""
+    if isinstance(value, str):
+        return _json_string(value)
     if isinstance(value, dict):
-        members = (f"{json.dumps(key)}:{canonical_json(value[key])}" for key in sorted(value))
+        members = (f"{_json_string(key)}:{canonical_json(value[key])}" for key in sorted(value))
         return "{" + ",".join(members) + "}"
     if isinstance(value, list):
         return "[" + ",".join(canonical_json(item) for item in value) + "]"
