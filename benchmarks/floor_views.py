@@ -14,11 +14,14 @@ raw Redis client, none of the package's idempotency code on the path:
   transaction ``SELECT txid_current()`` (the commit marker) and a ``SET`` of the committing
   record before ``COMMIT``, a ``SET`` of the resolved record once the response is sent under
   WSGI (when the server closes it), right after ``COMMIT`` under ASGI, as the store does, on
-  the connection pool the Redis store uses (django-redis' client of the default cache).
+  the connection pool the Redis store uses (django-redis' client of the default cache);
+  and the two headers the example's contract puts on a first answer (``X-Cache-Lookup`` and
+  ``Idempotent-Replayed``).
 
 ``floor_replay`` is what a replay must do: one ``SELECT`` of the stored fingerprint, status,
 headers and body by (scope, key) on the database store, one ``GET`` on Redis, the fingerprint
-compared and the stored bytes answered (a Django ``HttpResponse``), after DRF's ``initial()``
+compared and the stored bytes answered (a Django ``HttpResponse``, with the two headers the
+example's contract puts on a replay), after DRF's ``initial()``
 (authentication, permissions, throttles: whose key it is must be known first, and the service
 throttles every request, replays included, as the package's views do). Its record is
 written by a ``floor_fresh`` request at preparation (:func:`prepare_replay`), as the replay key
@@ -195,7 +198,7 @@ class FloorOrders(
                         owner,
                     ],
                 )
-        return response
+        return first_answer(response)
 
     def _on_redis(self, request: HttpRequest, key: str, fingerprint: str, owner: str, *args: Any, **kwargs: Any) -> Any:
         client = redis_client()
@@ -225,7 +228,14 @@ class FloorOrders(
             response._resource_closers.append(resolve)
         else:
             resolve()
-        return response
+        return first_answer(response)
+
+
+def first_answer(response: Any) -> Any:
+    """``response`` with the headers the example's contract puts on a keyed request's first answer."""
+    response["X-Cache-Lookup"] = "MISS"
+    response["Idempotent-Replayed"] = "false"
+    return response
 
 
 # --- floor_replay ------------------------------------------------------------------------------
@@ -264,9 +274,10 @@ def stored_answer(request: HttpRequest) -> HttpResponse:
         return HttpResponse(status=422)
     if not isinstance(headers, dict):  # jsonb arrives as text through Django's loader
         headers = json.loads(headers)
-    response = HttpResponse(bytes(body), status=int(status), headers=headers)
-    response["X-Cache-Lookup"] = "HIT"
-    return response
+    # The headers the example's contract puts on a replay, with the stored ones.
+    return HttpResponse(
+        bytes(body), status=int(status), headers={**headers, "X-Cache-Lookup": "HIT", "Idempotent-Replayed": "true"}
+    )
 
 
 def prepare_replay(key: str, body: str) -> int:
