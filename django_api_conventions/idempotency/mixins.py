@@ -87,7 +87,7 @@ class IdempotencyMixin:
             return  # DRF's dispatch answers 405, whatever the key says
         options = self.get_idempotency_options()
         keyed = method in options.methods
-        wrap = _async_handler if _is_async_view(type(view)) else _sync_handler
+        wrap = _async_handler if _is_async_view(view.__class__) else _sync_handler
         setattr(view, method.lower(), wrap(view, getattr(view, method.lower()), options if keyed else None))
 
 

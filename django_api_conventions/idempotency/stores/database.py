@@ -316,7 +316,7 @@ class _HeldRecord(NamedTuple):
     response_status: int | None
     #: A dict; on PostgreSQL the JSON text (Django loads ``jsonb`` as text).
     response_headers: Any
-    response_body: bytes | None
+    response_body: bytes | memoryview | None
     lease_owner: str
     #: Past both its retention and its lease: anyone may take the key over.
     expired: bool
