@@ -338,8 +338,9 @@ class _HeldRecord(NamedTuple):
         )
 
 
-#: The columns of :class:`_HeldRecord` the claim statement reads as they are.
-_HELD_FIELDS = ("state", "fingerprint", "response_status", "response_headers", "response_body", "lease_owner")
+#: The columns of :class:`_HeldRecord` the claim statement reads as they are, in its order: the
+#: last three are judged in SQL.
+_HELD_FIELDS = _HeldRecord._fields[:-3]
 
 #: What the claim statement inserts.
 _CLAIM_COLUMNS = (
