@@ -148,7 +148,8 @@ class RenamedFieldsMixin:
             return super().to_internal_value(data)  # type: ignore[misc]  # a mixin of Serializer
         except serializers.ValidationError as exc:
             if sent_as and isinstance(exc.detail, dict):
-                exc.detail = {sent_as.get(name, name): errors for name, errors in exc.detail.items()}
+                # A serializer's errors are keyed by field name; the stubs allow integer keys too.
+                exc.detail = {sent_as.get(str(name), str(name)): errors for name, errors in exc.detail.items()}
             raise
 
     def _apply_renames(self, data: Mapping[str, Any]) -> Mapping[str, Any]:
