@@ -22,6 +22,7 @@ from ..http.request_attributes import ACTIVE_FILTERS, set_state
 from ..problems.parameters import refuse_undeclared
 
 if TYPE_CHECKING:
+    from .filter_schema import UntypedFilterDescriber
     from .filtersets import StrictFilters
 
 #: What a view that names filters needs installed.
@@ -173,9 +174,14 @@ class StrictFilterBackend(BaseFilterBackend):
         the query the backend validates (the FilterSet gets its validated values)."""
         return {"data": request.query_params, "queryset": queryset, "request": request}
 
-    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+    def get_schema_operation_parameters(
+        self, view: Any, describe_untyped: UntypedFilterDescriber | None = None
+    ) -> list[dict[str, Any]]:
+        """The FilterSet's parameters, typed as strictly as they are checked. A filter the package
+        cannot type is ``describe_untyped``'s (drf-spectacular's, through ``contrib.spectacular``),
+        else a string, with a warning either way."""
         filters = strict_filters(view, self.get_filterset_class(view))
-        return filters.schema_parameters() if filters is not None else []
+        return filters.schema_parameters(describe_untyped) if filters is not None else []
 
 
 def _lists(data: Any) -> dict[str, list[str]]:

@@ -9,15 +9,17 @@ as an array (``style: form``, ``explode: true``), comma-separated values (``Base
 sub-parameter of a range (``created_after``, ``created_before``).
 
 A filter the package cannot type (a ``ModelChoiceFilter`` whose ``to_field_name`` is no field
-of its model, say) is described as drf-spectacular describes it on its own, with a warning in
-the generator's output (``spectacular --fail-on-warn`` fails on it); the rest of the document
-stays as strict.
+of its model, say) is described as the OpenAPI generator describes it on its own, with a
+warning in the generator's output (drf-spectacular's description, through the filter extension
+of ``contrib.spectacular``: ``spectacular --fail-on-warn`` fails on the warning); the rest of the
+document stays as strict.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any, cast
 
 from django import forms
@@ -51,7 +53,12 @@ class UntypedFilter(Exception):
     """The package cannot say which values a filter takes."""
 
 
-def schema_parameters(filterset: Any, parameters: dict[str, Parameter], view: Any = None) -> list[dict[str, Any]]:
+def schema_parameters(
+    filterset: Any,
+    parameters: dict[str, Parameter],
+    view: Any = None,
+    describe_untyped: UntypedFilterDescriber | None = None,
+) -> list[dict[str, Any]]:
     documented = []
     fallbacks: dict[str, dict[str, dict[str, Any]]] = {}
     for name, parameter in parameters.items():
@@ -60,7 +67,9 @@ def schema_parameters(filterset: Any, parameters: dict[str, Parameter], view: An
             schema = parameter_schema(filterset, parameter)
         except Exception as exc:  # noqa: BLE001 -- one filter never takes the whole document down
             if parameter.filter_name not in fallbacks:
-                fallbacks[parameter.filter_name] = _spectacular_parameters(filterset, parameter.filter_name, view, exc)
+                fallbacks[parameter.filter_name] = _generator_parameters(
+                    filterset, parameter.filter_name, view, exc, describe_untyped
+                )
             documented.append(fallbacks[parameter.filter_name].get(name) or _untyped(name, filter_))
             continue
         entry: dict[str, Any] = {
@@ -76,32 +85,19 @@ def schema_parameters(filterset: Any, parameters: dict[str, Parameter], view: An
     return documented
 
 
-def _spectacular_parameters(filterset: Any, filter_name: str, view: Any, exc: Exception) -> dict[str, dict[str, Any]]:
-    """drf-spectacular's own parameters of one filter (by name), after a warning saying why."""
-    message = (
-        f"{type(filterset).__name__}.{filter_name}: the strict filter backend cannot type this filter "
-        f"({exc}); described as drf-spectacular describes it."
-    )
-    try:
-        from drf_spectacular.contrib.django_filters import DjangoFilterExtension
-        from drf_spectacular.drainage import warn
-    except ImportError:
-        logger.warning(message)
+#: Describes, as an OpenAPI generator would on its own, a filter the package cannot type:
+#: (filterset, filter name, view, the reason) -> the generator's parameters of that filter by name.
+UntypedFilterDescriber = Callable[[Any, str, Any, str], dict[str, dict[str, Any]]]
+
+
+def _generator_parameters(
+    filterset: Any, filter_name: str, view: Any, exc: Exception, describe: UntypedFilterDescriber | None
+) -> dict[str, dict[str, Any]]:
+    reason = f"the strict filter backend cannot type this filter ({exc})"
+    if describe is None:
+        logger.warning("%s.%s: %s; described as a string.", type(filterset).__name__, filter_name, reason)
         return {}
-    warn(message)
-    filter_ = type(filterset).base_filters.get(filter_name) or filterset.filters[filter_name]
-    try:
-        found = DjangoFilterExtension(None).resolve_filter_field(
-            getattr(view, "schema", None),
-            filterset._meta.model or filterset.queryset.model,
-            type(filterset),
-            filter_name,
-            filter_,
-        )
-    except Exception as second:  # noqa: BLE001 -- drf-spectacular could not either: the fallback below
-        warn(f"{type(filterset).__name__}.{filter_name}: drf-spectacular cannot describe it either ({second}).")
-        return {}
-    return {parameter["name"]: parameter for parameter in found}
+    return describe(filterset, filter_name, view, reason)
 
 
 def _untyped(name: str, filter_: Any) -> dict[str, Any]:

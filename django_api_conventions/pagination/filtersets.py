@@ -35,7 +35,7 @@ from django.utils.translation import gettext
 
 from ..problems import ErrorItem, ProblemException
 from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
-from .filter_schema import body_properties, schema_parameters
+from .filter_schema import UntypedFilterDescriber, body_properties, schema_parameters
 from .filters import PREDICATE_CODE
 from .parameters import Parameter, field_of, parameters_of, static_choices, value_problem
 
@@ -80,8 +80,8 @@ class StrictFilters:
         """The parameters that may be sent more than once (a multiple choice, an ``in`` filter)."""
         return [name for name, parameter in self.parameters().items() if parameter.repeatable]
 
-    def schema_parameters(self) -> list[dict[str, Any]]:
-        return schema_parameters(self.unbound, self.parameters(), self.view)
+    def schema_parameters(self, describe_untyped: UntypedFilterDescriber | None = None) -> list[dict[str, Any]]:
+        return schema_parameters(self.unbound, self.parameters(), self.view, describe_untyped)
 
     def body_properties(self) -> dict[str, Any]:
         return body_properties(self.unbound, self.parameters())

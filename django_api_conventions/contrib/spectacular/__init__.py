@@ -4,11 +4,13 @@
 (or a class of the project's with ``ProblemSchemaMixin`` before its own ``AutoSchema`` subclass) and
 ``path("", include("django_api_conventions.contrib.spectacular.urls"))`` for ``/openapi.json`` and
 ``/docs``. The package's app config imports this module when drf-spectacular is installed, so
-the extensions are registered without further set-up.
+the extensions are registered, and drf-spectacular describes the filters the strict filter
+backend cannot type, without further set-up.
 """
 
 from .components import ERROR_ITEM_SCHEMA, PROBLEM_SCHEMA
 from .extensions import RenamedFieldExtension
+from .filters import StrictFilterBackendExtension
 from .schema import DEPRECATION_HEADERS, ProblemAutoSchema, ProblemSchemaMixin
 
 __all__ = [
@@ -18,4 +20,5 @@ __all__ = [
     "ProblemAutoSchema",
     "ProblemSchemaMixin",
     "RenamedFieldExtension",
+    "StrictFilterBackendExtension",
 ]
