@@ -80,8 +80,10 @@ def test_unknown_type_page_is_a_problem() -> None:
 
 def test_documentation_pages_are_read_only() -> None:
     response = Client().post("/problems/not-found")
-    assert response.status_code == 405 and response["Allow"] == "GET, HEAD"
+    assert response.status_code == 405 and response["Allow"] == "GET, HEAD, OPTIONS"
     assert response["Content-Type"] == "application/problem+json"
+    options = Client().options("/problems/not-found")
+    assert options.status_code == 204 and options["Allow"] == "GET, HEAD, OPTIONS"
 
 
 # -- The pages a developer lands on from a `type` URL -------------------------------------------
@@ -222,4 +224,4 @@ def test_the_pages_are_read_only_resources(method: str, path: str) -> None:
     response = Client(enforce_csrf_checks=True).generic(method, path, b"{}", content_type="application/json")
     assert response.status_code == 405, response.content[:200]
     assert response["Content-Type"] == "application/problem+json"
-    assert response["Allow"] == "GET, HEAD"
+    assert response["Allow"] == "GET, HEAD, OPTIONS"

@@ -26,11 +26,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.template import Context, Engine
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_language, gettext
-from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_safe
 
 from ..conf import api_settings
 from ..http import header_names
+from ..http.read_only import read_only
 from ..maintenance.middleware import maintenance_exempt
 from .details import PROBLEM_CONTENT_TYPE, problem_type_url, render_problem
 from .django_handlers import not_found_problem
@@ -44,10 +43,9 @@ EXAMPLE_TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 
 
 def _page_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    # No database (non_atomic), no maintenance 503, GET and HEAD only. Read-only pages have no
-    # form to protect: csrf_exempt lets another method reach require_safe's 405 (with Allow)
-    # instead of a 403 "CSRF verification failed".
-    return csrf_exempt(maintenance_exempt(transaction.non_atomic_requests(require_safe(view))))
+    # No database (non_atomic), no maintenance 503; read-only: OPTIONS and 405s name the
+    # methods in Allow (http/read_only.py).
+    return read_only(maintenance_exempt(transaction.non_atomic_requests(view)))
 
 
 @_page_view

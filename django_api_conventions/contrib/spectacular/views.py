@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ...http import header_names
+from ...http.read_only import read_only
 from ...maintenance.middleware import maintenance_exempt
 from ...problems.parameters import invalid_parameters, parameter_error
 from ...versioning.lifecycle import APIVersion, get_version_table
@@ -110,6 +111,12 @@ class OpenAPIDocsView(SpectacularSwaggerView):
 
     url_name = "api_conventions_openapi:schema"
 
+    @classmethod
+    def as_view(cls, **initkwargs: Any) -> Any:
+        # A page, not an API resource: DRF's OPTIONS would render its metadata through the
+        # page's template renderer (a 500); read_only answers OPTIONS and 405 with Allow.
+        return read_only(super().as_view(**initkwargs))
+
     @extend_schema(exclude=True)
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         primary = requested_version(request)
@@ -133,6 +140,7 @@ class OpenAPIDocsView(SpectacularSwaggerView):
 
 
 @maintenance_exempt
+@read_only  # django.views.static.serve answers any method with the file
 def docs_asset(request: HttpRequest, path: str) -> HttpResponseBase:
     """A file of drf-spectacular-sidecar's Swagger UI, whatever the static files set-up."""
     response = serve(request, path, document_root=str(_sidecar_root()))

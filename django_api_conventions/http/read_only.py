@@ -1,0 +1,47 @@
+"""Read-only pages: what a documentation page answers to each method.
+
+A page (the problem-type pages, ``/docs`` and its assets, a project's guide) is read with GET
+and HEAD. OPTIONS says so with ``Allow`` and no body; every other method, ``TRACE`` and
+WebDAV's included, is a 405 with the same ``Allow`` (a problem on an API path, by the problems
+middleware), never a CSRF 403, a 500 or the page itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotAllowed
+from django.utils.log import log_response
+from django.views.decorators.csrf import csrf_exempt
+
+__all__ = ["READ_ONLY_METHODS", "read_only"]
+
+#: The methods a read-only page answers, in its ``Allow`` header.
+READ_ONLY_METHODS = ("GET", "HEAD", "OPTIONS")
+
+View = TypeVar("View", bound=Callable[..., HttpResponseBase])
+
+
+def read_only(view: View) -> View:
+    """``view`` for GET and HEAD; OPTIONS answered 204 with ``Allow``, any other method 405.
+
+    The view is exempt from CSRF: a page has no form to protect, and the check would answer
+    another method with a 403 before the 405 could say which methods are allowed.
+    """
+
+    @wraps(view)
+    def read_only_view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if request.method == "OPTIONS":
+            answer = HttpResponse(status=204)
+            del answer["Content-Type"]  # no content, so no type
+            answer["Allow"] = ", ".join(READ_ONLY_METHODS)
+            return answer
+        if request.method not in ("GET", "HEAD"):
+            refused = HttpResponseNotAllowed(READ_ONLY_METHODS)
+            log_response("Method Not Allowed (%s): %s", request.method, request.path, response=refused, request=request)
+            return refused
+        return view(request, *args, **kwargs)
+
+    return csrf_exempt(read_only_view)  # type: ignore[return-value]
