@@ -1,5 +1,6 @@
-"""The example service's own pages: the JSON index at ``/``, and the migration guide that its
-deprecation ``Link`` headers and its 410 for the retired version point at."""
+"""The example service's own pages: the JSON index at ``/``, the index of each version's
+collections at its root (``/v2``), and the migration guide that its deprecation ``Link``
+headers and its 410 for the retired version point at."""
 
 from __future__ import annotations
 
@@ -11,13 +12,19 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from django_api_conventions.http.read_only import read_only
 from django_api_conventions.maintenance.middleware import maintenance_exempt
 from django_api_conventions.pagination import StrictQueryParametersMixin
 from django_api_conventions.versioning.lifecycle import APIVersion, get_version_table
+from django_api_conventions.versioning.urls import reverse as versioned_reverse
+
+#: The collections a version root lists: the router's basenames (testproject/urls.py).
+COLLECTIONS = ("users", "invoices", "orders")
 
 
 def _date(moment: Any) -> str | None:
@@ -73,7 +80,35 @@ class IndexView(StrictQueryParametersMixin, APIView):
         )
 
 
+class VersionRootView(StrictQueryParametersMixin, APIView):
+    """``GET /v2`` (any served version's root): the version's collections, so that every URL the
+    index at ``/`` lists answers. A retired version's root is its 410 (versioning middleware),
+    an unknown one's a 404; a deprecated one's answer carries its deprecation headers."""
+
+    @extend_schema(exclude=True)
+    def get(self, request: Request) -> Response:
+        # The versioning class has checked the path's version against VERSIONS.
+        version = request.version
+        table = get_version_table()
+        entry = table.get(version) if table and version else None
+        if entry is None:
+            raise NotFound()
+        schema = reverse("api_conventions_openapi:schema")
+        return Response(
+            {
+                "version": entry.name,
+                "status": entry.state(timezone.now()),
+                "collections": {
+                    name: request.build_absolute_uri(versioned_reverse(f"{name[:-1]}-list", version=entry.name))
+                    for name in COLLECTIONS
+                },
+                "openapi": request.build_absolute_uri(f"{schema}?version={entry.name}"),
+            }
+        )
+
+
 @maintenance_exempt
+@read_only  # a page: OPTIONS and 405s with Allow, never the CSRF 403 or the page for POST or TRACE
 def migration_guide(request: HttpRequest) -> HttpResponse:
     """The page ``MIGRATION_GUIDE`` names: from v1 (and v0) to v2."""
     table = get_version_table()

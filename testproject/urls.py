@@ -1,12 +1,12 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from rest_framework.routers import SimpleRouter
 
 from django_api_conventions.versioning import versioned_urls
 
 from .billing.async_views import AsyncInvoicePaymentViewSet
 from .billing.views import InvoicePaymentDetail, InvoicePaymentList, InvoiceViewSet, OrderViewSet, UserViewSet
-from .pages import IndexView, migration_guide
+from .pages import IndexView, VersionRootView, migration_guide
 
 router = SimpleRouter(trailing_slash=False)
 router.register("users", UserViewSet, basename="user")
@@ -30,6 +30,8 @@ urlpatterns = [
     # The versions and the documentation, and the guide the deprecation links point at.
     path("", IndexView.as_view(), name="index"),
     path("guides/migrating-to-v2", migration_guide, name="migration-guide"),
+    # Each version's root, without a trailing slash like every path: the index of its collections.
+    re_path(r"^v[0-9]+$", VersionRootView.as_view(), name="version-root"),
     *versioned_urls(api),
     path("admin/", admin.site.urls),
     path("", include("django_api_conventions.urls")),

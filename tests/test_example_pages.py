@@ -111,3 +111,80 @@ def test_the_index_and_the_guide_answer_during_maintenance(client: APIClient, se
     assert client.get("/v2/users").status_code == 503
     assert client.get("/").status_code == 200
     assert client.get(urlsplit(settings.MIGRATION_GUIDE).path).status_code == 200
+
+
+def listed_urls(value: Any) -> list[str]:
+    """Every absolute URL anywhere in a JSON document."""
+    if isinstance(value, dict):
+        return [url for item in value.values() for url in listed_urls(item)]
+    if isinstance(value, list):
+        return [url for item in value for url in listed_urls(item)]
+    return [value] if isinstance(value, str) and value.startswith(("http://", "https://")) else []
+
+
+def test_every_url_the_index_lists_answers(client: APIClient) -> None:
+    index = client.get("/").json()
+    retired = {f"{TESTSERVER}/{version['name']}" for version in index["versions"] if version["status"] == "retired"}
+    urls = listed_urls(index)
+    assert {f"{TESTSERVER}/v0", f"{TESTSERVER}/v1", f"{TESTSERVER}/v2"} <= set(urls)
+    for url in urls:
+        assert follow(client, url).status_code == (410 if url in retired else 200), url
+
+
+@pytest.mark.parametrize("name", ["v1", "v2"])
+def test_a_version_root_is_the_index_of_its_collections(client: APIClient, name: str) -> None:
+    answer = client.get(f"/{name}")
+    assert answer.status_code == 200 and answer["Content-Type"] == "application/json", answer.content
+    root = answer.json()
+    assert (root["version"], root["status"]) == (name, "current" if name == "v2" else "deprecated")
+    assert root["collections"] == {
+        collection: f"{TESTSERVER}/{name}/{collection}" for collection in ("users", "invoices", "orders")
+    }
+    for url in listed_urls(root):
+        assert follow(client, url).status_code == 200, url
+    # Like every response of a deprecated version, its root's announces the deprecation.
+    assert ("Deprecation" in answer, "Sunset" in answer) == ((name == "v1"),) * 2
+    assert client.get(f"/{name}", {"colour": "red"}).status_code == 400
+
+
+def test_the_root_of_a_retired_or_unknown_version(client: APIClient) -> None:
+    retired = client.get("/v0")
+    assert retired.status_code == 410 and retired.json()["migration_guide"] == settings.MIGRATION_GUIDE
+    assert client.get("/v9").status_code == 404
+    with time_machine.travel("2027-06-02T00:00:00Z", tick=False):
+        assert client.get("/v1").status_code == 410
+
+
+#: The read-only pages: the package's problem pages and its docs page and assets, the guide.
+READ_ONLY_PAGES = [
+    "/docs",
+    "/docs/assets/swagger-ui-dist/swagger-ui.css",
+    "/problems",
+    "/problems/",
+    "/problems/not-found",
+    "/problems/style.css",
+    "/guides/migrating-to-v2",
+]
+
+
+def allowed(answer: Any) -> set[str]:
+    return {method.strip() for method in (answer.get("Allow") or "").split(",") if method.strip()}
+
+
+@pytest.mark.parametrize("path", READ_ONLY_PAGES)
+def test_a_read_only_page_answers_options_with_allow(path: str) -> None:
+    answer = APIClient().options(path)
+    assert answer.status_code in (200, 204), (path, answer.status_code, answer.content[:200])
+    assert allowed(answer) == {"GET", "HEAD", "OPTIONS"}
+    assert APIClient().get(path).status_code in (200, 301)
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE", "PROPFIND", "TRACE", "MKCOL"])
+@pytest.mark.parametrize("path", READ_ONLY_PAGES)
+def test_a_read_only_page_refuses_other_methods_with_allow(method: str, path: str) -> None:
+    # CSRF enforced as for a browser: a page's 405 comes before any CSRF 403.
+    answer = APIClient(enforce_csrf_checks=True).generic(method, path, "{}", content_type="application/json")
+    assert answer.status_code == 405, (path, method, answer.status_code, answer.content[:200])
+    assert answer["Content-Type"] == "application/problem+json"
+    assert answer.json()["type"].endswith("/problems/method-not-allowed")
+    assert allowed(answer) == {"GET", "HEAD", "OPTIONS"}
