@@ -1,9 +1,12 @@
 """The example service's settings plus fault-injection views and middleware for the tests."""
 
 from testproject.settings import *  # noqa: F403
-from testproject.settings import API_CONVENTIONS, DATABASES, MIDDLEWARE
+from testproject.settings import API_CONVENTIONS, DATABASES, INSTALLED_APPS, MIDDLEWARE
 
 ROOT_URLCONF = "tests.urls"
+# The credentials whose clients get scopes of their own: DRF's API tokens and django-oauth-toolkit's
+# access tokens (tests/test_idempotency_client_scopes.py).
+INSTALLED_APPS = [*INSTALLED_APPS, "rest_framework.authtoken", "oauth2_provider"]
 # The fault-injection middleware sits where third-party middleware usually does: inside the
 # package's middleware, outside the views.
 MIDDLEWARE = [

@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser, Group, Permission, User
 from django.core.exceptions import ImproperlyConfigured
 from django.test import RequestFactory, override_settings
+from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 
 from django_api_conventions.clients.client_ids import ANONYMOUS_CLIENT_ID, get_client_id
@@ -26,6 +27,28 @@ def request_with(headers: dict[str, str] | None = None, user: Any = None, auth: 
 def test_authenticated_user_wins_over_the_header() -> None:
     user = User(pk=7, username="u")
     assert get_client_id(request_with({"X-Client-ID": "acme"}, user=user)) == "user:7"
+
+
+def test_a_user_and_a_credential_are_one_client_per_oauth_application_or_credential_kind() -> None:
+    user = User(pk=7, username="u")
+    mail_app, calendar_app = (SimpleNamespace(application=SimpleNamespace(client_id=c)) for c in ("mail", "cal"))
+    api_token = Token(key="9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b", user=user)  # the secret is its pk
+    assert [
+        get_client_id(request_with(user=user, auth=auth)) for auth in (None, mail_app, calendar_app, api_token)
+    ] == [
+        "user:7",
+        "user:7:oauth-client:mail",
+        "user:7:oauth-client:cal",
+        "user:7:credential:authtoken.token",
+    ]
+
+
+def test_a_user_credential_wins_over_the_header() -> None:
+    user, token = User(pk=7, username="u"), Permission(pk=3, codename="api-token")
+    assert (
+        get_client_id(request_with({"X-Client-ID": "acme"}, user=user, auth=token))
+        == "user:7:credential:auth.permission"
+    )
 
 
 def test_oauth_client_without_user() -> None:
