@@ -1,18 +1,23 @@
-"""Views a project writes itself: error bodies it builds by hand, uploads larger than the default."""
+"""Views a project writes itself: error bodies it builds by hand, uploads larger than the default,
+file uploads read as image and document views read them."""
 
 from __future__ import annotations
 
+import hashlib
+import uuid
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework.parsers import MultiPartParser
+from rest_framework import serializers
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from django_api_conventions.content.parsers import StrictJSONParser, max_body_bytes
 from django_api_conventions.idempotency import IdempotencyMixin
+from testproject.billing.models import Customer
 
 MIB = 1024 * 1024
 
@@ -110,3 +115,38 @@ def large_raw_upload(request: HttpRequest) -> HttpResponse:
 @csrf_exempt
 def raw_upload(request: HttpRequest) -> HttpResponse:
     return JsonResponse({"size": len(request.body)}, status=201)
+
+
+class AttachmentSerializer(serializers.Serializer[Any]):
+    tag = serializers.CharField(max_length=200)
+    # Pillow opens the image, as NetBox's image attachments do: an empty file is no valid image.
+    image = serializers.ImageField(required=False)
+    document = serializers.FileField(required=False)
+
+
+class AttachmentView(IdempotencyMixin, APIView):
+    """An image or a document upload, keyed or not; each run adds a Customer named by ``tag``.
+
+    The view reads the file from where the request leaves it, as a content-type sniffer
+    (python-magic on the first bytes) does: a file read to its end before the view looks empty.
+    """
+
+    authentication_classes: list[Any] = []
+    permission_classes: list[Any] = []
+    parser_classes = [MultiPartParser, FormParser]
+    max_body_bytes = 50 * MIB
+
+    def post(self, request: Request) -> Response:
+        serializer = AttachmentSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        field = "image" if "image" in serializer.validated_data else "document"
+        upload = serializer.validated_data.get(field)
+        if upload is None:
+            raise serializers.ValidationError({"document": ["An image or a document is required."]})
+        content = upload.read()
+        tag = serializer.validated_data["tag"]
+        Customer.objects.create(email=f"{uuid.uuid4().hex}@uploads.example", name=tag)
+        return Response(
+            {"tag": tag, "field": field, "size": len(content), "sha256": hashlib.sha256(content).hexdigest()},
+            status=201,
+        )

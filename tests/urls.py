@@ -29,6 +29,7 @@ urlpatterns = [
     path("faults/uploads/small", project_views.SmallBodyView.as_view()),
     path("faults/uploads/large-raw", project_views.large_raw_upload),
     path("faults/uploads/raw", project_views.raw_upload),
+    path("faults/uploads/attachments", project_views.AttachmentView.as_view()),
     path("idempotency/crash-once", faults.CrashOnceView.as_view()),
     path("idempotency/server-error-once", faults.ServerErrorOnceView.as_view()),
     path("idempotency/conflict-not-kept", faults.ConflictNotKeptView.as_view()),

@@ -2,24 +2,29 @@
 
 Covers the method, the resolved route, the path, the query string (in any order) and the body.
 JSON bodies are canonicalised (object key order, white space and the spelling of numbers do not
-matter); form and multipart bodies are hashed field by field in a stable order; any other body
-byte for byte. Only the SHA-256 digest is ever stored.
+matter); form and multipart bodies are hashed field by field in a stable order, each uploaded
+file by its field, name and content; any other body byte for byte. Only the SHA-256 digest is
+ever stored.
 
 The fingerprint is computed before the view parses the body, so it must survive any body: a
 number is canonicalised from its exact digits (no decimal context: no rounding, so two numbers
 that differ in their 29th digit differ, and no ``Overflow`` on ``1e99999999``), and a huge
-exponent is never expanded into its digits.
+exponent is never expanded into its digits. An uploaded file is hashed where it lies (in
+memory, or spooled to disk) in small blocks, never copied whole, and left at the position it
+was found at: the view reads it in full afterwards.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from decimal import Decimal
 from json.encoder import encode_basestring_ascii as _json_string  # json.dumps() of a str
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest
 
 __all__ = ["request_fingerprint"]
@@ -28,6 +33,8 @@ _SEPARATOR = "\x00"
 #: One decoder for every body: ``json.loads`` with hooks builds a new one per call.
 _EXACT_NUMBERS = json.JSONDecoder(parse_float=Decimal, parse_int=Decimal)
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+#: What the digest of a spooled upload reads at a time (hashlib.file_digest's block).
+_DIGEST_BLOCK_BYTES = 256 * 1024
 
 
 def request_fingerprint(request: HttpRequest) -> str:
@@ -49,7 +56,7 @@ def _canonical_body(request: HttpRequest) -> bytes:
         # request.POST, not request.body: a multipart upload streams to disk field by field.
         fields = sorted((key, value) for key in request.POST for value in request.POST.getlist(key))
         files = sorted(
-            (key, uploaded.name or "", hashlib.sha256(b"".join(uploaded.chunks())).hexdigest())
+            (key, uploaded.name or "", uploaded_file_digest(uploaded))
             for key in request.FILES
             for uploaded in request.FILES.getlist(key)
         )
@@ -65,6 +72,31 @@ def _canonical_body(request: HttpRequest) -> bytes:
             # the parser will reject it; fingerprint the bytes.
             pass
     return b"raw:" + body
+
+
+def uploaded_file_digest(uploaded: UploadedFile[bytes]) -> str:
+    """The SHA-256 of an uploaded file's content, read without consuming it.
+
+    Django's upload handlers keep a small file in a ``BytesIO`` (hashed from its buffer, no
+    copy) and spool a larger one to a temporary file (read in blocks of
+    :data:`_DIGEST_BLOCK_BYTES`), so the fingerprint never holds a large upload in memory. The
+    file is put back where it was: a view (or Pillow behind an ``ImageField``) that reads it
+    from there must see all of it.
+    """
+    file = uploaded.file
+    assert file is not None  # an upload handler's file always has one
+    digest = hashlib.sha256()
+    position = file.tell()
+    file.seek(0)
+    try:
+        if isinstance(file, io.BytesIO):
+            digest.update(file.getbuffer())
+        else:
+            while block := file.read(_DIGEST_BLOCK_BYTES):
+                digest.update(block)
+    finally:
+        file.seek(position)
+    return digest.hexdigest()
 
 
 def canonical_json(value: Any) -> str:
