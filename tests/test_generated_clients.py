@@ -51,9 +51,9 @@ STEP_TIMEOUT = 300
 BACKWARD_BLOCK = re.compile(r"\n[ \t]*(#|//) >>> previous_cursor\n.*?(#|//) <<< previous_cursor\n", re.S)
 INSTALL = (
     "bash .ci/run installs them; by hand: python3 -m venv .venvs/clients/python && "
-    ".venvs/clients/python/bin/pip install -r tests/clients/requirements.txt && "
-    "mkdir -p .venvs/clients/node && cp tests/clients/package.json .venvs/clients/node/ && "
-    "npm install --prefix .venvs/clients/node"
+    ".venvs/clients/python/bin/pip install -c constraints.txt -r tests/clients/requirements.txt && "
+    "mkdir -p .venvs/clients/node && cp tests/clients/package*.json .venvs/clients/node/ && "
+    "npm ci --prefix .venvs/clients/node"
 )
 
 
