@@ -13,7 +13,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +25,8 @@ API_TEMPLATE = DEPLOY / "nginx" / "api.conf.template"
 MAIN_TEMPLATE = DEPLOY / "nginx" / "nginx.conf.template"
 GUNICORN_CONFIG = DEPLOY / "gunicorn.conf.py"
 _PLACEHOLDER = re.compile(r"@[A-Z_]+@")
+#: The placeholders of the deprecation maps, empty: no version is deprecated.
+NO_DEPRECATIONS = {"deprecation_map": "", "sunset_map": "", "deprecation_link_map": ""}
 
 
 def find_nginx() -> str | None:
@@ -71,9 +73,18 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 @contextmanager
 def nginx_front(
-    upstream: str, folder: Path, *, client_timeout: str = "1s", upstream_timeout: str = "2s"
+    upstream: str,
+    folder: Path,
+    *,
+    client_timeout: str = "1s",
+    upstream_timeout: str = "2s",
+    deprecation_maps: Mapping[str, str] | None = None,
 ) -> Iterator[Nginx]:
-    """nginx on a free loopback port in front of ``upstream`` (``host:port``), in the prefix ``folder``."""
+    """nginx on a free loopback port in front of ``upstream`` (``host:port``), in the prefix ``folder``.
+
+    ``deprecation_maps``: what the service's ``deprecations --nginx`` prints (see
+    :func:`service_deprecation_maps`); without it, nginx's own answers carry no deprecation headers.
+    """
     nginx = find_nginx()
     assert nginx, "nginx is not installed"
     port = free_port()
@@ -91,6 +102,7 @@ def nginx_front(
             client_timeout=client_timeout,
             upstream_timeout=upstream_timeout,
             access_log="access.log",
+            **{name.lower(): value for name, value in (deprecation_maps or NO_DEPRECATIONS).items()},
         )
     )
     (folder / "nginx.conf").write_text(render(MAIN_TEMPLATE.read_text()))

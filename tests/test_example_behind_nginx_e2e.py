@@ -10,6 +10,7 @@ contract states, never gunicorn's HTML page and never another client's payment.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +20,7 @@ import pytest
 from .example_service import example_service
 from .http import HTTPResult, send, send_raw
 from .problem_assertions import assert_problem
-from .reverse_proxy import GUNICORN_CONFIG, nginx_front
+from .reverse_proxy import GUNICORN_CONFIG, MAIN_TEMPLATE, nginx_front
 from .test_idempotency_concurrency import all_at_once
 from .test_nginx_front import FRONT_REFUSES, HOST, SERVICE_REFUSES, Front
 
@@ -42,7 +43,8 @@ def front(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     folder = tmp_path_factory.mktemp("behind-nginx")
     with example_service(request.param, folder, gunicorn_options=["-c", str(GUNICORN_CONFIG)]) as service:
         upstream = service.url.removeprefix("http://")
-        with nginx_front(upstream, folder / "nginx") as nginx:
+        # Long enough for a burst of 200 requests queued behind two sync workers.
+        with nginx_front(upstream, folder / "nginx", upstream_timeout="60s") as nginx:
             yield Front(service, nginx)
 
 
@@ -93,6 +95,29 @@ def test_concurrent_keyed_payments_answer_no_500(front: Front) -> None:
     assert {result.status for result in results} <= {201, 409}, [r.body[:300] for r in results]
     assert all(result.status == 201 for result in results[:12])
     assert payments(front, invoice, "burst") == 13  # twelve keys, and the shared key once
+
+
+def test_200_concurrent_clients_on_one_key_are_all_answered_and_pay_once(front: Front) -> None:
+    # Each client holds a connection to nginx and nginx one to gunicorn: the recipe's
+    # worker_connections must hold both for all of them, or nginx closes some (a reset).
+    invoice, key = new_invoice(front, "crowd"), uuid.uuid4().hex
+    failures: list[str] = []
+
+    def pay() -> HTTPResult | None:
+        try:
+            return raw_payment(front, invoice, key, b"crowd")
+        except OSError as error:  # reset, or closed without an answer
+            failures.append(repr(error))
+            return None
+
+    results = all_at_once([pay] * 200, threads=200)
+    assert not failures, (len(failures), failures[:3])
+    answers = [result for result in results if result is not None]
+    statuses = {result.status for result in answers}
+    assert statuses <= {201, 409}, [r.body[:300] for r in answers if r.status not in (201, 409)][:3]
+    created = [result for result in answers if result.status == 201]
+    assert sum(result.header("X-Cache-Lookup") == "MISS" for result in created) == 1
+    assert payments(front, invoice, "crowd") == 1
 
 
 @pytest.mark.parametrize("unusable", UNUSABLE_CLIENT_IDS)
@@ -159,3 +184,12 @@ def test_a_clients_scheme_header_is_no_error(front: Front, header: bytes) -> Non
         front.url, b"GET /v2/users?limit=1 HTTP/1.1\r\n" + HOST + header + b"\r\nConnection: close\r\n\r\n"
     )
     assert listed.status == 200, listed.body[:300]
+
+
+def test_one_nginx_worker_can_hold_200_proxied_clients() -> None:
+    # accept_mutex is off: one worker may take every client, each costing it two connections
+    # (the client's and gunicorn's); the concurrent test above passes only when they spread.
+    text = MAIN_TEMPLATE.read_text()
+    [connections] = re.findall(r"^\s*worker_connections (\d+);", text, re.M)
+    [files] = re.findall(r"^worker_rlimit_nofile (\d+);", text, re.M)
+    assert int(connections) >= 2 * 200 + 100 and int(files) >= int(connections)

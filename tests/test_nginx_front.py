@@ -30,7 +30,7 @@ from django_api_conventions.tracing.trace_ids import _REQUEST_ID
 from .example_service import Service, example_service
 from .http import HTTPResult, send, send_raw
 from .problem_assertions import assert_problem
-from .reverse_proxy import API_TEMPLATE, GUNICORN_CONFIG, Nginx, nginx_front, render
+from .reverse_proxy import API_TEMPLATE, GUNICORN_CONFIG, NO_DEPRECATIONS, Nginx, nginx_front, render
 from .servers import free_port
 
 NGINX_ID = re.compile(r"[0-9a-f]{32}")  # nginx's $request_id
@@ -50,6 +50,7 @@ def _template_problems() -> dict[int, dict[str, object]]:
         problem_base_url="https://api.example.com/problems",
         client_timeout="10s",
         upstream_timeout="60s",
+        **NO_DEPRECATIONS,
     )
     bodies = re.findall(r"location = /_api_problem/(\d+) \{.*?return \1 '(.*?)\\n';", text, re.S)
     return {int(status): json.loads(body.replace("$api_trace_id", "0" * 32)) for status, body in bodies}
@@ -127,7 +128,10 @@ def front(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Front]:
     folder = tmp_path_factory.mktemp("nginx-front")
     with example_service("sqlite", folder, gunicorn_options=["-c", str(GUNICORN_CONFIG)]) as service:
         upstream = service.url.removeprefix("http://")
-        with nginx_front(upstream, folder / "nginx", client_timeout=f"{CLIENT_TIMEOUT:g}s") as nginx:
+        maps = json.loads(service.manage("deprecations", "--nginx"))
+        with nginx_front(
+            upstream, folder / "nginx", client_timeout=f"{CLIENT_TIMEOUT:g}s", deprecation_maps=maps
+        ) as nginx:
             yield Front(service, nginx)
 
 
@@ -424,3 +428,110 @@ def test_a_clients_scheme_header_neither_breaks_nor_fools_the_service(front: Fro
         front.url, b"GET /v2/users?limit=1 HTTP/1.1\r\n" + HOST + header + b"\r\nConnection: close\r\n\r\n"
     )
     assert listed.status == 200, listed.body[:300]
+
+
+# -- Deprecation headers, long queries, read-only pages through nginx ----------------------------
+
+DEPRECATION_HEADERS = ("Deprecation", "Sunset", "Link")
+NGINX_ANSWERS_UNDER_V1 = {
+    413: b"POST /v1/users HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\nContent-Length: 2621441\r\n\r\n",
+    # Not 414: nginx answers it before it has read the whole target, so it cannot tell the
+    # version (docs/deployment.md).
+    431: b"GET /v1/users HTTP/1.1\r\n" + HOST + b"X-Big: " + b"a" * 9000 + b"\r\n\r\n",
+    405: b"TRACE /v1/users HTTP/1.1\r\n" + HOST + b"\r\n",
+}
+
+
+def _v1_headers(url: str) -> dict[str, str | None]:
+    """The deprecation headers the service itself sends on v1."""
+    answer = send(url, "GET", "/v1")  # the version's root: no pagination link beside them
+    assert answer.status == 200 and answer.header("Deprecation"), answer.body[:300]
+    return {name: answer.header(name) for name in DEPRECATION_HEADERS}
+
+
+@pytest.mark.nginx
+@pytest.mark.parametrize("status", sorted(NGINX_ANSWERS_UNDER_V1))
+def test_nginx_own_answers_under_v1_carry_its_deprecation_headers(front: Front, status: int) -> None:
+    answer = send_raw(front.url, NGINX_ANSWERS_UNDER_V1[status])
+    assert answer.status == status and " upstream_status=- " in front.log_line(str(answer.json()["trace_id"]))
+    assert {name: answer.header(name) for name in DEPRECATION_HEADERS} == _v1_headers(front.url)
+    # Under the current version, nothing is deprecated.
+    current = send_raw(front.url, NGINX_ANSWERS_UNDER_V1[status].replace(b"/v1/", b"/v2/", 1))
+    assert current.status == status and all(current.header(name) is None for name in DEPRECATION_HEADERS)
+
+
+@pytest.mark.nginx
+def test_nginx_502_and_504_under_v1_carry_its_deprecation_headers(front: Front, tmp_path: Path) -> None:
+    maps = json.loads(front.service.manage("deprecations", "--nginx"))
+    expected = _v1_headers(front.url)
+    nothing = f"127.0.0.1:{free_port()}"
+    with nginx_front(nothing, tmp_path / "down", deprecation_maps=maps) as nginx:
+        down = send(nginx.url, "GET", "/v1/users")
+    assert down.status == 502 and {name: down.header(name) for name in DEPRECATION_HEADERS} == expected
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        upstream = f"127.0.0.1:{silent.getsockname()[1]}"
+        with nginx_front(upstream, tmp_path / "silent", upstream_timeout="1s", deprecation_maps=maps) as nginx:
+            late = send(nginx.url, "GET", "/v1")
+    assert late.status == 504 and {name: late.header(name) for name in DEPRECATION_HEADERS} == expected
+
+
+def _long_list_target(path: bytes, length: int) -> bytes:
+    """``path`` with an ordinary status filter repeated (``status=open,open,...``) for a request
+    line of exactly ``length`` bytes: a `,` the service re-encodes as `%2C` in its Link."""
+    target = path + b"&status=open"
+    room = length - len(b"GET  HTTP/1.1") - len(target)
+    units, extra = divmod(room, 5)
+    assert units >= extra
+    return target + b",draft" * extra + b",open" * (units - extra)
+
+
+@pytest.mark.nginx
+@pytest.mark.parametrize("version", [b"v1", b"v2"])
+def test_a_list_query_as_long_as_nginx_accepts_gets_the_services_answer(front: Front, version: bytes) -> None:
+    def get(url: str, target: bytes) -> HTTPResult:
+        return send_raw(url, b"GET " + target + b" HTTP/1.1\r\n" + HOST + b"Connection: close\r\n\r\n")
+
+    # The first page's cursor, for the same filters; the cursor of the second page is as long.
+    cursor = b"x" * 300
+    filters = _long_list_target(b"/" + version + b"/invoices?limit=1&cursor=" + cursor, 8190)
+    filters = filters.split(b"&", 2)[2]  # limit=1&cursor=... off: the filters alone
+    first = get(front.url, b"/" + version + b"/invoices?limit=1&" + filters)
+    assert first.status == 200, first.body[:300]
+    cursor = first.json()["pagination"]["next_cursor"].encode()
+    target = b"/" + version + b"/invoices?limit=1&cursor=" + cursor + b"&" + filters
+    assert len(b"GET  HTTP/1.1") + len(target) <= 8190
+    # A second page: its Link has next and prev, each repeating the whole query, re-encoded.
+    answer = get(front.url, target)
+    assert answer.status == 200, answer.body[:300]
+    link = answer.header("Link") or ""
+    assert 'rel="next"' in link and 'rel="prev"' in link and len(link) > 2 * 8000, len(link)
+    # gunicorn alone answers the same.
+    assert get(front.service.url, target).status == 200
+
+
+READ_ONLY_PAGES = [
+    "/docs",
+    "/docs/assets/swagger-ui-dist/swagger-ui.css",
+    "/problems/not-found",
+    "/guides/migrating-to-v2",
+]
+
+
+@pytest.mark.nginx
+@pytest.mark.parametrize("where", ["nginx", "gunicorn"])
+@pytest.mark.parametrize("path", READ_ONLY_PAGES)
+def test_the_read_only_pages_answer_each_method_with_allow(front: Front, path: str, where: str) -> None:
+    url = front.url if where == "nginx" else front.service.url
+    options = send(url, "OPTIONS", path)
+    assert options.status in (200, 204) and options.header("Allow") == "GET, HEAD, OPTIONS", (
+        options.status,
+        options.body[:200],
+    )
+    for method in ("POST", "PUT", "PATCH", "DELETE", "PROPFIND", "TRACE"):
+        refused = send_raw(
+            url, f"{method} {path} HTTP/1.1\r\n".encode() + HOST + b"Content-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        assert_problem(refused, 405, "method-not-allowed")
+        assert refused.header("Allow") == "GET, HEAD, OPTIONS", (method, refused.header("Allow"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -11,6 +12,7 @@ from ...http.routes import iter_routes
 from ...versioning.deprecation import endpoint_deprecations
 from ...versioning.fields import field_renames
 from ...versioning.lifecycle import Deprecation, get_version_table
+from ...versioning.nginx import nginx_deprecation_maps
 
 
 def _day(moment: Any) -> str:
@@ -30,9 +32,18 @@ class Command(BaseCommand):
             help="Exit 1 if a version is still 'deprecated', or an endpoint or field rename still declared, "
             "after its sunset: retire the version, delete the endpoint or the old field name.",
         )
+        parser.add_argument(
+            "--nginx",
+            action="store_true",
+            help="Print, as JSON, the values of the nginx recipe's placeholders DEPRECATION_MAP, SUNSET_MAP "
+            "and DEPRECATION_LINK_MAP: the deprecation headers nginx's own answers carry (docs/deployment.md).",
+        )
 
-    def handle(self, *args: Any, fail_on_past_sunset: bool, **options: Any) -> None:
+    def handle(self, *args: Any, fail_on_past_sunset: bool, nginx: bool = False, **options: Any) -> None:
         now = timezone.now()
+        if nginx:
+            self.stdout.write(json.dumps(nginx_deprecation_maps(get_version_table(), now), indent=2))
+            return
         rows: list[tuple[str, str, Deprecation]] = []
         for version in get_version_table().versions:
             state: str = version.state(now)
