@@ -12,6 +12,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import BaseParser
 from rest_framework.renderers import BaseRenderer
 
+from ..http.accept import MAX_MEDIA_RANGE_LENGTH, accept_ranges
 from ..problems.parameters import invalid_parameters, parameter_error
 
 #: A Content-Type longer than this is echoed abridged in the 415's detail.
@@ -52,6 +53,11 @@ class FallbackContentNegotiation(DefaultContentNegotiation):
         except NotAcceptable:
             return renderers[0], renderers[0].media_type
         return chosen
+
+    def get_accept_list(self, request: Any) -> list[str]:
+        """The ranges of ``Accept`` that are read (:func:`~..http.accept.accept_ranges`): DRF
+        before 3.18.1 parses every range of a header of any length."""
+        return accept_ranges(request.headers.get("Accept", "*/*"))
 
     def _check_format_override(self, request: Any, renderers: Sequence[BaseRenderer]) -> None:
         name = self.settings.URL_FORMAT_OVERRIDE
@@ -108,6 +114,11 @@ def unsupported_media_type(content_type: str, accepted: Sequence[str]) -> Unsupp
         for name in accepted
     ]
     detail = force_str(UnsupportedMediaType.default_detail).format(media_type=echoed)
+    if len(content_type) > MAX_MEDIA_RANGE_LENGTH:
+        # Refused unread, as DRF 3.18.1 does: say why, or "application/json; charset=..." reads
+        # as if JSON were not accepted.
+        too_long = gettext("The Content-Type header has {length} characters; at most {maximum} are read.")
+        detail = f"{detail} {too_long.format(length=len(content_type), maximum=MAX_MEDIA_RANGE_LENGTH)}"
     accepted_detail = gettext("Accepted: {types}.").format(types=", ".join(names))
     return UnsupportedMediaType(echoed, detail=f"{detail} {accepted_detail}")
 

@@ -29,6 +29,7 @@ from django.utils.translation import get_language, gettext
 
 from ..conf import api_settings
 from ..http import header_names
+from ..http.accept import preferred_type
 from ..http.read_only import read_only
 from ..maintenance.middleware import maintenance_exempt
 from .details import PROBLEM_CONTENT_TYPE, problem_type_url, render_problem
@@ -148,7 +149,8 @@ def _docs_url() -> str | None:
 
 
 def _prefers_json(request: HttpRequest) -> bool:
-    preferred = request.get_preferred_type(["text/html", "application/json", PROBLEM_CONTENT_TYPE])
+    # Not request.get_preferred_type(): it parses every range of an Accept of any length.
+    preferred = preferred_type(request, ["text/html", "application/json", PROBLEM_CONTENT_TYPE])
     return preferred is not None and preferred != "text/html"
 
 
