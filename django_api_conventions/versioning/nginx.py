@@ -30,7 +30,7 @@ def _quoted(value: str, *, key: bool = False) -> str:
 
 def _target_pattern(name: str) -> str:
     """The request targets of version ``name``: its root, with a query, or any path below it."""
-    regex = api_settings.VERSION_PATH_REGEX
+    regex: str = api_settings.VERSION_PATH_REGEX
     group = re.search(r"\(\?P<version>", regex)
     assert group is not None  # the settings check requires the group
     prefix = regex[: group.start()]
