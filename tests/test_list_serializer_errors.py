@@ -32,12 +32,12 @@ pytestmark = [
 HAS_FORMAT_SETTING = "LIST_SERIALIZER_ERRORS_AS_DICT" in DRF_DEFAULTS
 
 
-class LineSerializer(serializers.Serializer):
+class LineSerializer(serializers.Serializer[Any]):
     sku = serializers.CharField()
     quantity = serializers.IntegerField(min_value=1)
 
 
-class OrderSerializer(serializers.Serializer):
+class OrderSerializer(serializers.Serializer[Any]):
     lines = LineSerializer(many=True)
 
 
