@@ -21,6 +21,7 @@ from django.http import HttpResponseBase
 from rest_framework.request import Request
 
 from ..clients.client_ids import get_client_id
+from ..content.body_types import refuse_unsupported_body
 from .protocol import (
     DEFAULT_METHODS,
     IdempotencyOptions,
@@ -38,9 +39,10 @@ class IdempotencyMixin:
     """Runs each keyed request at most once and replays its stored response to retries.
 
     Put it before the DRF view class: ``class PaymentList(IdempotencyMixin, ListCreateAPIView)``.
-    The key is claimed after DRF authenticated, permitted and throttled the request and parsed
-    its body, so those 4xx answers (a malformed body included) store nothing and the key belongs
-    to the authenticated client.
+    The key is claimed after DRF authenticated, permitted and throttled the request and after
+    the body's media type was found to be one the view's parsers read (else 415, keyed or
+    not), so those 4xx answers store nothing and the key belongs to the authenticated client.
+    The body itself is parsed once the key is claimed: a malformed one frees the key again.
 
     On an async view (adrf's ``APIView``, ``ViewSet`` and generics with ``async def`` handlers)
     it is async too: see "Async views" in the idempotency docs for its transaction model.
@@ -85,6 +87,8 @@ class IdempotencyMixin:
         method = cast(str, request.method)  # DRF's Request always has one
         if not (method.lower() in view.http_method_names and hasattr(view, method.lower())):
             return  # DRF's dispatch answers 405, whatever the key says
+        # Before the claim: a body of a type the view does not read must leave no trace.
+        refuse_unsupported_body(request)
         options = self.get_idempotency_options()
         keyed = method in options.methods
         wrap = _async_handler if _is_async_view(view.__class__) else _sync_handler
