@@ -19,7 +19,7 @@ from operator import attrgetter
 from django.http import HttpRequest
 from django.http.request import MediaType
 
-__all__ = ["MAX_ACCEPT_LENGTH", "MAX_ACCEPT_RANGES", "MAX_MEDIA_RANGE_LENGTH", "accept_ranges", "preferred_type"]
+__all__: list[str] = []  # the package's own: content negotiation and the problem pages use it
 
 #: Characters of an ``Accept`` header read: DRF's ``max_accept_header_length``.
 MAX_ACCEPT_LENGTH = 8192

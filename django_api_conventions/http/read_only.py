@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpRespons
 from django.utils.log import log_response
 from django.views.decorators.csrf import csrf_exempt
 
-__all__ = ["READ_ONLY_METHODS", "read_only"]
+__all__ = ["read_only"]
 
 #: The methods a read-only page answers, in its ``Allow`` header.
 READ_ONLY_METHODS = ("GET", "HEAD", "OPTIONS")

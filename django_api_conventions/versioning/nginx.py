@@ -17,7 +17,7 @@ from ..conf import api_settings
 from .headers import deprecation_header_value, deprecation_links, sunset_header_value
 from .lifecycle import VersionTable
 
-__all__ = ["nginx_deprecation_maps"]
+__all__: list[str] = []  # read through manage.py deprecations --nginx
 
 
 def _quoted(value: str, *, key: bool = False) -> str:

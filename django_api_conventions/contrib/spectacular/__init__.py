@@ -8,9 +8,9 @@ the extensions are registered, and drf-spectacular describes the filters the str
 backend cannot type, without further set-up.
 """
 
+from . import filters  # noqa: F401 -- importing registers the strict filter backend's extension
 from .components import ERROR_ITEM_SCHEMA, PROBLEM_SCHEMA
 from .extensions import RenamedFieldExtension
-from .filters import StrictFilterBackendExtension
 from .schema import DEPRECATION_HEADERS, ProblemAutoSchema, ProblemSchemaMixin
 
 __all__ = [
@@ -20,5 +20,4 @@ __all__ = [
     "ProblemAutoSchema",
     "ProblemSchemaMixin",
     "RenamedFieldExtension",
-    "StrictFilterBackendExtension",
 ]
