@@ -1,6 +1,6 @@
 """Idempotent requests: each keyed request runs at most once; retries get its stored answer."""
 
-from .decorators import idempotent
+from .decorators import idempotency_exempt, idempotent
 from .leases import KeyedRequest, LeaseExpired
 from .middleware import IdempotencyMiddleware
 from .mixins import IdempotencyMixin
@@ -15,6 +15,7 @@ __all__ = [
     "KeyedRequest",
     "LeaseExpired",
     "get_store",
+    "idempotency_exempt",
     "idempotent",
     "run_idempotently",
 ]

@@ -13,6 +13,7 @@ from ..clients.client_ids import default_client_id_resolver
 from ..conf import api_settings
 from ..http import header_names
 from ..http.routes import iter_routes
+from .decorators import is_idempotency_exempt
 from .mixins import IdempotencyMixin
 from .stores import load_store_class
 
@@ -97,7 +98,8 @@ def _takes_keys(callback: Any, view_class: type[Any]) -> bool:
         methods = {method.upper() for method in actions}
     else:
         methods = {method.upper() for method in view_class.http_method_names if hasattr(view_class, method)}
-    return bool(methods & set(getattr(view_class, "idempotency_methods", ())))
+    keyed = methods & set(getattr(view_class, "idempotency_methods", ()))
+    return any(not is_idempotency_exempt(view_class, method, actions) for method in keyed)
 
 
 def _lets_anyone_in(view_class: type) -> bool:

@@ -1,11 +1,12 @@
-"""``@idempotent``: idempotency keys for plain Django function views, sync or async."""
+"""``@idempotent``: idempotency keys for plain Django function views, sync or async;
+``@idempotency_exempt``: a view's handler that never takes one."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
 from inspect import iscoroutinefunction
-from typing import Any
+from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync, markcoroutinefunction, sync_to_async
 from django.http import HttpRequest, HttpResponseBase
@@ -13,6 +14,8 @@ from django.http import HttpRequest, HttpResponseBase
 from ..problems.details import ProblemException, render_problem
 from .protocol import DEFAULT_METHODS, IdempotencyOptions, keep_final_answers, run_idempotently
 from .transactions import exempt_from_atomic_requests, run_unkeyed
+
+_Handler = TypeVar("_Handler", bound=Callable[..., Any])
 
 
 def idempotent(
@@ -63,3 +66,26 @@ def idempotent(
         return exempt_from_atomic_requests(wrapper)
 
     return decorate(view) if view is not None else decorate
+
+
+def idempotency_exempt(handler: _Handler) -> _Handler:
+    """Take no idempotency key on this handler, whatever its view's ``idempotency_methods`` say.
+
+    Like Django's ``@csrf_exempt``, it marks the function and returns it: stack it with DRF's
+    ``@action``, or put it on a viewset's ``create`` or an ``APIView``'s ``post``. The handler runs
+    as on a method the view does not key: a key sent with it is ignored, and the OpenAPI
+    document does not list the header. For an action that commits its own transaction
+    (``transaction.atomic(durable=True)``), which the database store cannot keep an answer for.
+    """
+    handler.idempotency_exempt = True  # type: ignore[attr-defined]  # read by the mixin and the middleware
+    return handler
+
+
+def is_idempotency_exempt(view: Any, method: str, actions: dict[str, str] | None = None) -> bool:
+    """Whether the handler of ``method`` on ``view`` (an instance or a class) is exempt.
+
+    ``actions`` is a viewset route's map of methods to actions (DRF's ``action_map``); without
+    it, the handler is the view's method of that name.
+    """
+    name = (actions or {}).get(method.lower(), method.lower())
+    return bool(getattr(getattr(view, name, None), "idempotency_exempt", False))

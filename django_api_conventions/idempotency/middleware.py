@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponseBase
 from ..conf import api_settings
 from ..http.hook_middleware import HookMiddleware
 from ..problems.details import ProblemException, render_problem
+from .decorators import is_idempotency_exempt
 from .mixins import IdempotencyMixin
 from .protocol import DEFAULT_METHODS, IdempotencyOptions, run_idempotently, run_idempotently_async
 from .replay import REPLAYED_HEADERS
@@ -21,9 +22,10 @@ from .replay import REPLAYED_HEADERS
 class IdempotencyMiddleware(HookMiddleware):
     """Protects the paths matching ``IDEMPOTENCY_PATHS`` (regular expressions).
 
-    Views with :class:`IdempotencyMixin` or ``@idempotent`` are left to those. The scope comes
-    from ``request.user`` (Django's authentication middleware) or ``X-Client-ID``: for DRF token
-    authentication prefer the mixin, which sees the caller DRF authenticated.
+    Views with :class:`IdempotencyMixin` or ``@idempotent`` are left to those, and handlers marked
+    ``@idempotency_exempt`` (a function view, or a class view's method or action) run unkeyed.
+    The scope comes from ``request.user`` (Django's authentication middleware) or ``X-Client-ID``:
+    for DRF token authentication prefer the mixin, which sees the caller DRF authenticated.
 
     Under ASGI the key is claimed and waited on without blocking the event loop, and the view
     runs with its stored response in one transaction on Django's thread-sensitive thread, as
@@ -78,7 +80,7 @@ def _view_call(
 
 
 def _protects(request: HttpRequest, view_func: Callable[..., Any]) -> bool:
-    if request.method not in DEFAULT_METHODS or _protected_elsewhere(view_func):
+    if request.method not in DEFAULT_METHODS or _protected_elsewhere(view_func) or _exempt(request, view_func):
         return False
     return any(re.search(pattern, request.path) for pattern in api_settings.IDEMPOTENCY_PATHS)
 
@@ -88,3 +90,12 @@ def _protected_elsewhere(view_func: Callable[..., Any]) -> bool:
     return hasattr(view_func, "idempotency_options") or (
         isinstance(view_class, type) and issubclass(view_class, IdempotencyMixin)
     )
+
+
+def _exempt(request: HttpRequest, view_func: Callable[..., Any]) -> bool:
+    """``@idempotency_exempt`` on a function view, or on the handler of a class view's method."""
+    if getattr(view_func, "idempotency_exempt", False):
+        return True
+    view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
+    method = str(request.method)
+    return view_class is not None and is_idempotency_exempt(view_class, method, getattr(view_func, "actions", None))

@@ -22,6 +22,7 @@ from rest_framework.request import Request
 
 from ..clients.client_ids import get_client_id
 from ..content.body_types import refuse_unsupported_body
+from .decorators import is_idempotency_exempt
 from .protocol import (
     DEFAULT_METHODS,
     IdempotencyOptions,
@@ -90,7 +91,9 @@ class IdempotencyMixin:
         # Before the claim: a body of a type the view does not read must leave no trace.
         refuse_unsupported_body(request)
         options = self.get_idempotency_options()
-        keyed = method in options.methods
+        # A viewset's actions share its options: each may still be exempt on its own.
+        actions = getattr(view, "action_map", None)
+        keyed = method in options.methods and not is_idempotency_exempt(view, method, actions)
         wrap = _async_handler if _is_async_view(view.__class__) else _sync_handler
         setattr(view, method.lower(), wrap(view, getattr(view, method.lower()), options if keyed else None))
 

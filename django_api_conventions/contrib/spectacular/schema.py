@@ -39,6 +39,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from ...http import header_names
+from ...idempotency.decorators import is_idempotency_exempt
 from ...idempotency.mixins import IdempotencyMixin
 from ...pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
 from ...pagination.drf import get_filterset_class, strict_filters
@@ -248,7 +249,11 @@ class ProblemSchemaMixin(_SchemaBase):
         if self.method not in UNSAFE_METHODS or not isinstance(self.view, IdempotencyMixin):
             return None
         options = self.view.get_idempotency_options()
-        return options if self.method in options.methods else None
+        if self.method not in options.methods:
+            return None
+        # drf-spectacular, as DRF's generator, gives a viewset's view the route's action_map.
+        exempt = is_idempotency_exempt(self.view, self.method, getattr(self.view, "action_map", None))
+        return None if exempt else options
 
     def _is_search(self) -> bool:
         return isinstance(self.view, SearchMixin) and getattr(self.view, "action", None) == "search"
