@@ -6,12 +6,21 @@ import pytest
 from django.core import checks as django_checks
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
+from django.middleware.locale import LocaleMiddleware
 from django.test import override_settings
+from django.urls import path
+from rest_framework import viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.routers import SimpleRouter
+from rest_framework.views import APIView
 
 from django_api_conventions import checks
 from django_api_conventions.checks import MESSAGES, SETTING_TYPES
 from django_api_conventions.checks.settings import REPLACED_SETTINGS
 from django_api_conventions.conf import DEFAULTS
+from django_api_conventions.content import StrictJSONParser
 from testproject.billing.models import Invoice
 
 
@@ -85,6 +94,7 @@ def test_every_message_formats() -> None:
         "header",
         "client_header",
         "urlconf",
+        "where",
     )
     values = dict.fromkeys(names, "x")
     for check_id in MESSAGES:
@@ -188,7 +198,24 @@ def test_shared_state_checks(settings: Any, overrides: dict[str, Any], expected:
 
 def test_missing_middleware(settings: Any) -> None:
     settings.MIDDLEWARE = ["django.middleware.common.CommonMiddleware"]
+    settings.API_CONVENTIONS = {"MAINTENANCE_RETRY_AFTER": 60}
     assert ids(checks.check_middleware()) == ["django_api_conventions.W002"] * 3
+
+
+def test_a_projects_own_maintenance_mode_leaves_the_packages_out(settings: Any) -> None:
+    # NetBox keeps its own maintenance mode: no MAINTENANCE_ setting, no maintenance middleware.
+    settings.MIDDLEWARE = [name for name in settings.MIDDLEWARE if name != MAINTENANCE]
+    settings.API_CONVENTIONS = {k: v for k, v in settings.API_CONVENTIONS.items() if not k.startswith("MAINTENANCE_")}
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    assert checks.check_middleware() == []
+    assert checks.check_maintenance_switch() == []  # no switch to reach, wherever the cache is
+
+
+def test_the_maintenance_middleware_is_asked_for_once_maintenance_is_configured(settings: Any) -> None:
+    settings.MIDDLEWARE = [name for name in settings.MIDDLEWARE if name != MAINTENANCE]
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_MODE": True}
+    (warning,) = checks.check_middleware()
+    assert warning.id == "django_api_conventions.W002" and MAINTENANCE in warning.msg
 
 
 def test_middleware_out_of_order(settings: Any) -> None:
@@ -306,3 +333,97 @@ def test_keyed_views_open_to_callers_without_credentials_are_named(
 def test_a_project_that_tells_callers_apart_is_not_warned(settings: Any) -> None:
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "CLIENT_ID_RESOLVER": "tests.test_clients.tenant_resolver"}
     assert checks.check_unidentified_callers() == []
+
+
+MAINTENANCE = "django_api_conventions.middleware.MaintenanceModeMiddleware"
+TRACE = "django_api_conventions.middleware.TraceIdMiddleware"
+
+
+class ProjectLocaleMiddleware(LocaleMiddleware):
+    """A project's own LocaleMiddleware, recognised as one by its base class."""
+
+
+class SessionLocaleMiddleware(LocaleMiddleware):
+    """A project's locale middleware that reads the user's language: it needs the session."""
+
+    api_conventions_first = False
+
+
+class ProjectRequestIdMiddleware:
+    """A project's request id middleware that reads only headers: marked to run first."""
+
+    api_conventions_first = True
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+
+def _with(settings: Any, name: str, *, first: bool) -> list[Any]:
+    """MIDDLEWARE with ``name`` first, or right after TraceIdMiddleware."""
+    others = [m for m in settings.MIDDLEWARE if m != "django.middleware.locale.LocaleMiddleware"]
+    if first:
+        return [name, *others]
+    after = others.index(TRACE) + 1
+    return [*others[:after], name, *others[after:]]
+
+
+@pytest.mark.parametrize(
+    "middleware",
+    [f"{__name__}.ProjectLocaleMiddleware", f"{__name__}.ProjectRequestIdMiddleware"],
+)
+def test_a_projects_own_locale_or_request_id_middleware_is_recognised(settings: Any, middleware: str) -> None:
+    settings.MIDDLEWARE = _with(settings, middleware, first=True)
+    assert checks.check_middleware() == []
+    settings.MIDDLEWARE = _with(settings, middleware, first=False)
+    (warning,) = checks.check_middleware()
+    assert warning.id == "django_api_conventions.W011"
+    assert warning.msg.startswith(f"{middleware} comes after TraceIdMiddleware")
+
+
+def test_a_locale_middleware_that_needs_the_session_may_stay_after(settings: Any) -> None:
+    settings.MIDDLEWARE = [
+        "django.middleware.locale.LocaleMiddleware",
+        *_with(settings, f"{__name__}.SessionLocaleMiddleware", first=False),
+    ]
+    assert checks.check_middleware() == []
+
+
+class LaxParserView(APIView):
+    parser_classes = [JSONParser, MultiPartParser]
+
+
+class StrictParserView(APIView):
+    parser_classes = [StrictJSONParser, MultiPartParser]
+
+
+class DefaultParserView(APIView):
+    pass
+
+
+class NotesViewSet(viewsets.ViewSet):
+    def list(self, request: Any) -> Response:
+        return Response([])
+
+    @action(detail=False, methods=["post"], parser_classes=[JSONParser])
+    def imports(self, request: Any) -> Response:
+        return Response({})
+
+
+_notes = SimpleRouter()
+_notes.register("notes", NotesViewSet, basename="note")
+urlpatterns = [
+    path("lax", LaxParserView.as_view()),
+    path("strict", StrictParserView.as_view()),
+    path("default", DefaultParserView.as_view()),
+    *_notes.urls,
+]
+
+
+def test_a_view_naming_drfs_json_parser_in_its_own_parser_classes(settings: Any) -> None:
+    assert checks.check_view_parsers() == []  # the recommended configuration: StrictJSONParser
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "EXTRA_URLCONFS": [__name__]}
+    warnings = checks.check_view_parsers()
+    assert ids(warnings) == ["django_api_conventions.W006"] * 2
+    assert [w.obj for w in warnings] == [LaxParserView, NotesViewSet]
+    assert warnings[0].msg.startswith(f"{__name__}.LaxParserView.parser_classes names DRF's JSONParser")
+    assert "an action's parser_classes" in warnings[1].msg

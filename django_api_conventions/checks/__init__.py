@@ -28,6 +28,7 @@ from .setup import (
     check_maintenance_switch,
     check_middleware,
     check_project_handlers,
+    check_view_parsers,
 )
 
 # The checks run by themselves (the app config calls register_all): a project imports nothing
@@ -57,6 +58,7 @@ def register_all() -> None:
     checks.register(check_idempotency_store, checks.Tags.caches)
     checks.register(check_paginated_orderings, checks.Tags.models)
     checks.register(check_filter_backends, checks.Tags.urls)
+    checks.register(check_view_parsers, checks.Tags.urls)
     checks.register(check_strict_filtersets, checks.Tags.urls)
     checks.register(check_versions, checks.Tags.compatibility)
     checks.register(check_deprecation_dates, checks.Tags.urls)

@@ -183,7 +183,7 @@ MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, Str
     ),
     "W006": (
         checks.Warning,
-        _("DRF's JSONParser is in DEFAULT_PARSER_CLASSES: deeply nested JSON raises a 500 there."),
+        _("{where} names DRF's JSONParser: deeply nested JSON raises a 500 there."),
         _("Use 'django_api_conventions.content.StrictJSONParser' instead."),
     ),
     "W007": (
@@ -258,12 +258,14 @@ MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, Str
     "W011": (
         checks.Warning,
         _(
-            "LocaleMiddleware comes after {middleware} in MIDDLEWARE: the problems answered before it runs are "
-            "in LANGUAGE_CODE, not in the client's language."
+            "{middleware} comes after {other} in MIDDLEWARE: the problems answered before it runs miss what "
+            "it sets, such as the client's language (they are in LANGUAGE_CODE)."
         ),
         _(
-            "Put 'django.middleware.locale.LocaleMiddleware' first in MIDDLEWARE: it reads only the "
-            "Accept-Language header and the language cookie, so nothing needs to run before it."
+            "Put {middleware} before the package's middleware: Django's LocaleMiddleware reads only the "
+            "Accept-Language header and the language cookie, so nothing needs to run before it. A "
+            "middleware of the project's that needs the session or the user stays where it is with the "
+            "class attribute api_conventions_first = False."
         ),
     ),
     "W012": (

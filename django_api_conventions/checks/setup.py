@@ -10,6 +10,7 @@ from django.core import checks
 from django.utils.module_loading import import_string
 
 from ..conf import SETTINGS_NAME
+from ..http.routes import project_resolvers
 from ..maintenance.switches import SWITCH_CACHE, unshared_switch_cache
 from ..problems.checks import EXCEPTION_HANDLER, HANDLERS
 from ..problems.django_handlers import HTML_ERROR_HANDLER_NAMES, is_own_view
@@ -21,6 +22,8 @@ MIDDLEWARE_ORDER = [
     f"{PACKAGE}.middleware.ProblemDetailsMiddleware",
     f"{PACKAGE}.middleware.MaintenanceModeMiddleware",
 ]
+MAINTENANCE_MIDDLEWARE = MIDDLEWARE_ORDER[2]
+DRF_JSON_PARSER = "rest_framework.parsers.JSONParser"
 
 
 def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
@@ -34,10 +37,67 @@ def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     throttles = drf.get("DEFAULT_THROTTLE_CLASSES", [])
     if _names_client_rate_throttle(throttles) and "client" not in drf.get("DEFAULT_THROTTLE_RATES", {}):
         errors.append(message("E012"))
-    parsers = drf.get("DEFAULT_PARSER_CLASSES", ["rest_framework.parsers.JSONParser"])
-    if "rest_framework.parsers.JSONParser" in parsers:
-        errors.append(message("W006"))
+    parsers = drf.get("DEFAULT_PARSER_CLASSES", [DRF_JSON_PARSER])
+    if DRF_JSON_PARSER in parsers:
+        errors.append(message("W006", where="REST_FRAMEWORK['DEFAULT_PARSER_CLASSES']"))
     return errors
+
+
+def check_view_parsers(**kwargs: Any) -> list[checks.CheckMessage]:
+    """W006 for the views and actions that name their own ``parser_classes``: the default's check
+    cannot see them, and DRF's ``JSONParser`` raises the same 500 there."""
+    from rest_framework.views import APIView
+
+    errors = []
+    for view_class, initkwargs in _routed_views():
+        if not (isinstance(view_class, type) and issubclass(view_class, APIView)):
+            continue
+        if "parser_classes" in initkwargs:  # @action(parser_classes=[...])
+            where, parsers = f"{_view_name(view_class)} (an action's parser_classes)", initkwargs["parser_classes"]
+        elif _declares_parser_classes(view_class, APIView):
+            where, parsers = f"{_view_name(view_class)}.parser_classes", view_class.parser_classes
+        else:
+            continue  # the default parser classes, checked with the DRF settings
+        if any(_is_lax_json_parser(parser) for parser in parsers or ()):
+            errors.append(message("W006", obj=view_class, where=where))
+    return errors
+
+
+def _routed_views() -> Any:
+    """Each routed (view class, as_view() keyword arguments) pair once, in every URLconf the
+    project serves: a viewset's actions share a class but may each name parser classes."""
+    seen: set[tuple[Any, str]] = set()
+    stack = [pattern for resolver in project_resolvers() for pattern in resolver.url_patterns]
+    while stack:
+        pattern = stack.pop(0)
+        if hasattr(pattern, "url_patterns"):
+            stack[:0] = pattern.url_patterns
+            continue
+        callback = pattern.callback
+        view_class = getattr(callback, "cls", None) or getattr(callback, "view_class", None)
+        initkwargs = getattr(callback, "initkwargs", None) or {}
+        key = (view_class, repr(initkwargs.get("parser_classes")))
+        if view_class is not None and key not in seen:
+            seen.add(key)
+            yield view_class, initkwargs
+
+
+def _declares_parser_classes(view_class: type, base: type) -> bool:
+    """Whether a class of the project sets ``parser_classes`` rather than inheriting DRF's default."""
+    owner = next(klass for klass in view_class.__mro__ if "parser_classes" in vars(klass))
+    return owner is not base
+
+
+def _is_lax_json_parser(parser: Any) -> bool:
+    from rest_framework.parsers import JSONParser
+
+    from ..content import StrictJSONParser
+
+    return isinstance(parser, type) and issubclass(parser, JSONParser) and not issubclass(parser, StrictJSONParser)
+
+
+def _view_name(view_class: type) -> str:
+    return f"{view_class.__module__}.{view_class.__qualname__}"
 
 
 def _names_client_rate_throttle(throttles: Any) -> bool:
@@ -92,37 +152,66 @@ def check_project_handlers(**kwargs: Any) -> list[checks.CheckMessage]:
 
 def check_middleware(**kwargs: Any) -> list[checks.CheckMessage]:
     middleware = list(settings.MIDDLEWARE)
-    errors = [message("W002", middleware=name) for name in MIDDLEWARE_ORDER if name not in middleware]
+    wanted = [name for name in MIDDLEWARE_ORDER if name != MAINTENANCE_MIDDLEWARE or _maintenance_configured()]
+    errors = [message("W002", middleware=name) for name in wanted if name not in middleware]
     idempotency = f"{PACKAGE}.idempotency.IdempotencyMiddleware"
     if idempotency in middleware and middleware[-1] != idempotency:
         errors.append(message("W009"))
-    errors.extend(_check_locale_middleware(middleware))
+    errors.extend(_check_early_middleware(middleware))
     if any((error.id or "").endswith("W002") for error in errors):
         return errors
-    positions = [middleware.index(name) for name in MIDDLEWARE_ORDER]
-    for index, (earlier, later) in enumerate(itertools.pairwise(positions)):
-        if earlier > later:
-            errors.append(message("W003", middleware=MIDDLEWARE_ORDER[index], other=MIDDLEWARE_ORDER[index + 1]))
+    present = [name for name in MIDDLEWARE_ORDER if name in middleware]
+    for earlier, later in itertools.pairwise(present):
+        if middleware.index(earlier) > middleware.index(later):
+            errors.append(message("W003", middleware=earlier, other=later))
     return errors
 
 
-LOCALE_MIDDLEWARE = "django.middleware.locale.LocaleMiddleware"
+def _maintenance_configured() -> bool:
+    """Whether the project uses the package's maintenance mode: it names a MAINTENANCE_ setting.
+    A project with a maintenance mode of its own (NetBox's) leaves the middleware out."""
+    user_settings = getattr(settings, SETTINGS_NAME, {})
+    return isinstance(user_settings, dict) and any(key.startswith("MAINTENANCE_") for key in user_settings)
 
 
-def _check_locale_middleware(middleware: list[str]) -> list[checks.CheckMessage]:
-    """LocaleMiddleware before the package's middleware, whose early problems it would miss."""
-    if LOCALE_MIDDLEWARE not in middleware:
-        return []
-    position = middleware.index(LOCALE_MIDDLEWARE)
+#: The class attribute of a middleware that sets what the package's early problems carry (the
+#: language, the project's request id): True, it must come before the package's middleware;
+#: False, it needs what later middleware set up (the session, the user) and stays after them.
+RUNS_FIRST_ATTRIBUTE = "api_conventions_first"
+
+
+def _check_early_middleware(middleware: list[str]) -> list[checks.CheckMessage]:
+    """Django's LocaleMiddleware (or a subclass), or a middleware marked with
+    :data:`RUNS_FIRST_ATTRIBUTE`, before the package's middleware, whose early problems (a 413,
+    a 503 for maintenance, a 410 for a retired version) would miss what it sets."""
     early = [*MIDDLEWARE_ORDER, f"{PACKAGE}.versioning.middleware.VersionLifecycleMiddleware"]
-    before = [name for name in middleware[:position] if name in early]
-    return [message("W011", middleware=before[0].rsplit(".", 1)[-1])] if before else []
+    errors = []
+    for position, name in enumerate(middleware):
+        if name in early or not _runs_first(name):
+            continue
+        before = [other for other in middleware[:position] if other in early]
+        if before:
+            errors.append(message("W011", middleware=name, other=before[0].rsplit(".", 1)[-1]))
+    return errors
+
+
+def _runs_first(path: str) -> bool:
+    from django.middleware.locale import LocaleMiddleware
+
+    try:
+        middleware = import_string(path)
+    except ImportError:
+        return False  # Django reports a middleware it cannot import itself
+    marked = getattr(middleware, RUNS_FIRST_ATTRIBUTE, None)
+    if marked is not None:
+        return bool(marked)
+    return isinstance(middleware, type) and issubclass(middleware, LocaleMiddleware)
 
 
 def check_maintenance_switch(**kwargs: Any) -> list[checks.CheckMessage]:
     """The run-time maintenance switch reaches every worker."""
-    if not settings_are_valid():
-        return []
+    if not settings_are_valid() or MAINTENANCE_MIDDLEWARE not in settings.MIDDLEWARE:
+        return []  # no switch to reach: the project's own maintenance mode, if any, is its own
     local_cache = unshared_switch_cache()
     if local_cache is None:
         return []
