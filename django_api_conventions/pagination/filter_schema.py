@@ -139,7 +139,7 @@ def value_schema(field: forms.Field, model: Any, field_name: str | None) -> dict
             queryset = cast("QuerySet[Any]", field.queryset)  # key_type() has read its model
             raise UntypedFilter(f"{queryset.model.__name__} has no field {field.to_field_name!r}")
         return {"type": "integer"} if key in INTEGER_FIELD_TYPES else {"type": "string", "minLength": 1}
-    choices = static_choices(field)
+    choices = unique(static_choices(field))  # a ChoiceSet may repeat a value under two labels
     if choices:
         return {"type": "string", "enum": choices}
     if isinstance(field, (forms.DecimalField, forms.FloatField)):
@@ -160,8 +160,15 @@ def _with_null_value(field: Any, schema: dict[str, Any]) -> dict[str, Any]:
         return schema
     null = str(field.null_value)
     if "enum" in schema:
-        return {**schema, "enum": [*schema["enum"], null]}
+        # django-filter's ChoiceField lists the null choice among its own choices already; an
+        # enum that names it twice is no valid schema (JSON Schema: the values are unique).
+        return {**schema, "enum": unique([*schema["enum"], null])}
     return {"anyOf": [schema, {"type": "string", "enum": [null]}]}
+
+
+def unique(values: list[Any]) -> list[Any]:
+    """``values`` without repeats, in their order."""
+    return list(dict.fromkeys(values))
 
 
 def _csv_schema(field: forms.Field, one: dict[str, Any]) -> dict[str, Any]:
