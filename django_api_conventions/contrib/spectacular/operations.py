@@ -2,7 +2,11 @@
 
 - **operationId**: the resource and the action, ``invoices_list``, ``invoices_search``,
   ``invoices_payments_create``, without the URL version: a client generated from v2's document
-  keeps its call sites when v3 ships (``ProblemSchemaMixin.versionless_names``).
+  keeps its call sites when v3 ships (``ProblemSchemaMixin.versionless_names``). An action that
+  answers several methods (``@action(methods=["get", "post", "delete"])``) would give each the
+  same name: each gets drf-spectacular's word for its method after it (``invoices_notes_retrieve``,
+  ``invoices_notes_create``, ``invoices_notes_destroy``, the names drf-spectacular gives them), and
+  every other name stays as it was.
 - **description**: the public documentation of the view (its action's docstring, else the
   view class's), never the docstring of a class or method of this package. drf-spectacular
   walks the view's bases for a docstring: a view without one of its own would be described by
@@ -14,6 +18,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
 from typing import Any
 
 from drf_spectacular.settings import spectacular_settings
@@ -90,6 +95,18 @@ def resource_tokens(tokens: list[str], view: Any, action: str) -> list[str]:
 
 def operation_id(words: list[str], action: str) -> str:
     return "_".join([*(words or ["root"]), action])
+
+
+def shares_its_action(view: Any, method: str, documented: Iterable[str]) -> bool:
+    """Whether another of the ``documented`` methods of the view's route runs the same action.
+
+    DRF's router gives the view the action map of its route (``{"get": "notes", "post": "notes"}``
+    for an ``@action`` with two methods); HEAD and OPTIONS are in no document."""
+    action_map = getattr(view, "action_map", None) or {}
+    action = action_map.get(method.lower())
+    return action is not None and any(
+        other != method.lower() and name == action and other in documented for other, name in action_map.items()
+    )
 
 
 def summary(words: list[str], action: str) -> str:
