@@ -63,6 +63,14 @@ class InvoiceFilterSet(django_filters.FilterSet):  # type: ignore[misc]
     # NetBox's tenant_id: a key, or ``null`` for the rows without one.
     tenant_id = django_filters.ModelChoiceFilter(queryset=Customer.objects.all(), field_name="user", null_label="None")
     status = django_filters.MultipleChoiceFilter(choices=Invoice.Status.choices)
+    # NetBox sets FILTERS_NULL_CHOICE_LABEL and FILTERS_NULL_CHOICE_VALUE: every choice filter
+    # takes ``null``, which django-filter lists among the field's choices.
+    currency_or_none = django_filters.MultipleChoiceFilter(
+        field_name="currency", choices=[("eur", "EUR"), ("usd", "USD")], null_label="None", null_value="null"
+    )
+    tenant = django_filters.ModelMultipleChoiceFilter(
+        field_name="user", queryset=Customer.objects.all(), null_label="None", null_value="null"
+    )
     # A filter on a field Invoice lacks: django-filter builds it, drf-spectacular guesses its type.
     cable_end = django_filters.CharFilter(field_name="cable_end")
 
@@ -233,6 +241,11 @@ def build_router(*bases: type) -> routers.DefaultRouter:
             invoice.status = status
             invoice.save(update_fields=["status"])
             return Response({"id": invoice.id, "status": status})
+
+        @action(detail=True, methods=["get", "post", "delete"])
+        def notes(self, request: Request, pk: str | None = None) -> Response:
+            """One action, three methods: one operation each in the document."""
+            return Response({"id": self.get_object().id, "notes": []})
 
     class TenantViewSet(NetBoxModelViewSet):
         queryset = Customer.objects.order_by("email")
