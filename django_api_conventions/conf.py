@@ -30,6 +30,10 @@ DEFAULTS: dict[str, Any] = {
     # in request.path naming the API, where every error is a problem; elsewhere Django's error
     # pages and CSRF page answer as usual.
     "API_PATHS": [r"^/"],
+    # A third-party app under the API prefix whose clients read its own error bodies (allauth's
+    # headless API): regular expressions of its paths, whose error answers keep their body and
+    # Content-Type, only the trace id header added. Views a project can edit are marked instead.
+    "KEEP_ERROR_BODY_PATHS": [],
     # A project with error views of its own for its HTML pages, by Django's names ("handler400",
     # "handler403", "handler404", "handler500", "CSRF_FAILURE_VIEW"), as dotted paths: they keep
     # answering outside API_PATHS. Unnamed: Django's defaults.

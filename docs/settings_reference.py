@@ -55,6 +55,17 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         ),
         why="The site serves HTML pages (Django's admin, a front end) beside the API.",
     ),
+    "KEEP_ERROR_BODY_PATHS": SettingDoc(
+        "a list of regular expressions",
+        (
+            "Paths under `API_PATHS`, searched in `request.path`, whose error answers keep their own body, "
+            "members and `Content-Type`, only the trace id header added: a third-party app's whose clients read "
+            "its bodies (allauth's headless API, `[r\"^/api/_allauth/\"]`). Exceptions and unrouted paths still "
+            "answer problems. Views you can edit are marked with `keep_error_body` instead. An invalid pattern is "
+            "error `E006`. See [Keeping a body as it is](problem-details.md#keeping-a-body-as-it-is)."
+        ),
+        why="A third-party app under the API prefix answers error bodies its clients read.",
+    ),
     "HTML_ERROR_HANDLERS": SettingDoc(
         "a dict of Django's error handler names to dotted paths",
         (

@@ -68,7 +68,8 @@ def crash(request: HttpRequest) -> HttpResponse:
 
 
 def django_not_found(request: HttpRequest) -> HttpResponse:
-    raise Http404(SECRET)
+    # A raised Http404's message is the project's own, sent as the detail: no secret here.
+    raise Http404("No invoice matches the given query.")
 
 
 def django_permission_denied(request: HttpRequest) -> HttpResponse:

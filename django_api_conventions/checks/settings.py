@@ -22,6 +22,7 @@ from .messages import message
 SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "PROBLEM_BASE_URL": ((str, type(None)), "a URL string or None"),
     "API_PATHS": ((list, tuple), "a list of regular expressions"),
+    "KEEP_ERROR_BODY_PATHS": ((list, tuple), "a list of regular expressions"),
     "HTML_ERROR_HANDLERS": ((dict,), "a dict of Django's error handler names to dotted paths"),
     "PROJECT_EXCEPTION_HANDLER": ((str, type(None)), "a dotted path or None"),
     "TRACE_ID_HEADER": ((str,), "a header name"),
@@ -196,6 +197,7 @@ _VALUE_CHECKS: dict[str, Callable[[str, Any], list[checks.CheckMessage]]] = {
     "VERSION_PATH_REGEX": _check_version_path_regex,
     "VERSIONS": _check_versions,
     "API_PATHS": _check_patterns,
+    "KEEP_ERROR_BODY_PATHS": _check_patterns,
     "MAINTENANCE_EXEMPT_PATHS": _check_patterns,
     "IDEMPOTENCY_PATHS": _check_patterns,
     "URL_CONVENTION_SILENCED": _check_patterns,

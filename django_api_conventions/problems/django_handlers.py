@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, cast
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext
@@ -32,7 +32,7 @@ from django.views import csrf, defaults
 from ..conf import api_settings
 from .api_paths import is_api_path
 from .details import ProblemException, render_problem
-from .mapping import INTERNAL_ERROR_DETAIL, PERMISSION_DENIED_DETAIL, problem_for_exception
+from .mapping import INTERNAL_ERROR_DETAIL, PERMISSION_DENIED_DETAIL, own_not_found_detail, problem_for_exception
 
 __all__ = ["bad_request", "csrf_failure", "page_not_found", "permission_denied", "server_error"]
 
@@ -93,7 +93,11 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if not is_api_path(request):
         return (html_error_handler("handler404") or defaults.page_not_found)(request, exception)
-    return render_problem(request, not_found_problem(request))
+    # An Http404 a view raised with its own message (below the middleware: IdempotencyMiddleware
+    # runs the view) says it; a path nothing routes is described by the package, never by
+    # Django's Resolver404, which lists the URL patterns.
+    detail = own_not_found_detail(exception) if isinstance(exception, Http404) else None
+    return render_problem(request, ProblemException("not-found", detail) if detail else not_found_problem(request))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -20,6 +20,7 @@ from ..conf import api_settings
 from ..http.request_attributes import http_request_of
 from .details import ProblemException, is_problem_response, render_problem
 from .error_answers import error_answer_data, problem_for_error_answer
+from .kept_answers import is_kept_answer, keep_error_body
 from .mapping import mapped_problem, package_problem, report_server_failure
 
 __all__ = ["problem_exception_handler"]
@@ -37,8 +38,10 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpRe
 
     In order: a :class:`ProblemException` as it is; the project's mapping of the exception's
     type (``map_exception``); the project's own handler (``PROJECT_EXCEPTION_HANDLER``), whose
-    answer is converted; the package's mapping. Unexpected failures propagate so that Django's
-    ``got_request_exception`` receivers (error trackers) see them;
+    answer is converted (or kept as it is in a view marked
+    :func:`~django_api_conventions.problems.kept_answers.keep_error_body`); the package's
+    mapping. Unexpected failures propagate so that Django's ``got_request_exception``
+    receivers (error trackers) see them;
     :class:`~django_api_conventions.middleware.ProblemDetailsMiddleware` then answers the 500
     problem.
     """
@@ -51,6 +54,9 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpRe
             problem = package_problem(exc)
         elif answer.status_code < 400 or is_problem_response(answer):
             return answer  # not an error, or already a problem (the project's handler called this one)
+        elif is_kept_answer(request, answer, context.get("view")):
+            # Marked too, so that the middleware, which may not see the view's mark, keeps it.
+            return keep_error_body(answer)
         else:
             problem = _problem_of_answer(exc, answer, drf_default)
     if problem is None:

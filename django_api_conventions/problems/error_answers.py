@@ -9,6 +9,7 @@ whichever layer converts it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,22 +24,51 @@ from .types import problem_types
 __all__ = ["problem_for_error_answer"]
 
 
+#: Members of an error body that hold its message when it has no ``detail``, the first found
+#: wins: ``{"message": ...}``, OAuth 2.0's ``error_description`` (whose ``error`` is a code),
+#: then ``{"error": ...}``. They stay extension members too, for the clients that read them.
+_MESSAGE_MEMBERS = ("message", "error_description", "error")
+#: The longest plain-text body read as a message. A message is one short line; Django's
+#: technical pages in text (DEBUG, a client that does not accept HTML) are many lines long.
+_MAX_TEXT_MESSAGE = 500
+# An HTML tag, a comment or a doctype: a page (Django's error pages), not a message.
+_MARKUP = re.compile(r"<[A-Za-z!/?]")
+
+
 def error_answer_data(response: HttpResponseBase) -> Any:
     """The body of ``response`` as data: a DRF ``Response``'s ``data`` (its ``ErrorDetail``
     codes included), else the parsed body of an uncompressed JSON (or ``+json``) response such
-    as ``JsonResponse``; ``None`` for anything else (HTML, text, a stream)."""
+    as ``JsonResponse``, else a one-line message of a ``text/plain`` or markup-free
+    ``text/html`` body (``HttpResponseForbidden("Insufficient permissions")``) as a string;
+    ``None`` for anything else (an HTML page, a long text, a stream)."""
     data = getattr(response, "data", None)
     if data is not None:
         return data
     media_type = response.get("Content-Type", "").split(";")[0].strip().lower()
     if response.streaming or response.get("Content-Encoding", "identity").lower() != "identity":
         return None
+    content: bytes = response.content  # type: ignore[attr-defined]  # not streaming: checked above
+    if media_type in ("text/plain", "text/html"):
+        return _text_message(content, response.charset, html=media_type == "text/html")
     if media_type != "application/json" and not media_type.endswith("+json"):
         return None
     try:
-        return json.loads(response.content)  # type: ignore[attr-defined]  # not streaming: checked above
+        return json.loads(content)
     except (ValueError, RecursionError):  # not JSON after all, or nested beyond reading
         return None
+
+
+def _text_message(content: bytes, charset: str, *, html: bool) -> str | None:
+    """The message of a plain-text body, or ``None`` when it is no short message."""
+    try:
+        text = content.decode(charset).strip()
+    except (LookupError, UnicodeDecodeError):
+        return None
+    if not text or len(text) > _MAX_TEXT_MESSAGE or "\n" in text or "\r" in text:
+        return None
+    if html and _MARKUP.search(text):
+        return None
+    return text
 
 
 def problem_for_error_answer(status: int, data: Any, headers: Mapping[str, str] | None = None) -> ProblemException:
@@ -46,8 +76,10 @@ def problem_for_error_answer(status: int, data: Any, headers: Mapping[str, str] 
     ``data``, its body as DRF renders errors, before or after JSON (:func:`error_answer_data`).
 
     The status is kept, with the default type of the status; a ``detail`` string stays the
-    detail; field messages (``{"status": ["bogus is not a valid choice."]}``, a list of
-    messages, ``non_field_errors``) become ``errors`` items with JSON Pointers; any other member
+    detail, else a ``message``, ``error_description`` or ``error`` string is it (and stays a
+    member too), and a string body (a text message) is it; field messages
+    (``{"status": ["bogus is not a valid choice."]}``, a list of messages,
+    ``non_field_errors``) become ``errors`` items with JSON Pointers; any other member
     is kept as an extension member unless its name is reserved (``type``, ``title``,
     ``status``...). ``headers`` (``Retry-After``...) are added to the problem's. A 5xx keeps
     none of its body, which may describe the failure: the text is the type's (the fixed one of
@@ -84,4 +116,10 @@ def _read_error_body(data: Any) -> tuple[str | None, list[ErrorItem], dict[str, 
             fields[str(name)] = value  # a field's messages: a list, or an object when nested
         elif str(name) not in RESERVED_MEMBERS:
             extensions[str(name)] = value
+    if not detail:
+        detail = next((str(data[name]) for name in _MESSAGE_MEMBERS if _is_message(data.get(name))), None)
     return detail, pointer_items(fields), extensions
+
+
+def _is_message(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())

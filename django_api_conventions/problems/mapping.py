@@ -24,6 +24,8 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, UnreadablePostError
 from django.http.multipartparser import MultiPartParserError
+from django.urls import Resolver404
+from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
@@ -140,7 +142,7 @@ def package_problem(exc: BaseException) -> ProblemException | None:
     if isinstance(exc, drf.APIException):
         return _from_api_exception(exc)
     if isinstance(exc, Http404):
-        return ProblemException("not-found", gettext("Not found."))
+        return ProblemException("not-found", own_not_found_detail(exc) or gettext("Not found."))
     if isinstance(exc, PermissionDenied):
         return ProblemException("permission-denied", PERMISSION_DENIED_DETAIL)
     if isinstance(exc, DjangoValidationError):
@@ -168,6 +170,17 @@ def package_problem(exc: BaseException) -> ProblemException | None:
     if isinstance(exc, SuspiciousOperation):
         return _from_suspicious_operation(exc)
     return None
+
+
+def own_not_found_detail(exc: Http404) -> str | None:
+    """The message the project raised ``exc`` with ("No Site matches the given query."), if any.
+
+    Never a ``Resolver404``'s: it is Django's, for a path nothing routes, and holds the URL
+    patterns it tried.
+    """
+    if isinstance(exc, Resolver404) or not exc.args or not isinstance(exc.args[0], (str, Promise)):
+        return None
+    return str(exc.args[0]).strip() or None
 
 
 def _from_api_exception(exc: drf.APIException) -> ProblemException:

@@ -28,6 +28,7 @@ from .details import ProblemException, is_problem_response, render_problem
 from .django_handlers import not_found_problem
 from .error_answers import error_answer_data, problem_for_error_answer
 from .hosts import checked_host
+from .kept_answers import is_kept_answer
 from .mapping import INTERNAL_ERROR_DETAIL, problem_for_exception, report_server_failure
 from .types import problem_types
 
@@ -48,9 +49,11 @@ class ProblemDetailsMiddleware(HookMiddleware):
       ``got_request_exception`` receivers, its text never sent;
     - turns any other error response (Django's HTML pages with ``DEBUG`` on or off, a view's own
       error responses) into a problem with the same status and headers; a view's own 4xx body
-      (a DRF ``Response``'s data, a JSON body) keeps its ``detail``, its field messages as
-      ``errors`` items and its other members, as the exception handler converts the project's
-      answers (:mod:`.error_answers`).
+      (a DRF ``Response``'s data, a JSON body, a plain-text message) keeps its message as the
+      ``detail``, its field messages as ``errors`` items and its other members, as the exception
+      handler converts the project's answers (:mod:`.error_answers`); an answer marked
+      :func:`~.kept_answers.keep_error_body` (or on a ``KEEP_ERROR_BODY_PATHS`` path) is left
+      as it is.
 
     Outside ``API_PATHS`` (the admin, say) Django answers as usual: the request is refused for
     the same reasons, but with Django's own 400 page; exceptions go to Django's handling (its
@@ -105,7 +108,7 @@ class ProblemDetailsMiddleware(HookMiddleware):
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         if response.status_code < 400 or is_problem_response(response):
             return response
-        if not is_api_path(request):
+        if not is_api_path(request) or is_kept_answer(request, response):
             return response
         exception = get_state(request, EXCEPTION)
         problem = problem_for_exception(exception) if exception is not None else None
