@@ -24,7 +24,8 @@ SETTINGS_NAME = "API_CONVENTIONS"
 #: class attribute or a constant of the module that uses it.
 DEFAULTS: dict[str, Any] = {
     # Problem type URLs on the public docs site rather than on this service: set an absolute base
-    # URL, e.g. "https://api.example.com/problems". None: the package's own problem type view.
+    # URL, e.g. "https://api.example.com/problems". A project whose own routes use /problems: a
+    # path, e.g. "/api/problem-types", where the package's pages move. None: its own /problems.
     "PROBLEM_BASE_URL": None,
     # A site that serves HTML pages (Django's admin) beside its API: regular expressions searched
     # in request.path naming the API, where every error is a problem; elsewhere Django's error

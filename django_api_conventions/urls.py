@@ -1,12 +1,14 @@
 """URLs of the package: include them at the root, ``path("", include("django_api_conventions.urls"))``.
 
-Each page has one URL; the same path with or without a trailing slash redirects to it (301),
-as a developer types either, and ``APPEND_SLASH`` is often off in an API.
+The problem type pages are routed at the path of ``PROBLEM_BASE_URL`` (``problems/`` by
+default), read when this URLconf loads. Each page has one URL; the same path with or without a trailing slash
+redirects to it (301), as a developer types either, and ``APPEND_SLASH`` is often off in an API.
 """
 
 from django.urls import path
 
 from .problems.pages import (
+    problem_pages_path,
     problem_stylesheet_view,
     problem_type_list_view,
     problem_type_redirect_view,
@@ -17,11 +19,13 @@ __all__: list[str] = []
 
 app_name = "api_conventions"
 
+_pages = problem_pages_path()
+
 urlpatterns = [
-    path("problems/", problem_type_list_view, name="problem-type-list"),
-    path("problems", problem_type_redirect_view),
+    path(_pages, problem_type_list_view, name="problem-type-list"),
+    path(_pages.rstrip("/"), problem_type_redirect_view),
     # Not a slug (it holds a dot): no problem type can take this URL.
-    path("problems/style.css", problem_stylesheet_view, name="problem-stylesheet"),
-    path("problems/<slug:slug>", problem_type_view, name="problem-type"),
-    path("problems/<slug:slug>/", problem_type_redirect_view),
+    path(f"{_pages}style.css", problem_stylesheet_view, name="problem-stylesheet"),
+    path(f"{_pages}<slug:slug>", problem_type_view, name="problem-type"),
+    path(f"{_pages}<slug:slug>/", problem_type_redirect_view),
 ]

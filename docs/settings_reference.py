@@ -39,11 +39,16 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "PROBLEM_BASE_URL": SettingDoc(
         "a URL string or None",
         (
-            "Absolute base URL of the problem type pages: `type` is `<PROBLEM_BASE_URL>/<slug>`. `None`: built "
-            "from the request and the package's own `/problems/<slug>` view. See [Problem "
+            "Absolute base URL of the problem type pages: `type` is `<PROBLEM_BASE_URL>/<slug>`. A path instead "
+            "(`\"/api/problem-types\"`) moves the package's own pages there, read when the URLconf loads; `type` "
+            "is built from the request. `None`: built from the request and the package's own `/problems/<slug>` "
+            "view. Neither form, or no path segment, is error `E005`. See [Problem "
             "details](problem-details.md#problem_base_url)."
         ),
-        why="The problem type pages should live on your public docs site rather than on this service.",
+        why=(
+            "The problem type pages should live on your public docs site rather than on this service, or a "
+            "route of your own already uses `/problems`."
+        ),
     ),
     "API_PATHS": SettingDoc(
         "a list of regular expressions",

@@ -119,7 +119,9 @@ def test_every_message_formats() -> None:
         ({"IDEMPOTENCY_REDIS_WAIT_REPLICAS": -1}, ["E003"]),
         ({"IDEMPOTENCY_REDIS_WAIT_REPLICAS": True}, ["E003"]),
         ({"CLIENT_ID_RESOLVER": "no.such.module.resolver"}, ["E004"]),
-        ({"PROBLEM_BASE_URL": "/problems"}, ["E005"]),
+        ({"PROBLEM_BASE_URL": "problems"}, ["E005"]),
+        ({"PROBLEM_BASE_URL": "https://api.example.com"}, ["E005"]),  # the pages would take the root
+        ({"PROBLEM_BASE_URL": "/api/problem-types"}, []),
         ({"PROBLEM_BASE_URL": "https://api.example.com/problems"}, []),
         ({"MAINTENANCE_EXEMPT_PATHS": ["("]}, ["E006"]),
         ({"MAINTENANCE_EXEMPT_PATHS": [r"^/health$"]}, []),

@@ -31,8 +31,14 @@ MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, Str
     ),
     "E005": (
         checks.Error,
-        _("API_CONVENTIONS['PROBLEM_BASE_URL'] = {value!r} is not an absolute http(s) URL."),
-        _("Use e.g. 'https://api.example.com/problems'."),
+        _(
+            "API_CONVENTIONS['PROBLEM_BASE_URL'] = {value!r} is neither an absolute http(s) URL nor a path, "
+            "with at least one segment."
+        ),
+        _(
+            "Use e.g. 'https://api.example.com/problems', or a path such as '/api/problem-types' to move the "
+            "package's pages on this service."
+        ),
     ),
     "E006": (
         checks.Error,

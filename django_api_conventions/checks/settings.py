@@ -15,6 +15,7 @@ from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
 from ..conf import DEFAULTS, IMPORT_STRINGS, SETTINGS_NAME
+from ..problems.pages import BASE_URL_FORM
 from ..versioning.lifecycle import load_versions
 from .messages import message
 
@@ -156,7 +157,7 @@ def _check_import(key: str, value: str) -> list[checks.CheckMessage]:
 
 
 def _check_problem_base_url(key: str, value: str | None) -> list[checks.CheckMessage]:
-    if value is not None and not re.match(r"https?://[^/\s]+", value):
+    if value is not None and BASE_URL_FORM.fullmatch(value) is None:
         return [message("E005", value=value)]
     return []
 

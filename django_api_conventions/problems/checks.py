@@ -26,24 +26,29 @@ ERROR_HANDLERS = {
 
 
 def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
-    errors = []
-    # Django takes the error handlers from the URLconf of the request (request.urlconf): each
-    # URLconf the project serves needs its own.
+    errors: list[checks.CheckMessage] = []
+    unrouted_pages: list[checks.CheckMessage] = []
+    user_settings = getattr(settings, SETTINGS_NAME, {})
+    base = user_settings.get("PROBLEM_BASE_URL") if isinstance(user_settings, dict) else ""
+    needs_pages = base is None or (isinstance(base, str) and base.startswith("/"))  # a path: the pages' own
+    # Django takes the error handlers from the URLconf of the request (request.urlconf), and the
+    # type URLs are reversed in it: each URLconf the project serves needs both.
     for resolver in project_resolvers():
         for handler, view in ERROR_HANDLERS.items():
             value = getattr(resolver.urlconf_module, handler, None)
             if value != f"{HANDLERS}.{view}" and getattr(value, "__module__", None) != HANDLERS:
                 errors.append(message("W004", handler=handler, view=view, value=value, urlconf=_module_name(resolver)))
+        if needs_pages:
+            try:
+                # Django's reverse() takes a URLconf module as well as its dotted path.
+                urlconf: Any = resolver.urlconf_name
+                reverse("api_conventions:problem-type", kwargs={"slug": "not-found"}, urlconf=urlconf)
+            except NoReverseMatch:
+                unrouted_pages.append(message("E008", obj=_module_name(resolver)))
     csrf_failure_view = settings.CSRF_FAILURE_VIEW
     if csrf_failure_view != f"{HANDLERS}.csrf_failure":
         errors.append(message("W005", value=csrf_failure_view))
-    user_settings = getattr(settings, SETTINGS_NAME, {})
-    if isinstance(user_settings, dict) and not user_settings.get("PROBLEM_BASE_URL"):
-        try:
-            reverse("api_conventions:problem-type", kwargs={"slug": "not-found"})
-        except NoReverseMatch:
-            errors.append(message("E008"))
-    return errors
+    return errors + unrouted_pages
 
 
 def _module_name(resolver: Any) -> str:

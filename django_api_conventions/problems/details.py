@@ -83,9 +83,10 @@ def _origin(request: HttpRequest) -> str:
 
 
 def problem_type_url(request: HttpRequest, slug: str) -> str:
-    """The absolute ``type`` URL of ``slug``: configured base, else the package's own view."""
+    """The absolute ``type`` URL of ``slug``: an absolute configured base, else the package's own
+    view (routed at the path of a base that is a path), on the request's host."""
     base = api_settings.PROBLEM_BASE_URL
-    if base:
+    if base and not base.startswith("/"):
         return f"{base.rstrip('/')}/{slug}"
     try:
         path = reverse("api_conventions:problem-type", kwargs={"slug": slug})

@@ -1,6 +1,7 @@
 """The documentation pages of problem types: what a problem's ``type`` URL answers.
 
-``/problems/<slug>`` documents one type for the developer who follows a ``type`` URL: its
+``/problems/<slug>`` (or under the path of ``PROBLEM_BASE_URL``) documents one type for the
+developer who follows a ``type`` URL: its
 full URL and status, what happened, how to fix it, the members and headers it carries and an
 example body. ``/problems/`` lists every type behind a table of contents. Both answer JSON to
 clients that ask for it, and link to each other and to ``/docs`` when it is mounted.
@@ -14,12 +15,15 @@ the 503 must still explain it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from functools import cache
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
@@ -37,10 +41,32 @@ from .django_handlers import not_found_problem
 from .markdown import markdown_to_html
 from .types import ProblemField, ProblemType, problem_types
 
+#: The forms of PROBLEM_BASE_URL: an absolute http(s) URL or a path, either with at least one segment of
+#: URL-safe characters: the package's pages are routed at that path, and never at the root,
+#: where their ``<slug>`` route would take every one-segment path of the site.
+BASE_URL_FORM = re.compile(r"(?:https?://[^/\s?#]+)?(?:/[A-Za-z0-9._~-]+)+/?")
+DEFAULT_PAGES_PATH = "problems/"
+
 _PACKAGE = Path(__file__).resolve().parent.parent
 _STYLESHEET = _PACKAGE / "static" / "django_api_conventions" / "problems.css"
 #: The trace id of the example bodies (a W3C trace id, as the service issues them).
 EXAMPLE_TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+
+def problem_pages_path() -> str:
+    """Where ``django_api_conventions.urls`` routes the pages: the path of ``PROBLEM_BASE_URL``
+    (``/api/problem-types`` routes ``api/problem-types/<slug>``), else ``problems/``. Read when
+    that URLconf loads, as Django's ``static()`` reads ``STATIC_URL``; a value the pages cannot
+    take stops the start-up here, since no page could be routed."""
+    base = api_settings.PROBLEM_BASE_URL
+    if base is None:
+        return DEFAULT_PAGES_PATH
+    if not isinstance(base, str) or BASE_URL_FORM.fullmatch(base) is None:
+        raise ImproperlyConfigured(
+            f"API_CONVENTIONS['PROBLEM_BASE_URL'] = {base!r} is neither an absolute http(s) URL nor a path, "
+            "with at least one segment: use e.g. 'https://api.example.com/problems' or '/api/problem-types'."
+        )
+    return urlsplit(base).path.strip("/") + "/"
 
 
 def _page_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
