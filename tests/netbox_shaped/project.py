@@ -9,7 +9,8 @@
 - its own ``AutoSchema``, which writes a ``Decimal`` default into the document;
 - its own request id middleware (NetBox's ``CoreMiddleware``), which sets ``request.id`` and
   the ``X-Request-ID`` header;
-- error answers it builds by hand (a blocked delete, field messages), and its own HTML
+- error answers it builds by hand (a blocked delete, field messages, an ``error`` message, a
+  plain-text 403, a check-in answer kept as it is), and its own HTML
   ``handler404``/``handler500``.
 
 DRF's views take their parsers, filter backends, pagination... from ``REST_FRAMEWORK`` once,
@@ -31,7 +32,7 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import ProtectedError, Q, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, HttpResponseServerError
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseNotFound, HttpResponseServerError
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework import routers, serializers, viewsets
@@ -41,10 +42,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from django_api_conventions.problems.kept_answers import keep_error_body
 from testproject.billing.models import Customer, Invoice
 
 #: What the project's handlers and middleware saw, in order.
 SEEN: list[tuple[str, Any]] = []
+#: The check-in's answer while questions are open; its clients read ``status``.
+CHECK_IN_INCOMPLETE = {"status": "incomplete", "questions": [{"id": 7, "question": "Seat?"}], "checkin_texts": []}
 
 
 class OptionalLimitOffsetPagination(LimitOffsetPagination):
@@ -246,6 +250,23 @@ def build_router(*bases: type) -> routers.DefaultRouter:
         def notes(self, request: Request, pk: str | None = None) -> Response:
             """One action, three methods: one operation each in the document."""
             return Response({"id": self.get_object().id, "notes": []})
+
+        @action(detail=True, methods=["post"], url_path="render-config")
+        def render_config(self, request: Request, pk: str | None = None) -> Response:
+            """NetBox's: a template that fails to render is a 400 whose message is in ``error``."""
+            self.get_object()
+            return Response({"error": "Failed to render the configuration: 'site' is undefined."}, status=400)
+
+        @action(detail=True, methods=["post"], url_path="check-in")
+        def check_in(self, request: Request, pk: str | None = None) -> Response:
+            """A check-in whose clients read its own ``status``: the answer is kept as it is."""
+            self.get_object()
+            return keep_error_body(Response(CHECK_IN_INCOMPLETE, status=400))
+
+        @action(detail=True, methods=["post"])
+        def archive(self, request: Request, pk: str | None = None) -> HttpResponse:
+            """A permission the view checks itself, refused in plain text."""
+            return HttpResponseForbidden("Insufficient permissions")
 
     class TenantViewSet(NetBoxModelViewSet):
         queryset = Customer.objects.order_by("email")
