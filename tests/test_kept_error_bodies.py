@@ -18,15 +18,17 @@ from django.http import (
     JsonResponse,
 )
 from django.test import Client, override_settings
-from django.urls import path
+from django.urls import Resolver404, path
 from django.views import View
 from rest_framework import exceptions as drf
 from rest_framework.decorators import api_view
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from rest_framework.test import APIRequestFactory
+from rest_framework.views import APIView, exception_handler
 
 from django_api_conventions.conf import api_settings
+from django_api_conventions.problems.django_handlers import page_not_found
 from django_api_conventions.problems.kept_answers import keep_error_body
 from django_api_conventions.problems.mapping import INTERNAL_ERROR_DETAIL
 from tests.settings import API_CONVENTIONS
@@ -244,3 +246,25 @@ def test_an_unrouted_404_keeps_the_generic_detail(debug: bool) -> None:
         body = problem(send("get", "/converted/nowhere"), 404)
 
     assert body["detail"] == "No resource matches GET /converted/nowhere."  # not the patterns tried
+
+
+def drf_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """A project's former exception handler: DRF's own."""
+    return exception_handler(exc, context)
+
+
+@override_settings(API_CONVENTIONS={**API_CONVENTIONS, "PROJECT_EXCEPTION_HANDLER": f"{__name__}.drf_handler"})
+def test_a_marked_view_keeps_the_answer_of_the_projects_exception_handler() -> None:
+    response = send("post", "/kept/raising")
+
+    assert_kept(response, 400, {"seat": ["This field is required."]}, "application/json")
+
+
+def test_handler404_sends_the_message_of_a_raised_404_never_the_resolvers() -> None:
+    request = APIRequestFactory().get("/converted/below-the-middleware")
+
+    own = json.loads(page_not_found(request, Http404("No Site matches the given query.")).content)
+    unrouted = json.loads(page_not_found(request, Resolver404({"tried": [], "path": "secret"})).content)
+
+    assert own["detail"] == "No Site matches the given query."
+    assert unrouted["detail"] == "No resource matches GET /converted/below-the-middleware."
