@@ -47,7 +47,7 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "IDEMPOTENCY_STORE_UNAVAILABLE": ((str,), "'fail-closed' or 'fail-open'"),
     "PAGINATION_DEFAULT_LIMIT": ((int,), "a positive integer"),
     "PAGINATION_MAX_LIMIT": ((int,), "a positive integer"),
-    "EXTRA_QUERY_PARAMS": ((list, tuple), "a list of query parameter names"),
+    "EXTRA_QUERY_PARAMS": ((list, tuple), "a list of query parameter names, families and dicts"),
     "VERSIONS": ((list, tuple), "a list of version dicts, oldest first"),
     "VERSION_PATH_REGEX": ((str,), "a regular expression with a 'version' group"),
     "URL_CONVENTION_SILENCED": ((list, tuple), "a list of regular expressions"),
@@ -110,7 +110,6 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
     "IDEMPOTENCY_STORE_UNAVAILABLE": lambda v: v in ("fail-closed", "fail-open"),
     "PAGINATION_DEFAULT_LIMIT": lambda v: v > 0,
     "PAGINATION_MAX_LIMIT": lambda v: v > 0,
-    "EXTRA_QUERY_PARAMS": lambda v: all(isinstance(name, str) and name for name in v),
     # request.trace_id is the package's own: the project's id is read from another attribute.
     "REQUEST_ID_ATTRIBUTE": lambda v: v is None or (v.isidentifier() and v != "trace_id"),
     "EXTRA_URLCONFS": lambda v: all(isinstance(name, str) and name for name in v),
@@ -188,6 +187,18 @@ def _check_patterns(key: str, value: Any) -> list[checks.CheckMessage]:
     return []
 
 
+def _check_extra_query_params(key: str, value: Any) -> list[checks.CheckMessage]:
+    # Imported here: the pagination package imports DRF, which reads its settings on import.
+    from ..pagination.extra_parameters import SHAPES, extra_parameter
+
+    for entry in value:
+        try:
+            extra_parameter(entry)
+        except ValueError as exc:
+            return [message("E003", key=key, expected=f"a list whose entries are each {SHAPES} ({exc})", value=entry)]
+    return []
+
+
 def _check_database_alias(key: str, value: str) -> list[checks.CheckMessage]:
     return [] if value in settings.DATABASES else [message("E010", value=value)]
 
@@ -203,6 +214,7 @@ _VALUE_CHECKS: dict[str, Callable[[str, Any], list[checks.CheckMessage]]] = {
     "IDEMPOTENCY_PATHS": _check_patterns,
     "URL_CONVENTION_SILENCED": _check_patterns,
     "IDEMPOTENCY_DATABASE": _check_database_alias,
+    "EXTRA_QUERY_PARAMS": _check_extra_query_params,
 }
 
 

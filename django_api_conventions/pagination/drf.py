@@ -20,6 +20,7 @@ from rest_framework.settings import api_settings as drf_settings
 from ..conf import api_settings
 from ..http.request_attributes import ACTIVE_FILTERS, set_state
 from ..problems.parameters import refuse_undeclared
+from .extra_parameters import ExtraParameters, extra_parameters_of
 
 if TYPE_CHECKING:
     from .filter_schema import UntypedFilterDescriber
@@ -89,9 +90,16 @@ def backend_parameters(view: Any) -> list[str]:
 
 
 def extra_parameters(view: Any) -> list[str]:
+    """The parameters the project names (:func:`extra_declarations`), families as their pattern
+    (``attr[*]``)."""
+    return list(extra_declarations(view).names)
+
+
+def extra_declarations(view: Any) -> ExtraParameters:
     """The parameters the project names: the view's ``extra_query_params`` and the
-    ``EXTRA_QUERY_PARAMS`` setting (``brief``, ``fields``, ``omit`` read by its serializers)."""
-    return [*(getattr(view, "extra_query_params", None) or ()), *api_settings.EXTRA_QUERY_PARAMS]
+    ``EXTRA_QUERY_PARAMS`` setting (``brief``, ``fields``, ``omit`` read by its serializers),
+    with which may be repeated and which are families (:mod:`.extra_parameters`)."""
+    return extra_parameters_of(view, api_settings.EXTRA_QUERY_PARAMS)
 
 
 def _named_by(source: Any, suffix: str) -> list[str]:
@@ -153,12 +161,18 @@ class StrictFilterBackend(BaseFilterBackend):
         unlisted = unlisted_parameters(view, query)
         query = {name: values for name, values in query.items() if name not in unlisted}
         allowed_extra = [name for name in declared_parameters(view) if name not in unlisted]
+        extras = extra_declarations(view)
         if filters is None:
-            refuse_undeclared(query, allowed_extra)
+            refuse_undeclared(query, allowed_extra, repeatable=extras.repeatable, declared_as=extras.declared_as)
             set_state(request, ACTIVE_FILTERS, {})
             return queryset
         bound = filters.from_query(
-            query, allowed_extra=allowed_extra, request=request, queryset=queryset, filterset_kwargs=kwargs
+            query,
+            allowed_extra=allowed_extra,
+            extras=extras,
+            request=request,
+            queryset=queryset,
+            filterset_kwargs=kwargs,
         )
         set_state(request, ACTIVE_FILTERS, bound.signature_data())
         return bound.filter_queryset(queryset)
@@ -235,9 +249,15 @@ class StrictQueryParametersMixin:
         accepted = self.get_query_parameters(request)
         query = _query_counting_repeatable_once(request, _repeatable_parameters(self) if list_read else [])
         unlisted = unlisted_parameters(self, query)
+        extras = extra_declarations(self)
+        repeatable = extras.repeatable
+        if list_read and repeatable:  # a filter of the same name keeps its own rule
+            repeatable = repeatable.difference(filter_parameter_names(self))
         refuse_undeclared(
             {name: values for name, values in query.items() if name not in unlisted},
             [name for name in accepted if name not in unlisted],
+            repeatable=repeatable,
+            declared_as=extras.declared_as,
         )
 
     def get_query_parameters(self, request: Request) -> list[str]:

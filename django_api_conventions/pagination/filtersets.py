@@ -35,6 +35,7 @@ from django.utils.translation import gettext
 
 from ..problems import ErrorItem, ProblemException
 from ..problems.parameters import invalid_parameters, parameter_error, refuse_undeclared
+from .extra_parameters import ExtraParameters
 from .filter_schema import UntypedFilterDescriber, body_properties, schema_parameters
 from .filters import PREDICATE_CODE
 from .parameters import Parameter, field_of, parameters_of, static_choices, value_problem
@@ -93,12 +94,14 @@ class StrictFilters:
         query: Mapping[str, Sequence[str]],
         *,
         allowed_extra: Iterable[str],
+        extras: ExtraParameters | None = None,
         request: Any,
         queryset: QuerySet[Any],
         filterset_kwargs: Mapping[str, Any] | None = None,
     ) -> BoundFilters:
         """The one FilterSet of the request, built from ``filterset_kwargs`` (the strict backend's
-        ``get_filterset_kwargs()``), its data the validated values of ``query``."""
+        ``get_filterset_kwargs()``), its data the validated values of ``query``. ``extras``: which
+        of ``allowed_extra`` may be repeated, and the families among them."""
         filterset = self._new_filterset(request, queryset, filterset_kwargs)
         parameters = parameters_of(filterset)
         # A repeatable parameter counts once for the "sent twice" rule.
@@ -106,7 +109,14 @@ class StrictFilters:
             name: list(values)[:1] if name in parameters and parameters[name].repeatable else values
             for name, values in query.items()
         }
-        refuse_undeclared(once, [*parameters, *allowed_extra])
+        # A filter of the same name as a repeatable extra parameter keeps its own rule.
+        repeatable = extras.repeatable.difference(parameters) if extras is not None and extras.repeatable else ()
+        refuse_undeclared(
+            once,
+            [*parameters, *allowed_extra],
+            repeatable=repeatable,
+            declared_as=extras.declared_as if extras is not None else None,
+        )
         values = {name: list(texts) for name, texts in query.items() if name in parameters}
         problems = self._validate(filterset, parameters, values)
         if problems:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from django.utils.translation import gettext
 
@@ -20,10 +20,18 @@ def invalid_parameters(errors: list[ErrorItem]) -> ProblemException:
     return ProblemException("invalid-parameters", detail, errors=errors)
 
 
-def refuse_undeclared(query: Mapping[str, Sequence[str]], accepted: Iterable[str]) -> None:
+def refuse_undeclared(
+    query: Mapping[str, Sequence[str]],
+    accepted: Iterable[str],
+    *,
+    repeatable: Collection[str] = (),
+    declared_as: Callable[[str], str | None] | None = None,
+) -> None:
     """A 400 naming each parameter of ``query`` that is not ``accepted``, or that is sent twice.
 
-    ``query`` maps each name to its values, as ``QueryDict.lists()`` gives them.
+    ``query`` maps each name to its values, as ``QueryDict.lists()`` gives them. ``repeatable``:
+    the accepted names that may be sent more than once. ``declared_as``: the accepted name a
+    query name that is not one belongs to (a family's ``attr[*]`` for ``attr[color]``), or ``None``.
     """
     accepted = list(accepted)
     unknown = (
@@ -33,9 +41,10 @@ def refuse_undeclared(query: Mapping[str, Sequence[str]], accepted: Iterable[str
     )
     errors: list[ErrorItem] = []
     for name, values in query.items():
-        if name not in accepted:
+        declared = name if name in accepted or declared_as is None else declared_as(name)
+        if declared is None or declared not in accepted:
             errors.append(parameter_error(name, unknown, "unknown"))
-        elif len(values) > 1:
+        elif len(values) > 1 and declared not in repeatable:
             errors.append(parameter_error(name, gettext("Send this parameter once."), "repeated"))
     if errors:
         raise invalid_parameters(errors)

@@ -41,8 +41,8 @@ from rest_framework.views import APIView
 from ...http import header_names
 from ...idempotency.decorators import is_idempotency_exempt
 from ...idempotency.mixins import IdempotencyMixin
-from ...pagination import KeysetPagination, SearchMixin, StrictQueryParametersMixin
-from ...pagination.drf import get_filterset_class, strict_filters
+from ...pagination import KeysetPagination, SearchMixin, StrictFilterBackend, StrictQueryParametersMixin
+from ...pagination.drf import extra_declarations, filter_parameter_names, get_filterset_class, strict_filters
 from ...problems import PROBLEM_CONTENT_TYPE, problem_types
 from ...versioning.deprecation import endpoint_deprecations
 from ...versioning.lifecycle import get_version_table
@@ -233,8 +233,27 @@ class ProblemSchemaMixin(_SchemaBase):
         options = self._idempotency_options()
         if options is not None:
             ours.append(idempotency_key_parameter(required=options.required))
+        ours.extend(self._extra_query_parameters())
         overrides = super()._process_override_parameters(direction)
         return {**{(p["name"], p["in"]): p for p in ours}, **overrides}
+
+    def _extra_query_parameters(self) -> list[dict[str, Any]]:
+        """The parameters the project reads (``extra_query_params``, ``EXTRA_QUERY_PARAMS``), on the
+        operations that refuse undeclared ones: every one of a view with strict query parameters,
+        a list filtered by the strict backend; never the search, which reads its body."""
+        if self._is_search():
+            return []
+        strict_list = self._is_list_view() and any(
+            isinstance(backend, type) and issubclass(backend, StrictFilterBackend)
+            for backend in self.get_filter_backends()
+        )
+        if not (strict_list or isinstance(self.view, StrictQueryParametersMixin)):
+            return []
+        parameters = extra_declarations(self.view).openapi_parameters()
+        if not self._is_list_view():
+            return parameters
+        filters = set(filter_parameter_names(self.view))  # a filter of the same name is the list's
+        return [parameter for parameter in parameters if parameter["name"] not in filters]
 
     def _header_refs(self, headers: dict[str, Any]) -> dict[str, Any]:
         """``headers`` as references to ``components/headers``, one component per header."""

@@ -1,0 +1,171 @@
+"""The query parameters a project's own serializers and views read: the ``EXTRA_QUERY_PARAMS``
+setting and a view's ``extra_query_params``.
+
+Each entry is one of:
+
+- a name, ``"brief"``: sent at most once;
+- a family, ``"attr[*]"``: every parameter ``attr[<key>]`` (a key of one character or more,
+  without brackets), each sent at most once; OpenAPI's ``deepObject`` style;
+- a dict, ``{"name": "expand", "repeatable": True, "description": "..."}``: a name or a family
+  that may be sent more than once (``?expand=a&expand=b``), with the description the OpenAPI
+  document gives it.
+
+The package checks the names only; the values are the project's to read (``getlist()`` for a
+repeatable one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+
+#: The suffix of a family: ``attr[*]`` declares ``attr[color]``, ``attr[size]`` ...
+FAMILY_SUFFIX = "[*]"
+#: What an entry may be, for the messages that refuse one.
+SHAPES = "a name ('brief'), a family ('attr[*]') or a dict ({'name': 'expand', 'repeatable': True})"
+_KEYS = frozenset({"name", "repeatable", "description"})
+
+
+@dataclass(frozen=True)
+class ExtraParameter:
+    """One entry: a parameter name, or a family's pattern (``attr[*]``)."""
+
+    name: str
+    repeatable: bool = False
+    description: str = ""
+
+    @property
+    def family(self) -> str | None:
+        """The family's prefix (``attr`` of ``attr[*]``); ``None`` for a plain name."""
+        return self.name[: -len(FAMILY_SUFFIX)] if self.name.endswith(FAMILY_SUFFIX) else None
+
+    def openapi_parameter(self) -> dict[str, Any]:
+        """The OpenAPI parameter: a string; a repeatable one an array of them (``style: form``,
+        ``explode: true``); a family a ``deepObject`` whose members are its keys."""
+        value: dict[str, Any] = {"type": "string"}
+        if self.repeatable:
+            value = {"type": "array", "items": value}
+        parameter: dict[str, Any] = {"name": self.family or self.name, "in": "query", "required": False}
+        if self.description:
+            parameter["description"] = str(self.description)
+        if self.family is not None:
+            parameter.update(style="deepObject", explode=True, schema={"type": "object", "additionalProperties": value})
+        else:
+            parameter["schema"] = value
+            if self.repeatable:
+                parameter.update(style="form", explode=True)
+        return parameter
+
+
+def extra_parameter(entry: Any) -> ExtraParameter:
+    """``entry`` read, or a ``ValueError`` that says what is wrong with it (after :data:`SHAPES`)."""
+    if isinstance(entry, str):
+        return ExtraParameter(_name(entry))
+    if not isinstance(entry, Mapping):
+        raise ValueError(f"an entry is {SHAPES}")
+    unknown = sorted(str(key) for key in entry if key not in _KEYS)
+    if unknown:
+        raise ValueError(f"a dict takes name, repeatable and description, not {', '.join(unknown)}")
+    repeatable = entry.get("repeatable", False)
+    if not isinstance(repeatable, bool):
+        raise ValueError("repeatable is True or False")
+    description = entry.get("description", "")
+    if not isinstance(description, str) and not hasattr(description, "_proxy____cast"):  # gettext_lazy() too
+        raise ValueError("description is a string")
+    if not isinstance(entry.get("name"), str):
+        raise ValueError("a dict has a name, a string")
+    return ExtraParameter(_name(entry["name"]), repeatable, description)
+
+
+def _name(name: str) -> str:
+    """A valid name or family pattern: not empty, a ``*`` only in a family's ``[*]`` ending."""
+    head = name[: -len(FAMILY_SUFFIX)] if name.endswith(FAMILY_SUFFIX) else name
+    if not head:
+        raise ValueError("a name is not empty (a family has a prefix: 'attr[*]')")
+    if "*" in head or "[" in head or "]" in head:
+        raise ValueError(
+            f"{name!r} is no name nor family: a family is written prefix[*] ('attr[*]'), "
+            "its prefix without brackets or *"
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class ExtraParameters:
+    """The extra parameters of one view, its own first, then the project's."""
+
+    entries: tuple[ExtraParameter, ...] = ()
+    #: The names and family patterns, in order: what an "Accepted:" list shows.
+    names: tuple[str, ...] = field(init=False, compare=False)
+    #: The names and family patterns that may be sent more than once.
+    repeatable: frozenset[str] = field(init=False, compare=False)
+    _families: dict[str, str] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        first = {entry.name: entry for entry in reversed(self.entries)}  # the first entry of a name wins
+        ordered = list(dict.fromkeys(entry.name for entry in self.entries))
+        object.__setattr__(self, "names", tuple(ordered))
+        object.__setattr__(self, "repeatable", frozenset(name for name in ordered if first[name].repeatable))
+        families = {first[name].family: name for name in ordered if first[name].family is not None}
+        object.__setattr__(self, "_families", families)
+
+    def declared_as(self, name: str) -> str | None:
+        """The family pattern a query parameter belongs to (``attr[*]`` for ``attr[color]``), else ``None``."""
+        if not self._families or not name.endswith("]"):
+            return None
+        prefix, bracket, key = name[:-1].partition("[")
+        if not bracket or not key or "[" in key or "]" in key:
+            return None
+        return self._families.get(prefix)
+
+    def openapi_parameters(self) -> list[dict[str, Any]]:
+        first = {entry.name: entry for entry in reversed(self.entries)}
+        return [first[name].openapi_parameter() for name in self.names]
+
+
+#: Marks a mapping entry in the cache key, so that no tuple a project wrote reads as one.
+_MAPPING = object()
+
+
+def extra_parameters_of(view: Any, setting: Sequence[Any]) -> ExtraParameters:
+    """The view's ``extra_query_params`` (a class attribute, or a property to choose per request),
+    then ``setting``'s entries; an invalid entry is ``ImproperlyConfigured``."""
+    entries = (*(getattr(view, "extra_query_params", None) or ()), *setting)
+    if all(type(entry) is str for entry in entries):  # the usual case: names only
+        return _read(entries)
+    try:
+        key = tuple(_hashable(entry) for entry in entries)
+        hash(key)
+    except TypeError:
+        return _read_entries(entries)
+    return _read(key)
+
+
+def _hashable(entry: Any) -> Any:
+    return (_MAPPING, tuple(entry.items())) if isinstance(entry, Mapping) else entry
+
+
+@lru_cache(maxsize=256)
+def _read(key: tuple[Any, ...]) -> ExtraParameters:
+    return _read_entries([dict(entry[1]) if _is_mapping_key(entry) else entry for entry in key])
+
+
+def _is_mapping_key(entry: Any) -> bool:
+    return isinstance(entry, tuple) and len(entry) == 2 and entry[0] is _MAPPING
+
+
+def _read_entries(entries: Sequence[Any]) -> ExtraParameters:
+    read = []
+    for entry in entries:
+        try:
+            read.append(extra_parameter(entry))
+        except ValueError as exc:
+            raise ImproperlyConfigured(
+                f"Extra query parameter {entry!r} (EXTRA_QUERY_PARAMS or a view's extra_query_params): "
+                f"each entry is {SHAPES}; {exc}."
+            ) from None
+    return ExtraParameters(tuple(read))
