@@ -42,9 +42,9 @@ def problem(response: Any, status: int) -> dict[str, Any]:
 
 
 @pytest.fixture(autouse=True)
-def invoice() -> Invoice:
+def invoice() -> None:
     alice = Customer.objects.create(email="alice@example.com", name="Alice")
-    return Invoice.objects.create(id="inv_01", user=alice, amount_due=100, currency="eur", status="open")
+    Invoice.objects.create(id="inv_01", user=alice, amount_due=100, currency="eur", status="open")
 
 
 def test_a_missing_objects_detail_is_kept() -> None:
