@@ -25,6 +25,7 @@ from weakref import WeakKeyDictionary
 
 from django import forms
 from django.core.exceptions import FieldDoesNotExist, ValidationError
+from django.utils.datastructures import MultiValueDict
 from django.utils.translation import gettext
 from django_filters.filters import BaseInFilter
 from django_filters.widgets import BaseCSVWidget, QueryArrayWidget, SuffixedMultiWidget
@@ -34,7 +35,12 @@ from .orderings import INTEGER_FIELD_TYPES
 
 INTEGER = re.compile(r"[+-]?[0-9]{1,4000}")
 NUMBER = re.compile(r"[+-]?[0-9]{1,4000}(?:\.[0-9]{1,4000})?")
-BOOLEANS = ("true", "false")
+#: The spellings of a boolean whose meaning is plain, each with it: a value the filter's widget
+#: reads as that boolean is taken (``1``/``0`` and any letter case by django-filter's
+#: ``BooleanWidget``; ``true``/``false``/``True``/``False`` by Django's ``NullBooleanSelect``).
+#: What a widget reads otherwise is refused: ``NullBooleanSelect``'s ``2``/``3`` (kept by Django
+#: for old forms), a ``CheckboxInput``'s "any text is true".
+BOOLEANS = {"true": True, "false": False, "1": True, "0": False}
 
 
 @dataclass(frozen=True)
@@ -144,7 +150,7 @@ def _item_problem(item: str, field: forms.Field) -> str | None:
     if item != item.strip():
         return gettext("must not start or end with white space")
     if isinstance(field, forms.BooleanField):  # NullBooleanField too
-        return None if item in BOOLEANS else gettext("must be one of: {choices}").format(choices=", ".join(BOOLEANS))
+        return _boolean_problem(item, field.widget)
     if isinstance(field, (forms.DecimalField, forms.FloatField)):
         return None if NUMBER.fullmatch(item) else gettext("must be a number in ASCII digits")
     if isinstance(field, forms.IntegerField) or (is_model_choice(field) and key_type(field) in INTEGER_FIELD_TYPES):
@@ -160,6 +166,22 @@ def _item_problem(item: str, field: forms.Field) -> str | None:
     if isinstance(field, typed) and not item.isascii():
         return gettext("must be written in ASCII characters")
     return None
+
+
+def _boolean_problem(item: str, widget: forms.Widget) -> str | None:
+    """``None`` when the filter's widget reads ``item`` as the boolean it plainly means (django-filter
+    skips a filter whose widget reads no boolean: "no filter", which the client did not ask for)."""
+    meaning = BOOLEANS.get(item.lower())
+    if meaning is not None and _reads_as(widget, item) is meaning:
+        return None
+    taken = [spelling for spelling, meaning in BOOLEANS.items() if _reads_as(widget, spelling) is meaning]
+    if not taken:  # a widget of the project's own, with spellings of its own
+        return gettext("is no boolean this filter reads")
+    return gettext("must be one of: {choices}").format(choices=", ".join(taken))
+
+
+def _reads_as(widget: forms.Widget, item: str) -> Any:
+    return widget.value_from_datadict({"value": item}, MultiValueDict(), "value")
 
 
 def is_model_choice(field: forms.Field) -> TypeGuard[forms.ModelChoiceField[Any]]:
