@@ -284,12 +284,16 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         why="A page of 100 costs your database too much, or clients need more at once.",
     ),
     "EXTRA_QUERY_PARAMS": SettingDoc(
-        "a list of query parameter names",
+        "a list of query parameter names, families and dicts",
         (
             "Query parameters every view with "
             "[strict query parameters](pagination-filters.md#parameters-the-view-declares) "
             "accepts besides its filters and its paginator's, on any method: those the project's serializers or "
-            'views read (`["brief", "fields"]`). A view adds its own with `extra_query_params`.'
+            'views read (`["brief", "fields"]`). A family, `"attr[*]"`, accepts every `attr[<key>]`; a dict, '
+            '`{"name": "expand", "repeatable": True, "description": "..."}`, a name or a family that may be '
+            "sent more than once, with its OpenAPI description. A view adds its own with `extra_query_params`. "
+            "A wrong entry is error `E003`. See "
+            "[Repeated parameters and families](pagination-filters.md#repeated-parameters-and-families)."
         ),
         why="Your serializers or views read query parameters of their own on any request (NetBox's `brief`).",
     ),
