@@ -33,6 +33,7 @@ from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.db.models import ProtectedError, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, HttpResponseNotFound, HttpResponseServerError
+from django_filters import rest_framework as drf_filters
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework import routers, serializers, viewsets
@@ -77,6 +78,10 @@ class InvoiceFilterSet(django_filters.FilterSet):  # type: ignore[misc]
     )
     # A filter on a field Invoice lacks: django-filter builds it, drf-spectacular guesses its type.
     cable_end = django_filters.CharFilter(field_name="cable_end")
+    # Booleans: NetBox's own (django-filter's BooleanFilter reads true/false, and 1 as no filter)
+    # and django-filter's DRF one (its BooleanWidget reads 1/0 too), as a plugin's filters are.
+    is_paid = django_filters.BooleanFilter(method="by_paid")
+    paid = drf_filters.BooleanFilter(method="by_paid")
 
     class Meta:
         model = Invoice
@@ -84,6 +89,9 @@ class InvoiceFilterSet(django_filters.FilterSet):  # type: ignore[misc]
 
     def search(self, queryset: QuerySet[Any], name: str, value: str) -> QuerySet[Any]:
         return queryset.filter(Q(id__icontains=value) | Q(currency__icontains=value))
+
+    def by_paid(self, queryset: QuerySet[Any], name: str, value: bool) -> QuerySet[Any]:
+        return queryset.filter(status="paid") if value else queryset.exclude(status="paid")
 
 
 class ObjectChangeFilterSet(django_filters.FilterSet):  # type: ignore[misc]
@@ -209,6 +217,9 @@ def build_router(*bases: type) -> routers.DefaultRouter:
             serializer = super().get_serializer(*args, **kwargs)
             if self.request.method != "GET":
                 return serializer
+            expanded = self.request.query_params.getlist("expand")  # related objects to embed
+            if expanded:
+                SEEN.append(("expand", expanded))
             wanted = _requested_fields(self.request, self.get_serializer_class())
             if wanted is not None:
                 child = getattr(serializer, "child", serializer)

@@ -84,7 +84,7 @@ def after() -> dict[str, Any]:
         "API_CONVENTIONS": {
             **settings.API_CONVENTIONS,
             "API_PATHS": [r"^/api/", r"^/problems"],
-            "EXTRA_QUERY_PARAMS": ["brief", "fields", "omit", "exclude"],
+            "EXTRA_QUERY_PARAMS": ["brief", "fields", "omit", "exclude", {"name": "expand", "repeatable": True}],
             "REQUEST_ID_ATTRIBUTE": "id",
             "HTML_ERROR_HANDLERS": {"handler404": f"{PROJECT}.handler_404", "handler500": f"{PROJECT}.handler_500"},
             "IDEMPOTENCY_STORE": "redis" if redis else "database",
