@@ -30,9 +30,11 @@ urlpatterns = [
     # The versions and the documentation, and the guide the deprecation links point at.
     path("", IndexView.as_view(), name="index"),
     path("guides/migrating-to-v2", migration_guide, name="migration-guide"),
-    # Each version's root, without a trailing slash like every path: the index of its collections.
-    re_path(r"^v[0-9]+$", VersionRootView.as_view(), name="version-root"),
     *versioned_urls(api),
+    # Each served version's root, without a trailing slash like every path: the index of its
+    # collections. After the versioned URLs, whose resolver answers a retired or unknown
+    # version's root (410, 404) itself, with or without the versioning middleware.
+    re_path(r"^v[0-9]+$", VersionRootView.as_view(), name="version-root"),
     path("admin/", admin.site.urls),
     path("", include("django_api_conventions.urls")),
     path("", include("django_api_conventions.contrib.spectacular.urls")),
