@@ -32,9 +32,10 @@ def test_every_setting_is_described(name: str) -> None:
     assert "|" not in doc.type + doc.meaning + doc.why, "a | would break the Markdown table"
 
 
-def test_at_most_30_settings() -> None:
-    # What no project needs to change is a class attribute or a constant of its module.
-    assert len(DEFAULTS) <= 30, sorted(DEFAULTS)
+def test_at_most_31_settings() -> None:
+    # What no project needs to change is a class attribute or a constant of its module; a
+    # setting is what a project cannot say on a class of its own (a third-party app's paths).
+    assert len(DEFAULTS) <= 31, sorted(DEFAULTS)
 
 
 @pytest.mark.parametrize("name", list(SETTING_DOCS))
