@@ -40,7 +40,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         "a URL string or None",
         (
             "Absolute base URL of the problem type pages: `type` is `<PROBLEM_BASE_URL>/<slug>`. A path instead "
-            "(`\"/api/problem-types\"`) moves the package's own pages there, read when the URLconf loads; `type` "
+            '(`"/api/problem-types"`) moves the package\'s own pages there, read when the URLconf loads; `type` '
             "is built from the request. `None`: built from the request and the package's own `/problems/<slug>` "
             "view. Neither form, or no path segment, is error `E005`. See [Problem "
             "details](problem-details.md#problem_base_url)."
@@ -65,7 +65,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         (
             "Paths under `API_PATHS`, searched in `request.path`, whose error answers keep their own body, "
             "members and `Content-Type`, only the trace id header added: a third-party app's whose clients read "
-            "its bodies (allauth's headless API, `[r\"^/api/_allauth/\"]`). Exceptions and unrouted paths still "
+            'its bodies (allauth\'s headless API, `[r"^/api/_allauth/"]`). Exceptions and unrouted paths still '
             "answer problems. Views you can edit are marked with `keep_error_body` instead. An invalid pattern is "
             "error `E006`. See [Keeping a body as it is](problem-details.md#keeping-a-body-as-it-is)."
         ),
