@@ -91,5 +91,6 @@ def after() -> dict[str, Any]:
             "IDEMPOTENCY_CACHE": "default",
             "IDEMPOTENCY_REDIS_URL": None,
             "URL_CONVENTION_SILENCED": [r"^/"],
+            "VERSIONS": [],  # one unversioned /api/, as NetBox's
         },
     }

@@ -121,8 +121,10 @@ class ProblemSchemaMixin(_SchemaBase):
     #: openapi-typescript makes a field with a ``default`` required, in request bodies too.
     request_defaults: bool = False
     #: operationIds and tags without the URL version (``invoices_list``, not
-    #: ``v2_invoices_list``). ``False``: drf-spectacular's.
-    versionless_names: bool = True
+    #: ``v2_invoices_list``). ``False``: drf-spectacular's. ``None`` (the default): versionless
+    #: where the API's paths carry a version (``VERSIONS`` is set), else drf-spectacular's, so an
+    #: unversioned API keeps the operationIds its clients were generated with.
+    versionless_names: bool | None = None
     #: How an operation anonymous callers may use declares its security: ``"omit"`` (no security
     #: requirement: generated clients take a plain client) or ``"optional"`` (drf-spectacular's
     #: ``[{scheme: []}, {}]``).
@@ -136,8 +138,13 @@ class ProblemSchemaMixin(_SchemaBase):
     def _resource_words(self) -> list[str]:
         return resource_tokens(self._tokenize_path(), self.view, self._action())
 
+    def _versionless_names(self) -> bool:
+        if self.versionless_names is None:
+            return bool(get_version_table())
+        return self.versionless_names
+
     def get_operation_id(self) -> str:
-        if not self.versionless_names:
+        if not self._versionless_names():
             return super().get_operation_id()
         name = operation_id(self._resource_words(), self._action())
         if shares_its_action(self.view, self.method, self.method_mapping):
@@ -151,7 +158,7 @@ class ProblemSchemaMixin(_SchemaBase):
     def get_tags(self) -> list[str]:
         # drf-spectacular tags by the first path segment, the URL version: generated clients
         # group their modules by tag (openapi-python-client's api/v2/...).
-        if not self.versionless_names:
+        if not self._versionless_names():
             return super().get_tags()
         return self._resource_words()[:1] or super().get_tags()
 
