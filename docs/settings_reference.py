@@ -1,13 +1,14 @@
 """The settings reference: what each ``API_CONVENTIONS`` setting takes and means.
 
 docs/settings.md's reference table is generated from :data:`~django_api_conventions.conf.DEFAULTS`
-and :data:`SETTING_DOCS`, so a setting is documented where it is declared. After adding or
-changing a setting, describe it here and regenerate the table:
+(each setting's name, default, and the comment above it: when a project changes it) and from
+:data:`SETTING_DOCS` (its type and meaning), so each fact is written once. After adding or changing
+a setting, comment it in conf.py, describe it here and regenerate the table:
 
     python -m docs.settings_reference docs/settings.md
 
 ``--check`` instead of writing exits 1 when the file is out of date (the test suite checks it
-too, and fails for a setting of ``DEFAULTS`` without an entry here).
+too, and fails for a setting of ``DEFAULTS`` without a comment or an entry here).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django_api_conventions import conf
 from django_api_conventions.conf import DEFAULTS
 
 
@@ -31,7 +33,6 @@ class SettingDoc:
     type: str  # the values it takes, e.g. "a positive integer"
     meaning: str  # what it does, where it is explained, which check guards it
     default: str | None = None  # Markdown shown instead of the default's literal
-    why: str = ""  # when a project changes it: a setting no project would change is no setting
 
 
 #: The documentation of every setting of DEFAULTS, in any order (the table follows DEFAULTS).
@@ -45,10 +46,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "view. Neither form, or no path segment, is error `E005`. See [Problem "
             "details](problem-details.md#problem_base_url)."
         ),
-        why=(
-            "The problem type pages should live on your public docs site rather than on this service, or a "
-            "route of your own already uses `/problems`."
-        ),
     ),
     "API_PATHS": SettingDoc(
         "a list of regular expressions",
@@ -58,7 +55,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             'The default is the whole site; `[r"^/(?!admin/)"]` leaves the admin out. Unset with the admin '
             "installed: warning `W012`. See [API paths and HTML pages](problem-details.md#api-paths-and-html-pages)."
         ),
-        why="The site serves HTML pages (Django's admin, a front end) beside the API.",
     ),
     "KEEP_ERROR_BODY_PATHS": SettingDoc(
         "a list of regular expressions",
@@ -69,7 +65,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "answer problems. Views you can edit are marked with `keep_error_body` instead. An invalid pattern is "
             "error `E006`. See [Keeping a body as it is](problem-details.md#keeping-a-body-as-it-is)."
         ),
-        why="A third-party app under the API prefix answers error bodies its clients read.",
     ),
     "HTML_ERROR_HANDLERS": SettingDoc(
         "a dict of Django's error handler names to dotted paths",
@@ -80,7 +75,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "package's own views, is error `E003`; a path that cannot be imported, `E004`. See [Your own error "
             "views outside the API](problem-details.md#your-own-error-views-outside-the-api)."
         ),
-        why="The project has error views of its own for its HTML pages.",
     ),
     "PROJECT_EXCEPTION_HANDLER": SettingDoc(
         "a dotted path or None",
@@ -91,7 +85,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "`E004`; the package's own handler, `E003`. See [Keeping your DRF exception "
             "handler](problem-details-own-types.md#keeping-your-drf-exception-handler)."
         ),
-        why="The project already has a DRF exception handler whose answers must stay.",
     ),
     "TRACE_ID_HEADER": SettingDoc(
         "a header name",
@@ -99,7 +92,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Response header that carries the trace id; also read on the way in. Set only where the response "
             "has none: a header the project set itself is kept. See [Tracing](tracing-and-clients.md#trace-ids)."
         ),
-        why="A gateway or your clients already use another request id header.",
     ),
     "TRUST_INCOMING_TRACE_ID": SettingDoc(
         "True or False",
@@ -107,7 +99,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Honour a valid incoming trace id header or W3C `traceparent`. `False`: every request gets a new id "
             "(or, with opentelemetry-api installed, its span's)."
         ),
-        why="Callers must not choose the ids in your logs: a public API with no gateway in front.",
     ),
     "REQUEST_ID_ATTRIBUTE": SettingDoc(
         "an attribute name or None",
@@ -118,17 +109,12 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "package's own, is error `E003`. See [Your project's own request "
             "id](tracing-and-clients.md#your-projects-own-request-id)."
         ),
-        why="Your own middleware already gives each request an id.",
     ),
     "CLIENT_ID_RESOLVER": SettingDoc(
         "a dotted path",
         (
             "Callable `(request) -> str` giving the client id of a request. See "
             "[CLIENT_ID_RESOLVER](tracing-and-clients.md#client_id_resolver)."
-        ),
-        why=(
-            "Clients are told apart otherwise than by user, credential or `X-Client-ID`: by address, by a "
-            "gateway's header."
         ),
     ),
     "MAINTENANCE_MODE": SettingDoc(
@@ -137,7 +123,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Static maintenance switch: every non-exempt path answers 503. See "
             "[Operations](operations.md#the-static-setting)."
         ),
-        why="A deployment or a migration during which the API must not be used, decided before the processes start.",
     ),
     "MAINTENANCE_SWITCH_STORE": SettingDoc(
         "`'cache'` or `'database'`",
@@ -146,7 +131,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "local-memory or dummy cache is warning `W007`, and `manage.py maintenance` refuses to run on it), "
             "or the database. See [Where the switch lives](operations.md#where-the-switch-lives)."
         ),
-        why="The `default` cache is not shared by every worker (local memory): keep the switch in the database.",
     ),
     "MAINTENANCE_RETRY_AFTER": SettingDoc(
         "a positive number of seconds",
@@ -154,7 +138,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "`Retry-After` sent during maintenance (the static setting, and the run-time switch when turned on "
             "without `--retry-after`)."
         ),
-        why="Your maintenances usually last more or less than five minutes.",
     ),
     "MAINTENANCE_EXEMPT_PATHS": SettingDoc(
         "a list of regular expressions",
@@ -163,7 +146,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "The package's problem type pages, `/openapi.json` and `/docs` keep working without being listed, "
             "wherever they are mounted. See [Exempt paths](operations.md#exempt-paths)."
         ),
-        why="Health checks or the admin must keep answering during maintenance.",
     ),
     "IDEMPOTENCY_STORE": SettingDoc(
         "`'database'`, `'redis'` or the dotted path of a store class",
@@ -172,7 +154,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "the [Redis store](idempotency-stores.md#the-redis-store), or your own `IdempotencyStore` "
             "subclass. A store that cannot be loaded is error `E009`."
         ),
-        why="Redis is at hand and keyed requests are many, or the records belong in a store of your own.",
     ),
     "IDEMPOTENCY_DATABASE": SettingDoc(
         "a database alias",
@@ -180,7 +161,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Alias of `DATABASES` of the database store: always this one, whatever the database routers say. Not "
             "an alias of `DATABASES`: error `E010`."
         ),
-        why="The project has several databases, and the records belong in one the routers would not pick.",
     ),
     "IDEMPOTENCY_CACHE": SettingDoc(
         "a cache alias",
@@ -190,7 +170,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "caches; anything else is error `E011`. Not read when `IDEMPOTENCY_REDIS_URL` is set. See [the Redis "
             "store](idempotency-stores.md#the-redis-store)."
         ),
-        why="The Redis store should use a Redis cache other than `default`.",
     ),
     "IDEMPOTENCY_REDIS_URL": SettingDoc(
         "a Redis URL or None",
@@ -199,7 +178,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "server), `redis+sentinel://sentinel,.../service_name[/db]`, `redis+cluster://node,...`. A URL of "
             "another form is error `E014` at start-up. See [the Redis store](idempotency-stores.md#the-redis-store)."
         ),
-        why="Idempotency needs a Redis apart from the cache: Sentinel, Cluster or another server.",
     ),
     "IDEMPOTENCY_REDIS_WAIT_REPLICAS": SettingDoc(
         "a number of replicas, 0 or more",
@@ -210,7 +188,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "(`RedisStore.wait_timeout_ms`) release the claim and answer 503 `idempotency-store-unavailable` "
             "with `Retry-After`. See [Redis failovers](reliability.md#redis-failovers)."
         ),
-        why="An operation must run at most once even across a Redis failover: payments.",
     ),
     "IDEMPOTENCY_LEASE_SECONDS": SettingDoc(
         "a positive number of seconds",
@@ -218,7 +195,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "How long a started (in-flight) key is held before the same request may take it over; a view can set "
             "its own and [renew it](idempotency-concurrency.md#renewing-the-lease)."
         ),
-        why="Keyed views run longer than a minute.",
     ),
     "IDEMPOTENCY_RETENTION_SECONDS": SettingDoc(
         "a positive number of seconds",
@@ -229,7 +205,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "states it. Shorter than the lease: warning `W008`."
         ),
         default="`86400` (`24 * 60 * 60`)",
-        why="Clients retry later than a day after, or the store should keep less.",
     ),
     "IDEMPOTENCY_PATHS": SettingDoc(
         "a list of regular expressions",
@@ -237,12 +212,10 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Paths that [`IdempotencyMiddleware`](idempotency.md#idempotencymiddleware-for-views-you-cannot-edit) "
             "protects, searched in `request.path`. An invalid pattern is error `E006`."
         ),
-        why="Views you cannot edit (a third-party app's) should honour keys.",
     ),
     "IDEMPOTENCY_REQUIRED": SettingDoc(
         "True or False",
         "Whether the paths of `IDEMPOTENCY_PATHS` require a key (400 `idempotency-key-missing` without one).",
-        why="Those paths must refuse a request without a key.",
     ),
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": SettingDoc(
         "a positive number of bytes, or `None` for no limit",
@@ -253,7 +226,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "run. Logged at `WARNING`. See [Security](security.md#what-is-stored)."
         ),
         default="`1048576` (`1024 * 1024`)",
-        why="Keyed views answer bodies larger than 1 MiB, or the store should hold less.",
     ),
     "IDEMPOTENCY_STORE_UNAVAILABLE": SettingDoc(
         '`"fail-closed"` or `"fail-open"`',
@@ -264,7 +236,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "stored: a retry runs it again). Another value is error `E003`. See "
             "[When the store is unreachable](idempotency-concurrency.md#when-the-store-is-unreachable)."
         ),
-        why="Availability matters more than running at most once while the store is down.",
     ),
     "PAGINATION_DEFAULT_LIMIT": SettingDoc(
         "a positive integer",
@@ -272,7 +243,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Page size of a [keyset-paginated list](pagination.md#page-size-limit) when the client sends no "
             "`limit`; capped at `PAGINATION_MAX_LIMIT`. Also the `default` of `limit` in the OpenAPI schema."
         ),
-        why="Your clients want larger or smaller pages when they do not say.",
     ),
     "PAGINATION_MAX_LIMIT": SettingDoc(
         "a positive integer",
@@ -281,7 +251,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "`invalid-parameters` (a 422 at `/limit` in a search body). Also the `maximum` of `limit` in the "
             "OpenAPI schema."
         ),
-        why="A page of 100 costs your database too much, or clients need more at once.",
     ),
     "EXTRA_QUERY_PARAMS": SettingDoc(
         "a list of query parameter names, families and dicts",
@@ -295,7 +264,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "A wrong entry is error `E003`. See "
             "[Repeated parameters and families](pagination-filters.md#repeated-parameters-and-families)."
         ),
-        why="Your serializers or views read query parameters of their own on any request (NetBox's `brief`).",
     ),
     "VERSIONS": SettingDoc(
         "a list of version dicts, oldest first",
@@ -304,7 +272,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "`deprecation` and `sunset` dates and a `migration_guide` URL. Empty: versioning off. See [The "
             "lifecycle](versioning.md#the-lifecycle); errors `E020` to `E024`."
         ),
-        why="The API has versions in its URLs.",
     ),
     "VERSION_PATH_REGEX": SettingDoc(
         "a regular expression with a `version` group",
@@ -313,7 +280,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "group: error `E025`. See [URLs in a version](versioning.md#urls-in-a-version)."
         ),
         default='`r"^/(?P<version>v[0-9]+)/"`',
-        why="Your versions are named otherwise than `/v1/`.",
     ),
     "URL_CONVENTION_SILENCED": SettingDoc(
         "a list of regular expressions",
@@ -321,7 +287,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "Routes the URL convention checks skip, searched in the route as the warning shows it "
             "(`/{version}/invoices/{pk}/pay`). An invalid pattern is error `E006`."
         ),
-        why="Some routes cannot follow the conventions: an existing API's, kept for its clients.",
     ),
     "EXTRA_URLCONFS": SettingDoc(
         "a list of dotted module paths",
@@ -331,7 +296,6 @@ SETTING_DOCS: dict[str, SettingDoc] = {
             "(error handlers `W004`, URL conventions `W023` to `W026`, pagination, idempotency, deprecations) "
             "read each of them too. See [URL convention checks](versioning.md#url-convention-checks)."
         ),
-        why="The project serves URLconfs besides `ROOT_URLCONF`: per host, or set by a middleware.",
     ),
 }
 
@@ -362,6 +326,27 @@ def shown_default_value(name: str) -> Any:
     return ast.literal_eval(first_code[1])
 
 
+def change_it_when() -> dict[str, str]:
+    """The comment above each entry of ``DEFAULTS`` in conf.py: when a project changes the setting."""
+    source = Path(conf.__file__).read_text()
+    lines = source.splitlines()
+    defaults = next(
+        node.value
+        for node in ast.parse(source).body
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "DEFAULTS"
+    )
+    assert isinstance(defaults, ast.Dict)
+    comments: dict[str, str] = {}
+    for key in defaults.keys:
+        assert isinstance(key, ast.Constant)
+        row, above = key.lineno - 2, list[str]()
+        while row >= 0 and lines[row].lstrip().startswith("# "):
+            above.insert(0, lines[row].lstrip().removeprefix("# "))
+            row -= 1
+        comments[str(key.value)] = " ".join(above)
+    return comments
+
+
 def missing_docs() -> list[str]:
     return [name for name in DEFAULTS if name not in SETTING_DOCS]
 
@@ -371,10 +356,14 @@ def render_reference() -> str:
     missing = missing_docs()
     if missing:
         raise KeyError(f"Describe {', '.join(missing)} in SETTING_DOCS (docs/settings_reference.py).")
+    whys = change_it_when()
+    uncommented = [name for name in DEFAULTS if not whys.get(name)]
+    if uncommented:
+        raise KeyError(f"Say when a project changes {', '.join(uncommented)} in a comment above it in conf.py.")
     lines = [BEGIN, "", "| Key | Default | Type | Change it when | Meaning |", "|---|---|---|---|---|"]
     for name in DEFAULTS:
         doc = SETTING_DOCS[name]
-        lines.append(f"| `{name}` | {default_cell(name)} | {doc.type} | {doc.why} | {doc.meaning} |")
+        lines.append(f"| `{name}` | {default_cell(name)} | {doc.type} | {whys[name]} | {doc.meaning} |")
     return "\n".join([*lines, "", END])
 
 

@@ -1,4 +1,4 @@
-"""docs/settings.md's reference table is generated from DEFAULTS and SETTING_DOCS, and up to date."""
+"""docs/settings.md's reference table is generated from DEFAULTS, its comments and SETTING_DOCS, up to date."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from docs.settings_reference import (
     BEGIN,
     END,
     SETTING_DOCS,
+    change_it_when,
     main,
     python_literal,
     render_reference,
@@ -28,8 +29,9 @@ def test_every_setting_is_described(name: str) -> None:
     assert name in SETTING_DOCS, f"Describe {name} in SETTING_DOCS (docs/settings_reference.py)"
     doc = SETTING_DOCS[name]
     assert doc.type.strip() and doc.meaning.strip()
-    assert doc.why.strip(), f"Say when a project changes {name}, or make it a class attribute or a constant"
-    assert "|" not in doc.type + doc.meaning + doc.why, "a | would break the Markdown table"
+    why = change_it_when()[name]
+    assert why.strip(), f"Say when a project changes {name} in a comment above it in conf.py, or make it a constant"
+    assert "|" not in doc.type + doc.meaning + why, "a | would break the Markdown table"
 
 
 def test_at_most_31_settings() -> None:
@@ -55,13 +57,24 @@ def test_a_setting_without_description_fails_the_generator(monkeypatch: pytest.M
         render_reference()
 
 
+def test_a_setting_without_comment_fails_the_generator(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(DEFAULTS, "BRAND_NEW_SETTING", 1)
+    monkeypatch.setitem(SETTING_DOCS, "BRAND_NEW_SETTING", settings_docs.SettingDoc("a number", "Does new things."))
+    with pytest.raises(KeyError, match="when a project changes BRAND_NEW_SETTING in a comment above it"):
+        render_reference()
+
+
+def test_the_comment_above_a_setting_is_its_change_it_when() -> None:
+    assert (
+        change_it_when()["MAINTENANCE_RETRY_AFTER"] == "Your maintenances usually last more or less than five minutes."
+    )
+
+
 def test_a_new_setting_gets_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(DEFAULTS, "BRAND_NEW_SETTING", ["a", 'b"c'])
-    monkeypatch.setitem(
-        SETTING_DOCS,
-        "BRAND_NEW_SETTING",
-        settings_docs.SettingDoc("a list", "Does new things.", why="New things are needed."),
-    )
+    monkeypatch.setitem(SETTING_DOCS, "BRAND_NEW_SETTING", settings_docs.SettingDoc("a list", "Does new things."))
+    whys = {**change_it_when(), "BRAND_NEW_SETTING": "New things are needed."}
+    monkeypatch.setattr(settings_docs, "change_it_when", lambda: whys)
     row = '| `BRAND_NEW_SETTING` | `["a", "b\\"c"]` | a list | New things are needed. | Does new things. |'
     assert row in render_reference()
 
