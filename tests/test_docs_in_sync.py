@@ -20,7 +20,7 @@ def test_every_setting_is_documented(name: str) -> None:
 
 @pytest.mark.parametrize("check_id", sorted(MESSAGES))
 def test_every_check_is_documented(check_id: str) -> None:
-    assert check_id in (DOCS / "settings.md").read_text()
+    assert check_id in (DOCS / "checks.md").read_text()
 
 
 @pytest.mark.parametrize("slug", sorted(t.slug for t in problem_types if not t.slug.startswith("invoice-")))
