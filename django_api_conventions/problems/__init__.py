@@ -23,6 +23,10 @@ from .details import (
 )
 from .types import ProblemField, ProblemType, ProblemTypeRegistry, problem_types, register_problem_type
 
+# The package's own types register themselves on import: whoever imports any module of this
+# part finds them in the registry.
+from . import built_in  # noqa: F401  # isort: skip
+
 __all__ = [
     "PROBLEM_CONTENT_TYPE",
     "RESERVED_MEMBERS",

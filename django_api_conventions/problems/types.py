@@ -161,7 +161,4 @@ def register_problem_type(
     return problem_types.register(problem_type, default_for_status=default_for_status)
 
 
-# The built-in types register themselves on import; they need the classes above.
-from . import built_in  # noqa: E402, F401
-
 __all__ = ["ProblemField", "ProblemType", "ProblemTypeRegistry", "problem_types", "register_problem_type"]
