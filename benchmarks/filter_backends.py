@@ -90,8 +90,8 @@ def scenario_name(backend: str, query: str) -> str:
 def filter_backends_task(rows: int, requests: int, profile: str | None = None) -> dict[str, Any]:
     from django.test import Client
 
+    from .database import migrate
     from .filter_views import PATHS, InvoiceFilterSet
-    from .tasks import migrate
 
     # Each refused request would log a warning: thousands of lines on the terminal.
     logging.getLogger("django.request").setLevel(logging.ERROR)
@@ -247,9 +247,9 @@ def mix(data: dict[str, Any], key: str, backend: str) -> float:
 
 
 def tables(results: dict[str, Any]) -> list[str]:
-    from .report import _ms as ms
-    from .report import _table as table
-    from .report import _x as x
+    from .tables import format_ms as ms
+    from .tables import format_ratio as x
+    from .tables import text_table as table
 
     found = []
     for vendor, data in results.get("filters", {}).items():

@@ -24,7 +24,7 @@ def floor_round_trips() -> dict[str, Any]:
     from tests.wire import postgres_wire, redis_monitor
 
     from . import floor_views
-    from .tasks import BENCH_USER, prepare_idempotency
+    from .database import BENCH_USER, prepare_idempotency
 
     prepare_idempotency([])
     store = settings.API_CONVENTIONS["IDEMPOTENCY_STORE"]

@@ -47,7 +47,7 @@ def purge(
     """``runs``: (variant, keyed requests a second meanwhile; 0 for as many as the threads make)."""
     from django.db import connection
 
-    from .tasks import migrate
+    from .database import migrate
 
     migrate()
     result: dict[str, Any] = {

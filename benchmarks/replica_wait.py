@@ -149,7 +149,7 @@ def replica_wait_task(rounds: int, requests_per_round: int) -> dict[str, Any]:
     from django.test import Client, override_settings
     from django_redis import get_redis_connection
 
-    from .tasks import BENCH_USER, prepare_idempotency
+    from .database import BENCH_USER, prepare_idempotency
 
     prepare_idempotency([])
     client = Client()
@@ -193,9 +193,9 @@ def replica_wait_task(rounds: int, requests_per_round: int) -> dict[str, Any]:
 
 
 def tables(results: dict[str, Any]) -> list[str]:
-    from .report import _ms as ms
-    from .report import _table as table
-    from .report import _x as x
+    from .tables import format_ms as ms
+    from .tables import format_ratio as x
+    from .tables import text_table as table
 
     found = []
     for database, data in results.get("replica_wait", {}).items():

@@ -8,6 +8,7 @@ from typing import Any
 
 from . import filter_backends, replica_wait
 from .stats import ratio
+from .tables import format_ms, format_ratio, text_table
 
 # The targets, per store: a POST with a fresh key at most 1.10 times the plain POST's p50 (over
 # HTTP, and in the process's CPU time), a replay at most 0.40 (database store) or 0.30 (Redis
@@ -34,20 +35,6 @@ KEYSET_SCENARIOS = ("keyset", "keyset_back", "keyset_sorted", "search")
 # of its list (the same filter in the query string) at the same depth, first page included, as
 # a cursor page is held to DRF's page; and, above, at most 1.10 times the search's first page.
 SEARCH_LIST_TARGET = 1.05
-
-
-def _ms(value: float) -> str:
-    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.2f}"
-
-
-def _x(value: float) -> str:
-    return "-" if value is None or math.isnan(value) else f"{value:.2f}x"
-
-
-def _table(title: str, header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
-    line = lambda cells: "  ".join(str(cell).ljust(width) for cell, width in zip(cells, widths, strict=True))  # noqa: E731
-    return "\n".join([f"\n{title}", line(header), line(["-" * width for width in widths]), *map(line, rows)])
 
 
 def render(results: dict[str, Any], found: list[dict[str, Any]] | None = None) -> str:
@@ -77,15 +64,15 @@ def render(results: dict[str, Any], found: list[dict[str, Any]] | None = None) -
                     [
                         store,
                         mode,
-                        _ms(scenario["p50_ms"]),
-                        _ms(scenario["p99_ms"]),
-                        _x(ratio(scenario["p50_ms"], plain)),
+                        format_ms(scenario["p50_ms"]),
+                        format_ms(scenario["p99_ms"]),
+                        format_ratio(ratio(scenario["p50_ms"], plain)),
                         f"{scenario['n']}",
                         _statuses(scenario),
                     ]
                 )
         parts.append(
-            _table(
+            text_table(
                 f"Idempotent POST /v2/orders over HTTP (gunicorn, {next(iter(http.values()))['workers']} sync workers, "
                 "1 client, keep-alive)",
                 ["store", "scenario", "p50 ms", "p99 ms", "p50 vs plain", "requests", "answers"],
@@ -101,15 +88,15 @@ def render(results: dict[str, Any], found: list[dict[str, Any]] | None = None) -
                         store,
                         mode,
                         f"{scenario['rps_median']:.0f}",
-                        _x(ratio(scenario["rps_median"], plain)),
-                        _ms(scenario["p50_ms"]),
-                        _ms(scenario["p99_ms"]),
+                        format_ratio(ratio(scenario["rps_median"], plain)),
+                        format_ms(scenario["p50_ms"]),
+                        format_ms(scenario["p99_ms"]),
                         _statuses(scenario),
                     ]
                 )
         clients = next(iter(http.values()))["clients"]
         parts.append(
-            _table(
+            text_table(
                 f"Throughput, {clients} clients",
                 ["store", "scenario", "req/s", "vs plain", "p50 ms", "p99 ms", "answers"],
                 rows,
@@ -128,7 +115,7 @@ def render(results: dict[str, Any], found: list[dict[str, Any]] | None = None) -
                 ]
             )
         parts.append(
-            _table(
+            text_table(
                 f"{clients} simultaneous duplicates per key (executions counted in the database)",
                 ["store", "keys", "keys run once", "executions per key", "answers"],
                 rows,
@@ -147,16 +134,16 @@ def render(results: dict[str, Any], found: list[dict[str, Any]] | None = None) -
                     [
                         store,
                         mode,
-                        _ms(scenario["p50_ms"]),
-                        _ms(scenario["p99_ms"]),
-                        _x(ratio(scenario["p50_ms"], plain)),
+                        format_ms(scenario["p50_ms"]),
+                        format_ms(scenario["p99_ms"]),
+                        format_ratio(ratio(scenario["p50_ms"], plain)),
                         f"{scenario['p50_ms'] - plain:+.2f}",
-                        _ms(cpu),
-                        _x(ratio(cpu, plain_cpu)),
+                        format_ms(cpu),
+                        format_ratio(ratio(cpu, plain_cpu)),
                     ]
                 )
         parts.append(
-            _table(
+            text_table(
                 "Idempotent POST in-process (Django test client: the package's own Python cost)",
                 [
                     "store",
@@ -184,24 +171,24 @@ def render(results: dict[str, Any], found: list[dict[str, Any]] | None = None) -
                 row = [
                     name,
                     f"{int(depth):,}",
-                    _ms(scenario["p50_ms"]),
-                    _ms(scenario["p99_ms"]),
-                    _x(ratio(scenario["p50_ms"], first)),
-                    _x(ratio(scenario["p50_ms"], keyset)),
+                    format_ms(scenario["p50_ms"]),
+                    format_ms(scenario["p99_ms"]),
+                    format_ratio(ratio(scenario["p50_ms"], first)),
+                    format_ratio(ratio(scenario["p50_ms"], keyset)),
                     str(data["queries"][name][depth]),
                 ]
                 if cpu:
                     own = cpu[depth]["p50_ms"]
                     row += [
-                        _ms(own),
-                        _x(ratio(own, cpu[depths[0]]["p50_ms"])),
-                        _x(ratio(own, data["cpu"]["keyset"][depth]["p50_ms"])),
+                        format_ms(own),
+                        format_ratio(ratio(own, cpu[depths[0]]["p50_ms"])),
+                        format_ratio(ratio(own, data["cpu"]["keyset"][depth]["p50_ms"])),
                     ]
                 rows.append(row)
             if name == "keyset":
                 keyset_deep = depths[-1]
         parts.append(
-            _table(
+            text_table(
                 f"Pagination on {vendor}, {data['rows']:,} rows, 20 a page (Django test client)",
                 [
                     "paginator",
@@ -222,16 +209,16 @@ def render(results: dict[str, Any], found: list[dict[str, Any]] | None = None) -
             rows = [
                 [
                     name,
-                    _ms(scenario["p50_ms"]),
-                    _ms(scenario["p99_ms"]),
-                    _x(ratio(scenario["p50_ms"], plain)),
+                    format_ms(scenario["p50_ms"]),
+                    format_ms(scenario["p99_ms"]),
+                    format_ratio(ratio(scenario["p50_ms"], plain)),
                     str(counts["queries"][name]),
                     _total(counts["totals"][name]),
                 ]
                 for name, scenario in counts["pages"].items()
             ]
             parts.append(
-                _table(
+                text_table(
                     f"First page with a total on {vendor}, {data['rows']:,} rows",
                     ["list", "p50 ms", "p99 ms", "vs keyset", "queries", "total"],
                     rows,
@@ -254,7 +241,7 @@ def render(results: dict[str, Any], found: list[dict[str, Any]] | None = None) -
             for name, walk in ties["walks"].items()
         ]
         parts.append(
-            _table(
+            text_table(
                 f"Full walk on {vendor}, {ties['rows']:,} rows in groups of {ties['group']:,} equal created_at, "
                 "100 a page "
                 "(keyset_back, keyset_sorted: counted on the walk back from the last page)",
@@ -267,11 +254,11 @@ def render(results: dict[str, Any], found: list[dict[str, Any]] | None = None) -
     parts.extend(filter_backends.tables(results))
     found = targets(results) if found is None else found
     if found:
-        parts.append(_targets_table(found, repeat))
+        parts.append(_targetstext_table(found, repeat))
     return "\n".join(parts)
 
 
-def _targets_table(found: list[dict[str, Any]], repeat: int) -> str:
+def _targetstext_table(found: list[dict[str, Any]], repeat: int) -> str:
     title = (
         "Targets (floor, measured in the same rounds: the idempotency protocol's minimum written by hand; "
         "for pages, DRF's CursorPagination, its page at each depth over its first page, and for keyset / DRF, "
@@ -294,12 +281,12 @@ def _targets_table(found: list[dict[str, Any]], repeat: int) -> str:
             for t in found
         ]
         header = ["target", "median", "spread", "floor", "floor spread", "gap", GAP_HEADER, "limit", "met"]
-        return _table(title, header, rows)
+        return text_table(title, header, rows)
     rows = [
         [t["target"], t["value"], t.get("floor", "-"), t.get("gap", "-"), near_floor(t), t["limit"], verdict(t)]
         for t in found
     ]
-    return _table(title, ["target", "measured", "floor", "gap", GAP_HEADER, "limit", "met"], rows)
+    return text_table(title, ["target", "measured", "floor", "gap", GAP_HEADER, "limit", "met"], rows)
 
 
 def near_floor(target: dict[str, Any]) -> str:
@@ -331,10 +318,10 @@ def _server_tables(http: dict[str, Any]) -> list[str]:
                         store,
                         label,
                         mode,
-                        _ms(scenario["p50_ms"]),
-                        _ms(scenario["p99_ms"]),
-                        _x(ratio(scenario["p50_ms"], baseline["p50_ms"])) if baseline else "-",
-                        _x(ratio(scenario["p50_ms"], plain)),
+                        format_ms(scenario["p50_ms"]),
+                        format_ms(scenario["p99_ms"]),
+                        format_ratio(ratio(scenario["p50_ms"], baseline["p50_ms"])) if baseline else "-",
+                        format_ratio(ratio(scenario["p50_ms"], plain)),
                         f"{scenario['n']}",
                         _statuses(scenario),
                     ]
@@ -343,7 +330,7 @@ def _server_tables(http: dict[str, Any]) -> list[str]:
         return []
     workers = next(iter(http.values()))["workers"]
     return [
-        _table(
+        text_table(
             f"Keyed POST under WSGI beside ASGI ({workers} workers each, 1 client, alternating rounds; payment and "
             "async_payment: POST .../payments and .../async-payments with a fresh key)",
             [
@@ -377,15 +364,15 @@ def _purge_tables(purge: dict[str, Any]) -> list[str]:
                     f"{run['purge_seconds']:.1f}",
                     f"{run['deleted_per_second']:,}",
                     "-" if vacuum is None else f"{vacuum:.1f}",
-                    f"{_ms(baseline['p50_ms'])} / {_ms(baseline['p99_ms'])}",
-                    f"{_ms(during['p50_ms'])} / {_ms(during['p99_ms'])}",
-                    _x(ratio(during["p99_ms"], baseline["p99_ms"])),
+                    f"{format_ms(baseline['p50_ms'])} / {format_ms(baseline['p99_ms'])}",
+                    f"{format_ms(during['p50_ms'])} / {format_ms(during['p99_ms'])}",
+                    format_ratio(ratio(during["p99_ms"], baseline["p99_ms"])),
                     f"{baseline['rate']:.0f} / {during['rate']:.0f}",
                     f"{run['expired_left']:,}",
                 ]
             )
         tables.append(
-            _table(
+            text_table(
                 f"Retention at scale on {vendor}: idempotency_purge, {data['rows']:,} records "
                 f"of which {data['expired']:,} expired, batches of {data['batch_size']:,}, "
                 "while fresh-key claims + resolves arrive "

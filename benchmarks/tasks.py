@@ -22,13 +22,13 @@ from urllib.parse import urlencode, urlsplit
 
 import django
 
+from .database import BENCH_USER, migrate, prepare_idempotency
 from .filter_backends import filter_backends_task
 from .floor_budget import floor_round_trips
 from .purge import purge
 from .replica_wait import replica_wait_task
 from .stats import alternate, warm_up
 
-BENCH_USER = "usr_bench"
 SQLITE_LOAD_BATCH = 50_000
 
 
@@ -42,27 +42,7 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def migrate() -> None:
-    from django.core.management import call_command
-
-    call_command("migrate", interactive=False, verbosity=0)
-
-
 # --- idempotency -----------------------------------------------------------------------------
-
-
-def prepare_idempotency(duplicate_users: list[str]) -> dict[str, Any]:
-    """Migrate, then create the user every benchmark order belongs to, and one user per
-    duplicate-burst key (its orders count the executions of that key)."""
-    from testproject.billing.models import Customer
-
-    migrate()
-    Customer.objects.get_or_create(id=BENCH_USER, defaults={"email": "bench@example.com", "name": "Bench"})
-    Customer.objects.bulk_create(
-        [Customer(id=user, email=f"{user}@example.com", name="Burst") for user in duplicate_users],
-        ignore_conflicts=True,
-    )
-    return {"users": 1 + len(duplicate_users)}
 
 
 def prepare_payments() -> dict[str, Any]:
