@@ -1,5 +1,6 @@
 """Settings of the example service: a billing API built from the package's public pieces."""
 
+import importlib.util
 import os
 
 from .environment import cache_from_url, database_from_url, flag, idempotency_redis_url, integer, shared_cache
@@ -23,6 +24,10 @@ INSTALLED_APPS = [
     "django_api_conventions",
     "testproject.billing",
 ]
+# manage.py api_compat checks the documents against testproject/openapi/: the repository's second
+# distribution (api-compat/), which ./dev installs beside the package.
+if importlib.util.find_spec("django_api_compat") is not None:
+    INSTALLED_APPS.append("django_api_compat")
 
 MIDDLEWARE = [
     # The admin's stylesheets and scripts, before anything else; a missing one is outside

@@ -9,7 +9,7 @@ builds the document of one URL version: neither PEP 440 nor SemVer, so tools tha
 is said apart: ``info["x-api-version"]`` and a line of ``info.description``. Response enums made
 extensible by ``ProblemAutoSchema`` get their names (:mod:`.enums`).
 
-``/openapi.json`` and ``api_compat`` apply it on their own. For ``manage.py spectacular`` to
+``/openapi.json`` and django-api-compat's ``api_compat`` apply it on their own. For ``manage.py spectacular`` to
 write the same, name the package's generator (:mod:`.generators`, which also documents the
 current version when no ``--api-version`` is given), or list the hook after drf-spectacular's
 default one::

@@ -3,7 +3,7 @@
 A baseline is the schema of one version as drf-spectacular wrote it when the version's contract
 was last accepted: ``<baseline directory>/<version>.json`` (``openapi.json`` for an API without
 ``VERSIONS``), committed with the code. ``manage.py api_compat`` compares each served version's
-schema with its baseline (see :mod:`django_api_conventions.contrib.spectacular.compat`).
+schema with its baseline (see :mod:`django_api_compat`).
 """
 
 from __future__ import annotations
@@ -13,15 +13,20 @@ from pathlib import Path
 from typing import Any
 
 from django.utils import timezone
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.renderers import OpenApiJsonRenderer
+from drf_spectacular.settings import spectacular_settings
+from rest_framework.settings import api_settings as drf_settings
 
-from ...versioning.lifecycle import get_version_table
+from django_api_conventions.contrib.spectacular.hooks import finish_schema
+from django_api_conventions.versioning import get_version_table
 
 #: File stem of the baseline of an API without ``VERSIONS``.
 UNVERSIONED = "openapi"
 
 
 class SchemaUnavailable(Exception):
-    """The schema cannot be built: drf-spectacular is missing or not the schema class."""
+    """The schema cannot be built: drf-spectacular's AutoSchema is not the schema class."""
 
 
 def versions_to_check(now: Any = None) -> list[str | None]:
@@ -38,24 +43,12 @@ def baseline_path(directory: Path, version: str | None) -> Path:
 
 def build_schema(version: str | None, urlconf: str | None = None) -> dict[str, Any]:
     """The OpenAPI schema of ``version`` as drf-spectacular generates it, as plain JSON data."""
-    try:
-        from drf_spectacular.openapi import AutoSchema
-        from drf_spectacular.renderers import OpenApiJsonRenderer
-        from drf_spectacular.settings import spectacular_settings
-    except ImportError as error:
-        raise SchemaUnavailable(
-            "drf-spectacular is not installed: pip install 'django-api-conventions[openapi]'"
-        ) from error
-    from rest_framework.settings import api_settings as drf_settings
-
     schema_class: object = drf_settings.DEFAULT_SCHEMA_CLASS  # a class, whatever the stubs say
     if not (isinstance(schema_class, type) and issubclass(schema_class, AutoSchema)):
         raise SchemaUnavailable(
             f"REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {schema_class!r}, not a drf-spectacular AutoSchema: set it to "
             "'django_api_conventions.contrib.spectacular.ProblemAutoSchema'"
         )
-    from .hooks import finish_schema
-
     generator = spectacular_settings.DEFAULT_GENERATOR_CLASS(urlconf=urlconf, api_version=version)
     schema = finish_schema(generator.get_schema(request=None, public=True), version)
     # Through the JSON renderer: the baseline and the live schema are compared as the same JSON.

@@ -1,4 +1,4 @@
-"""The breaking-change rules of schema_compat, each with its breaking and its compatible variant."""
+"""The breaking-change rules of django_api_compat, each with its breaking and its compatible variant."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from django_api_conventions.contrib.spectacular.compat import (
+from django_api_compat import (
     BREAKING,
     COMPATIBLE,
     Finding,
     breaking_changes,
     compare_openapi,
 )
-from django_api_conventions.contrib.spectacular.compat.rules import RULES
+from django_api_compat.rules import RULES
 
 
 def ref(name: str) -> dict[str, str]:

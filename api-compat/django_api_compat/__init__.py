@@ -1,6 +1,9 @@
 """Compatibility of two OpenAPI documents: what would break for a client of the old one.
 
-Pure Python over OpenAPI 3.0 and 3.1 dicts (as drf-spectacular writes them); no Django. The rules
+The engine of ``manage.py api_compat`` (add ``"django_api_compat"`` to ``INSTALLED_APPS``), which
+compares the document of each served version with its committed baseline (:mod:`.baselines`).
+
+The comparison is pure Python over OpenAPI 3.0 and 3.1 dicts (as drf-spectacular writes them). The rules
 are the spec's (versioning, rule 5): adding paths, methods, optional request fields and
 parameters, response fields and enum values is compatible; removing a path, a method, a field or
 an enum value, changing a type, making a request field or parameter required, removing a
@@ -26,6 +29,8 @@ from typing import Any
 
 from .findings import BREAKING, COMPATIBLE, Direction, Finding, Severity
 from .walk import Comparison
+
+__version__ = "0.1.0"
 
 __all__ = [
     "BREAKING",
