@@ -66,6 +66,8 @@ def _text_message(content: bytes, charset: str, *, html: bool) -> str | None:
         return None
     if not text or len(text) > _MAX_TEXT_MESSAGE or "\n" in text or "\r" in text:
         return None
+    if text[0] in "{[":
+        return None  # data sent with the wrong type, not words for a person: never guessed at
     if html and _MARKUP.search(text):
         return None
     return text
