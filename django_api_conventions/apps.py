@@ -1,7 +1,7 @@
 from django.apps import AppConfig, apps
 from django.core.signals import request_finished
 
-from .tracing.trace_ids import forget_trace_id, resolve_span_trace_id_lookup
+from .tracing.trace_ids import forget_trace_id, read_span_trace_ids
 
 __all__ = ["APIConventionsConfig"]
 
@@ -22,9 +22,8 @@ class APIConventionsConfig(AppConfig):
         from .idempotency.transactions import settle_unfinished  # runs the settles of finished WSGI requests
 
         request_finished.connect(settle_unfinished, dispatch_uid="api_conventions_settle_idempotency_keys")
-        resolve_span_trace_id_lookup()
         _keep_deprecations_on_replay()
-        _record_idempotency_in_opentelemetry()
+        _connect_opentelemetry()
 
 
 def _keep_deprecations_on_replay() -> None:
@@ -36,12 +35,16 @@ def _keep_deprecations_on_replay() -> None:
     register_replayed_state(ReplayedRequestState("deprecations", noted_count, dump_noted_since, note_dumped))
 
 
-def _record_idempotency_in_opentelemetry() -> None:
-    # With opentelemetry-api installed, the idempotency signals feed spans and a counter.
+def _connect_opentelemetry() -> None:
+    # With opentelemetry-api installed, a request's trace id is its span's, and the idempotency
+    # signals feed spans and a counter. Found out here, at start-up, never on a request: two
+    # request threads importing an optional module at once can see it half imported.
     try:
-        from .contrib.opentelemetry.idempotency import connect
+        from .contrib.opentelemetry import idempotency, spans
     except ImportError as exc:
-        if (exc.name or "").partition(".")[0] == "opentelemetry":
-            return
-        raise
-    connect()
+        if (exc.name or "").partition(".")[0] != "opentelemetry":
+            raise
+        read_span_trace_ids(None)
+        return
+    read_span_trace_ids(spans.current_span_trace_id)
+    idempotency.connect()

@@ -21,6 +21,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from rest_framework.test import APIClient
 
+from django_api_conventions.apps import _connect_opentelemetry
 from django_api_conventions.contrib.opentelemetry import idempotency as otel_idempotency
 from django_api_conventions.idempotency import get_store
 from django_api_conventions.tracing import trace_ids as tracing
@@ -121,7 +122,7 @@ def test_without_opentelemetry_the_lookup_is_resolved_at_start_up_and_answers_no
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "opentelemetry", None)  # import opentelemetry: ModuleNotFoundError
     monkeypatch.setattr(tracing, "_span_trace_id_lookup", tracing._span_trace_id_lookup)
-    tracing.resolve_span_trace_id_lookup()
+    _connect_opentelemetry()
     assert tracing._span_trace_id_lookup is None
     imported = set(sys.modules)
     response = client.get("/v2/nowhere", headers={"X-Request-ID": "caller-chosen"})
@@ -134,7 +135,7 @@ def test_an_import_error_of_our_own_is_not_taken_for_a_missing_opentelemetry(mon
     monkeypatch.setitem(sys.modules, "django_api_conventions.contrib.opentelemetry.spans", None)
     monkeypatch.setattr(tracing, "_span_trace_id_lookup", tracing._span_trace_id_lookup)
     with pytest.raises(ImportError):
-        tracing.resolve_span_trace_id_lookup()
+        _connect_opentelemetry()
 
 
 def test_the_app_resolves_the_lookup_when_opentelemetry_is_installed() -> None:

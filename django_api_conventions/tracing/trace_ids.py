@@ -59,7 +59,7 @@ def incoming_trace_id(request: HttpRequest) -> str | None:
 
 
 #: Where the current span's trace id is read, set once by the app's ``ready()``
-#: (:func:`resolve_span_trace_id_lookup`): ``None`` without opentelemetry-api.
+#: (:func:`read_span_trace_ids`): ``None`` without opentelemetry-api.
 _span_trace_id_lookup: Callable[[], str | None] | None = None
 
 
@@ -74,21 +74,14 @@ def span_trace_id() -> str | None:
     return lookup()
 
 
-def resolve_span_trace_id_lookup() -> None:
-    """Find out once, at start-up, whether opentelemetry-api is there to read spans from.
+def read_span_trace_ids(lookup: Callable[[], str | None] | None) -> None:
+    """Read the current span's trace id with ``lookup`` (``None``: there are no spans).
 
-    Called by the app's ``ready()``, never on a request: two request threads importing an
-    optional module at once can see it half imported, and a request must not fail on that.
+    Called once, at start-up, by the app's ``ready()``, which knows whether opentelemetry-api
+    is installed: this module never imports the integration, the integration is handed to it.
     """
     global _span_trace_id_lookup
-    try:
-        from ..contrib.opentelemetry.spans import current_span_trace_id
-    except ImportError as exc:
-        if (exc.name or "").partition(".")[0] != "opentelemetry":
-            raise
-        _span_trace_id_lookup = None
-    else:
-        _span_trace_id_lookup = current_span_trace_id
+    _span_trace_id_lookup = lookup
 
 
 #: Warnings given once per process: what a project's set-up gets wrong is said once, not per request.
