@@ -13,11 +13,15 @@ class APIConventionsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import checks, middleware  # noqa: F401 -- registers checks and signal receivers
+        # Importing a part's checks registers them; the middleware module connects its receivers.
+        from . import checks, middleware  # noqa: F401
+        from .idempotency import checks as idempotency_checks  # noqa: F401
+        from .pagination import checks as pagination_checks  # noqa: F401
+        from .problems import checks as problem_checks  # noqa: F401
+        from .versioning import checks as versioning_checks  # noqa: F401
 
-        checks.register_all()
         if apps.is_installed("drf_spectacular"):
-            from .contrib import spectacular  # noqa: F401 -- registers the schema extensions
+            from .contrib import spectacular  # noqa: F401 -- registers the schema extensions and checks
         request_finished.connect(forget_trace_id, dispatch_uid="api_conventions_forget_trace_id")
         from .idempotency.transactions import settle_unfinished  # runs the settles of finished WSGI requests
 

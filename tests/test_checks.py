@@ -21,6 +21,9 @@ from django_api_conventions.checks import MESSAGES, SETTING_TYPES
 from django_api_conventions.checks.settings import REPLACED_SETTINGS
 from django_api_conventions.conf import DEFAULTS
 from django_api_conventions.content import StrictJSONParser
+from django_api_conventions.idempotency import checks as idempotency_checks
+from django_api_conventions.pagination import checks as pagination_checks
+from django_api_conventions.problems import checks as problem_checks
 from testproject.billing.models import Invoice
 
 
@@ -192,9 +195,9 @@ def test_shared_state_checks(settings: Any, overrides: dict[str, Any], expected:
     settings.API_CONVENTIONS = {"MAINTENANCE_SWITCH_STORE": "database", **overrides}
     if expected is None:  # a settings error is reported by check_settings, not twice
         assert ids(checks.check_settings()) == ["django_api_conventions.E010"]
-        assert [*checks.check_maintenance_switch(), *checks.check_idempotency_store()] == []
+        assert [*checks.check_maintenance_switch(), *idempotency_checks.check_idempotency_store()] == []
         return
-    found = [*checks.check_maintenance_switch(), *checks.check_idempotency_store()]
+    found = [*checks.check_maintenance_switch(), *idempotency_checks.check_idempotency_store()]
     assert ids(found) == [f"django_api_conventions.{i}" for i in expected]
 
 
@@ -227,22 +230,22 @@ def test_middleware_out_of_order(settings: Any) -> None:
 
 def test_with_the_admin_installed_api_paths_is_suggested(settings: Any) -> None:
     settings.API_CONVENTIONS = {k: v for k, v in settings.API_CONVENTIONS.items() if k != "API_PATHS"}
-    (warning,) = checks.check_api_paths()
+    (warning,) = problem_checks.check_api_paths()
     assert warning.id == "django_api_conventions.W012"
     assert "[r'^/(?!admin/)']" in warning.hint
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "API_PATHS": [r"^/"]}
-    assert checks.check_api_paths() == []
+    assert problem_checks.check_api_paths() == []
 
 
 def test_without_the_admin_api_paths_is_not_suggested(settings: Any) -> None:
     settings.API_CONVENTIONS = {k: v for k, v in settings.API_CONVENTIONS.items() if k != "API_PATHS"}
     settings.INSTALLED_APPS = [app for app in settings.INSTALLED_APPS if app != "django.contrib.admin"]
-    assert checks.check_api_paths() == []
+    assert problem_checks.check_api_paths() == []
 
 
 @override_settings(ROOT_URLCONF="tests.urls_without_package", CSRF_FAILURE_VIEW="django.views.csrf.csrf_failure")
 def test_error_views_and_problem_urls_missing() -> None:
-    assert ids(checks.check_error_views()) == (
+    assert ids(problem_checks.check_error_views()) == (
         ["django_api_conventions.W004"] * 4 + ["django_api_conventions.W005", "django_api_conventions.E008"]
     )
 
@@ -253,12 +256,12 @@ def test_error_views_and_problem_urls_missing() -> None:
     CSRF_FAILURE_VIEW="django_api_conventions.problems.django_handlers.csrf_failure",
 )
 def test_a_base_url_replaces_the_problem_urls() -> None:
-    assert "django_api_conventions.E008" not in ids(checks.check_error_views())
+    assert "django_api_conventions.E008" not in ids(problem_checks.check_error_views())
 
 
 @override_settings(ROOT_URLCONF="tests.urls_unindexed")
 def test_paginated_views_need_an_index_for_their_ordering() -> None:
-    warnings = checks.check_paginated_orderings()
+    warnings = pagination_checks.check_paginated_orderings()
     assert [(w.id, w.msg.split(" pages ")[0]) for w in warnings] == [
         ("django_api_conventions.W010", "PaymentsEverywhere"),
         ("django_api_conventions.W010", "OrdersByStatus"),
@@ -269,14 +272,14 @@ def test_paginated_views_need_an_index_for_their_ordering() -> None:
 
 @override_settings(ROOT_URLCONF="tests.urls_unindexed_errors")
 def test_orderings_a_cursor_cannot_hold_are_errors_at_start_up() -> None:
-    errors = checks.check_paginated_orderings()
+    errors = pagination_checks.check_paginated_orderings()
     assert [e.id for e in errors] == ["django_api_conventions.E013"]
     assert "cannot order by 'response_body', a BinaryField" in errors[0].msg
 
 
 @override_settings(ROOT_URLCONF="tests.urls_unindexed_sorts")
 def test_a_declared_sort_without_an_index_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    found = checks.check_paginated_orderings()
+    found = pagination_checks.check_paginated_orderings()
     assert [(m.id, m.level) for m in found] == [
         ("django_api_conventions.E015", django_checks.ERROR),
         ("django_api_conventions.E015", django_checks.ERROR),
@@ -295,13 +298,13 @@ def test_a_declared_sort_without_an_index_is_an_error(monkeypatch: pytest.Monkey
 
     indexes = [*Invoice._meta.indexes, Index(ExtractYear("created_at"), F("id"), name="invoice_year")]
     monkeypatch.setattr(Invoice._meta, "indexes", indexes)
-    assert [m.msg.split(" (")[0] for m in checks.check_paginated_orderings() if m.id.endswith("E015")] == [
+    assert [m.msg.split(" (")[0] for m in pagination_checks.check_paginated_orderings() if m.id.endswith("E015")] == [
         "SortableInvoices lets clients sort Invoice by 'status'"
     ]
 
 
 def test_the_example_service_has_its_indexes() -> None:
-    assert checks.check_paginated_orderings() == []
+    assert pagination_checks.check_paginated_orderings() == []
 
 
 @pytest.mark.parametrize(
@@ -324,7 +327,7 @@ def test_keyed_views_open_to_callers_without_credentials_are_named(
     original = OrderViewSet.permission_classes
     OrderViewSet.permission_classes = classes
     try:
-        found = [m for m in checks.check_unidentified_callers() if "orders" in str(m.obj)]
+        found = [m for m in idempotency_checks.check_unidentified_callers() if "orders" in str(m.obj)]
     finally:
         OrderViewSet.permission_classes = original
     # The collection takes POST; the detail route only reads, and takes no key.
@@ -334,7 +337,7 @@ def test_keyed_views_open_to_callers_without_credentials_are_named(
 
 def test_a_project_that_tells_callers_apart_is_not_warned(settings: Any) -> None:
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "CLIENT_ID_RESOLVER": "tests.test_clients.tenant_resolver"}
-    assert checks.check_unidentified_callers() == []
+    assert idempotency_checks.check_unidentified_callers() == []
 
 
 MAINTENANCE = "django_api_conventions.middleware.MaintenanceModeMiddleware"

@@ -363,7 +363,7 @@ def test_search_body_errors_point_at_each_member(client: APIClient) -> None:
 
 @pytest.mark.urls("tests.urls_django_filters_ordering")
 def test_an_ordering_filter_is_a_check_error_and_a_500() -> None:
-    from django_api_conventions.checks import check_strict_filtersets
+    from django_api_conventions.pagination.checks import check_strict_filtersets
 
     client = APIClient(raise_request_exception=False)
     errors = check_strict_filtersets()

@@ -22,7 +22,7 @@ PROBLEMS = "problems"
 FOUNDATION = "http"
 #: The package's face, the modules a Django developer looks for at the top of an app (the
 #: admin's autodiscovery imports ``<app>.admin``); everything else lives in the folder of its part.
-TOP_LEVEL = {"__init__", "admin", "apps", "conf", "middleware", "models", "urls"}
+TOP_LEVEL = {"__init__", "admin", "apps", "check_messages", "conf", "middleware", "models", "urls"}
 #: Packages the package may use only when a user installs an extra: contrib/ alone imports them.
 OPTIONAL = (
     "drf_spectacular",

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from django_api_conventions.checks import check_openapi_schema
+from django_api_conventions.contrib.spectacular.checks import check_openapi_set_up
 from django_api_conventions.contrib.spectacular.components import (
     ERROR_ITEM_SCHEMA,
     IDEMPOTENCY_KEY_MAX_LENGTH,
@@ -267,7 +267,7 @@ def test_docs_page_fetches_nothing_from_outside_the_service(client: Client) -> N
 
 
 def test_checks_warn_when_the_schema_class_or_split_requests_are_missing(settings: Any) -> None:
-    assert check_openapi_schema() == []
+    assert check_openapi_set_up() == []
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"}
     settings.SPECTACULAR_SETTINGS = {}
-    assert [m.id for m in check_openapi_schema()] == ["django_api_conventions.W030", "django_api_conventions.W031"]
+    assert [m.id for m in check_openapi_set_up()] == ["django_api_conventions.W030", "django_api_conventions.W031"]

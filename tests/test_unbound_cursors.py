@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from django_api_conventions.checks import check_filter_backends
+from django_api_conventions.pagination.checks import check_filter_backends
 from testproject.billing.models import Customer, Invoice
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.urls_unbound_cursors")]

@@ -135,7 +135,7 @@ def test_the_version_table_is_validated(versions: list[Any], expected: list[str]
 )
 def test_the_current_and_the_previous_version_are_supported(versions: list[Any], expected: list[str]) -> None:
     with override_settings(API_CONVENTIONS=with_versions(*versions)):
-        assert ids(checks.check_versions()) == expected
+        assert ids(versioning_checks.check_versions()) == expected
 
 
 @pytest.mark.parametrize(
@@ -159,7 +159,7 @@ def test_the_support_window(
         time_machine.travel(dt.datetime(2026, 7, 1, tzinfo=dt.UTC), tick=False),
         override_settings(API_CONVENTIONS=with_versions(version, V2)),
     ):
-        found = checks.check_deprecation_dates()
+        found = versioning_checks.check_deprecation_dates()
         assert ids(found) == expected
     if expected == ["E024"]:
         assert found[0].msg == (
@@ -175,7 +175,7 @@ def test_endpoint_and_field_deprecations_get_the_window_too(settings: Any) -> No
     urlpatterns.append(path("short-lived", short))
     clear_url_caches()
     try:
-        found = checks.check_deprecation_dates()
+        found = versioning_checks.check_deprecation_dates()
     finally:
         urlpatterns.pop()
         clear_url_caches()
@@ -197,15 +197,15 @@ def test_versioning_needs_the_middleware_and_the_drf_class(settings: Any) -> Non
     middleware = [m for m in settings.MIDDLEWARE if m != versioning_checks.VERSION_MIDDLEWARE]
     settings.MIDDLEWARE = middleware
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_VERSIONING_CLASS": None}
-    assert ids(checks.check_versions()) == ["W020", "W022"]
+    assert ids(versioning_checks.check_versions()) == ["W020", "W022"]
     # after ProblemDetails, Maintenance, Idempotency:
     settings.MIDDLEWARE = [*middleware, versioning_checks.VERSION_MIDDLEWARE]
-    assert ids(checks.check_versions()) == ["W021", "W021", "W021", "W022"]
+    assert ids(versioning_checks.check_versions()) == ["W021", "W021", "W021", "W022"]
     settings.MIDDLEWARE = [versioning_checks.VERSION_MIDDLEWARE, *middleware]  # before TraceIdMiddleware
-    assert ids(checks.check_versions()) == ["W021", "W022"]
+    assert ids(versioning_checks.check_versions()) == ["W021", "W022"]
     after_trace = middleware.index("django_api_conventions.middleware.TraceIdMiddleware") + 1  # the right place
     settings.MIDDLEWARE = [*middleware[:after_trace], versioning_checks.VERSION_MIDDLEWARE, *middleware[after_trace:]]
-    assert ids(checks.check_versions()) == ["W022"]
+    assert ids(versioning_checks.check_versions()) == ["W022"]
 
 
 def test_versioned_urls_without_versions_is_a_warning(settings: Any) -> None:
@@ -293,8 +293,8 @@ def test_plural_heuristics(word: str, plural: bool, singular_form: str) -> None:
 
 def test_the_example_service_keeps_the_url_conventions() -> None:
     assert checks.check_url_conventions() == []
-    assert checks.check_versions() == []
-    assert checks.check_deprecation_dates() == []
+    assert versioning_checks.check_versions() == []
+    assert versioning_checks.check_deprecation_dates() == []
 
 
 def test_the_example_service_mounts_its_api_with_versioned_urls() -> None:
@@ -305,9 +305,9 @@ def test_the_example_service_mounts_its_api_with_versioned_urls() -> None:
 
 def test_version_table_shape_checks(settings: Any) -> None:
     settings.API_CONVENTIONS = with_versions({**V1, "name": "V1"}, V2)
-    assert "E026" in ids(checks.check_versions())
+    assert "E026" in ids(versioning_checks.check_versions())
     settings.API_CONVENTIONS = with_versions(V2, {**V1, "name": "v3"})
-    assert "E027" in ids(checks.check_versions())
+    assert "E027" in ids(versioning_checks.check_versions())
     early = {
         "name": "v0",
         "status": "retired",
@@ -316,6 +316,6 @@ def test_version_table_shape_checks(settings: Any) -> None:
         "migration_guide": GUIDE,
     }
     settings.API_CONVENTIONS = with_versions(early, V1, V2)
-    assert "W028" in ids(checks.check_versions())
+    assert "W028" in ids(versioning_checks.check_versions())
     settings.API_CONVENTIONS = with_versions(V1, V2)
-    assert not {"E026", "E027", "W028"} & set(ids(checks.check_versions()))
+    assert not {"E026", "E027", "W028"} & set(ids(versioning_checks.check_versions()))

@@ -9,12 +9,11 @@ from typing import Any
 from django.core import checks
 from django.urls import URLResolver
 
+from ..check_messages import message, settings_are_valid
 from ..conf import api_settings
 from ..http.routes import find_naming_problems, is_drf_view, iter_routes, project_resolvers
 from ..versioning.lifecycle import get_version_table
 from ..versioning.urls import VersionedURLResolver
-from .messages import message
-from .settings import settings_are_valid
 
 
 def _uses_versioned_urls(resolver: URLResolver) -> bool:
@@ -24,6 +23,7 @@ def _uses_versioned_urls(resolver: URLResolver) -> bool:
     return False
 
 
+@checks.register(checks.Tags.urls)
 def check_url_conventions(**kwargs: Any) -> list[checks.CheckMessage]:
     """Part 2 of the conventions over the routes of DRF views: no verbs, plural collections, two levels."""
     if not settings_are_valid():

@@ -10,14 +10,12 @@ from typing import Any
 from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
-from django.core.signals import setting_changed
-from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
+from ..check_messages import SETTINGS_TAG, message
 from ..conf import DEFAULTS, IMPORT_STRINGS, SETTINGS_NAME
 from ..problems.pages import BASE_URL_FORM
 from ..versioning.lifecycle import load_versions
-from .messages import message
 
 #: Setting -> (accepted types, their description).
 SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
@@ -91,6 +89,7 @@ REPLACED_SETTINGS: dict[str, str] = {
         "get_idempotency_scope(request)"
     ),
     "CURSOR_SALT": "subclass KeysetPagination and set cursor_salt",
+    "SCHEMA_BASELINE_DIR": "pass --baseline-dir to manage.py api_compat (default: openapi)",
     "MIN_SUPPORT_DAYS": (
         "the conventions ask 90 days; an internal service adds 'django_api_conventions.E024' to SILENCED_SYSTEM_CHECKS"
     ),
@@ -115,6 +114,7 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
 }
 
 
+@checks.register(checks.Tags.compatibility, SETTINGS_TAG)
 def check_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     user_settings = getattr(settings, SETTINGS_NAME, {})
     if not isinstance(user_settings, dict):
@@ -219,22 +219,3 @@ _VALUE_CHECKS: dict[str, Callable[[str, Any], list[checks.CheckMessage]]] = {
 
 def _any(value: Any) -> bool:
     return True
-
-
-_settings_verdict: list[bool] = []
-
-
-def settings_are_valid() -> bool:
-    """Whether :func:`check_settings` finds nothing, computed once until a setting changes.
-
-    The checks that read settings skip themselves when the settings are wrong (that is reported
-    once, by ``check_settings``), without validating every value again each.
-    """
-    if not _settings_verdict:
-        _settings_verdict.append(not check_settings())
-    return _settings_verdict[0]
-
-
-@receiver(setting_changed)
-def _forget_verdict(**kwargs: Any) -> None:
-    _settings_verdict.clear()

@@ -9,13 +9,12 @@ from django.conf import settings
 from django.core import checks
 from django.utils.module_loading import import_string
 
+from ..check_messages import PACKAGE, message, settings_are_valid
 from ..conf import SETTINGS_NAME
 from ..http.routes import project_resolvers
 from ..maintenance.switches import SWITCH_CACHE, unshared_switch_cache
 from ..problems.checks import EXCEPTION_HANDLER, HANDLERS
 from ..problems.django_handlers import HTML_ERROR_HANDLER_NAMES, is_own_view
-from .messages import PACKAGE, message
-from .settings import settings_are_valid
 
 MIDDLEWARE_ORDER = [
     f"{PACKAGE}.middleware.TraceIdMiddleware",
@@ -26,6 +25,7 @@ MAINTENANCE_MIDDLEWARE = MIDDLEWARE_ORDER[2]
 DRF_JSON_PARSER = "rest_framework.parsers.JSONParser"
 
 
+@checks.register(checks.Tags.compatibility)
 def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     drf = getattr(settings, "REST_FRAMEWORK", {})
     if not isinstance(drf, dict):
@@ -43,6 +43,7 @@ def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     return errors
 
 
+@checks.register(checks.Tags.urls)
 def check_view_parsers(**kwargs: Any) -> list[checks.CheckMessage]:
     """W006 for the views and actions that name their own ``parser_classes``: the default's check
     cannot see them, and DRF's ``JSONParser`` raises the same 500 there."""
@@ -115,6 +116,7 @@ def _names_client_rate_throttle(throttles: Any) -> bool:
     return False
 
 
+@checks.register(checks.Tags.compatibility)
 def check_project_handlers(**kwargs: Any) -> list[checks.CheckMessage]:
     """The project's own handlers the package hands over to: each names a view of the project
     that can be imported, never one of the package's (which would hand over to itself)."""
@@ -150,6 +152,7 @@ def check_project_handlers(**kwargs: Any) -> list[checks.CheckMessage]:
     return errors
 
 
+@checks.register(checks.Tags.compatibility)
 def check_middleware(**kwargs: Any) -> list[checks.CheckMessage]:
     middleware = list(settings.MIDDLEWARE)
     wanted = [name for name in MIDDLEWARE_ORDER if name != MAINTENANCE_MIDDLEWARE or _maintenance_configured()]
@@ -208,6 +211,7 @@ def _runs_first(path: str) -> bool:
     return isinstance(middleware, type) and issubclass(middleware, LocaleMiddleware)
 
 
+@checks.register(checks.Tags.caches)
 def check_maintenance_switch(**kwargs: Any) -> list[checks.CheckMessage]:
     """The run-time maintenance switch reaches every worker."""
     if not settings_are_valid() or MAINTENANCE_MIDDLEWARE not in settings.MIDDLEWARE:

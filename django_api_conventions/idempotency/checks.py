@@ -7,8 +7,7 @@ from typing import Any
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
-from ..checks.messages import message
-from ..checks.settings import settings_are_valid
+from ..check_messages import message, settings_are_valid
 from ..clients.client_ids import default_client_id_resolver
 from ..conf import api_settings
 from ..http import header_names
@@ -21,6 +20,7 @@ from .stores import load_store_class
 _OPEN_PERMISSIONS = ("rest_framework.permissions.AllowAny",)
 
 
+@checks.register(checks.Tags.caches)
 def check_idempotency_store(**kwargs: Any) -> list[checks.CheckMessage]:
     """The configured store can be loaded and has what it needs."""
     if not settings_are_valid():
@@ -59,6 +59,7 @@ def _check_redis_client() -> list[checks.CheckMessage]:
     return []
 
 
+@checks.register(checks.Tags.security)
 def check_unidentified_callers(**kwargs: Any) -> list[checks.CheckMessage]:
     """Views that take idempotency keys from callers who may have no identity at all.
 

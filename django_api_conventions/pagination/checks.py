@@ -12,12 +12,13 @@ from django.db.models.constants import LOOKUP_SEP
 from rest_framework.generics import GenericAPIView
 from rest_framework.settings import api_settings as drf_settings
 
-from ..checks.messages import message
+from ..check_messages import message
 from ..http.routes import project_resolvers
 from .drf import StrictFilterBackend, StrictQueryParametersMixin
 from .paginator import KeysetPagination
 
 
+@checks.register(checks.Tags.models)
 def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
     """Every keyset-paginated view of the URLconf has an index matching its ordering (W010), and
     one for each sort it lets clients choose (E015)."""
@@ -63,6 +64,7 @@ def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
     return found
 
 
+@checks.register(checks.Tags.urls)
 def check_filter_backends(**kwargs: Any) -> list[checks.CheckMessage]:
     """One warning per list view of the URLconf whose own ``filter_backends`` let an undeclared
     query parameter through: a keyset-paginated view filtered by another backend than
@@ -88,6 +90,7 @@ def check_filter_backends(**kwargs: Any) -> list[checks.CheckMessage]:
     return warnings
 
 
+@checks.register(checks.Tags.urls)
 def check_strict_filtersets(**kwargs: Any) -> list[checks.CheckMessage]:
     """An ``OrderingFilter`` in the FilterSet of a view StrictFilterBackend filters is an error
     (E040): the client would reorder a list whose cursors hold the values of its fixed ordering.

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core import checks
 from django.urls import NoReverseMatch, reverse
 
-from ..checks.messages import PACKAGE, message
+from ..check_messages import PACKAGE, message
 from ..conf import SETTINGS_NAME
 from ..http.routes import project_resolvers
 
@@ -25,6 +25,7 @@ ERROR_HANDLERS = {
 }
 
 
+@checks.register(checks.Tags.urls)
 def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
     errors: list[checks.CheckMessage] = []
     unrouted_pages: list[checks.CheckMessage] = []
@@ -56,6 +57,7 @@ def _module_name(resolver: Any) -> str:
     return str(getattr(module, "__name__", resolver.urlconf_name))
 
 
+@checks.register(checks.Tags.urls)
 def check_api_paths(**kwargs: Any) -> list[checks.CheckMessage]:
     """With the admin installed, ``API_PATHS`` should leave its pages to Django's error views."""
     user_settings = getattr(settings, SETTINGS_NAME, {})

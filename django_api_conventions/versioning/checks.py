@@ -11,8 +11,7 @@ from django.core import checks
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 
-from ..checks.messages import PACKAGE, message
-from ..checks.settings import settings_are_valid
+from ..check_messages import PACKAGE, message, settings_are_valid
 from ..http.routes import Route, iter_routes
 from .deprecation import endpoint_deprecations
 from .fields import field_renames
@@ -26,6 +25,7 @@ VERSION_MIDDLEWARE = f"{PACKAGE}.versioning.middleware.VersionLifecycleMiddlewar
 VERSIONING_CLASS = f"{PACKAGE}.versioning.drf.LifecycleVersioning"
 
 
+@checks.register(checks.Tags.compatibility)
 def check_versions(**kwargs: Any) -> list[checks.CheckMessage]:
     """The version table keeps the conventions, and the pieces that serve it are installed."""
     if not settings_are_valid():
@@ -103,6 +103,7 @@ def _deprecations_to_check(routes: list[Route]) -> list[Deprecation]:
     return found
 
 
+@checks.register(checks.Tags.urls)
 def check_deprecation_dates(**kwargs: Any) -> list[checks.CheckMessage]:
     """Every deprecation (versions, endpoints, field renames) gives clients the support window."""
     if not settings_are_valid():

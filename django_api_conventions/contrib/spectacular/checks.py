@@ -8,9 +8,10 @@ from django.conf import settings
 from django.core import checks
 from django.utils.module_loading import import_string
 
-from ...checks.messages import message
+from ...check_messages import message
 
 
+@checks.register(checks.Tags.compatibility)
 def check_openapi_set_up(**kwargs: Any) -> list[checks.CheckMessage]:
 
     drf = getattr(settings, "REST_FRAMEWORK", {})

@@ -1,10 +1,17 @@
-"""The one table of check ids, messages and hints: no id is used twice, every message says the fix."""
+"""What every part's checks share: the one table of check ids, messages and hints (no id is used
+twice, every message says the fix), and whether the settings are valid.
+
+The parts register their own checks (each ``checks.py`` beside its code) and import this module
+only: it stands below them all and imports nothing of the package.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from django.core import checks
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.utils.translation import gettext_lazy as _
 
 if TYPE_CHECKING:
@@ -403,3 +410,26 @@ def message(check_id: str, obj: Any = None, **values: Any) -> checks.CheckMessag
     """The check message ``check_id`` of :data:`MESSAGES`, formatted with ``values``."""
     level, text, hint = MESSAGES[check_id]
     return level(text.format(**values), hint=hint.format(**values), obj=obj, id=f"{PACKAGE}.{check_id}")
+
+
+#: The tag of the check of the settings themselves (``checks/settings.py``), beside
+#: ``compatibility``: :func:`settings_are_valid` runs it by this tag, without importing it.
+SETTINGS_TAG = "api_conventions_settings"
+
+_settings_verdict: list[bool] = []
+
+
+def settings_are_valid() -> bool:
+    """Whether the settings check finds nothing, computed once until a setting changes.
+
+    The checks that read settings skip themselves when the settings are wrong (that is reported
+    once, by the settings check), without validating every value again each.
+    """
+    if not _settings_verdict:
+        _settings_verdict.append(not checks.run_checks(tags=[SETTINGS_TAG]))
+    return _settings_verdict[0]
+
+
+@receiver(setting_changed)
+def _forget_verdict(**kwargs: Any) -> None:
+    _settings_verdict.clear()
