@@ -1,4 +1,4 @@
-"""docs/tutorial.md, followed to the letter: a fresh project built from its code blocks only.
+"""docs/tutorial.md and its part 2, followed to the letter: a fresh project built from its code blocks.
 
 The tutorial names each file it writes in its code block's title (```` ```python
 title="orders/views.py" ````, shown above the block) and marks its commands with ``<!-- run -->``
@@ -31,7 +31,16 @@ import pytest
 
 from .servers import free_port
 
-TUTORIAL = Path(__file__).resolve().parent.parent / "docs" / "tutorial.md"
+#: The tutorial's pages, followed in this order as one page.
+TUTORIAL_PAGES = [
+    Path(__file__).resolve().parent.parent / "docs" / name for name in ("tutorial.md", "tutorial-features.md")
+]
+
+
+def tutorial_text() -> str:
+    return "\n".join(page.read_text() for page in TUTORIAL_PAGES)
+
+
 SHOWN_ORIGIN = "http://127.0.0.1:8000"
 SPECTACULAR_URLS = "django_api_conventions.contrib.spectacular.urls"
 # How long a worker trusts its last reading of the maintenance switch (the default setting).
@@ -282,7 +291,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
     """The tutorial followed from its first step to its last."""
     project = Project.outside_the_suite(tmp_path_factory.mktemp("tutorial"))
     try:
-        for step in tutorial_steps(TUTORIAL.read_text()):
+        for step in tutorial_steps(tutorial_text()):
             if step.path is not None:
                 content = step.content
                 if step.path == "shop/urls.py" and not _has_spectacular_urls():
@@ -312,7 +321,7 @@ def _has_spectacular_urls() -> bool:
 
 
 def test_the_page_marks_files_and_commands() -> None:
-    steps = tutorial_steps(TUTORIAL.read_text())
+    steps = tutorial_steps(tutorial_text())
     files = {step.path for step in steps if step.path}
     assert {"shop/settings.py", "shop/urls.py", "orders/models.py", "orders/views.py"} <= files
     assert sum(len(step.commands) for step in steps) >= 20
