@@ -13,8 +13,8 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient, APIRequestFactory
 from rest_framework.views import APIView
 
-from django_api_conventions import checks
 from django_api_conventions.idempotency import IdempotencyMiddleware, IdempotencyMixin
+from django_api_conventions.idempotency import checks as idempotency_checks
 from django_api_conventions.pagination import KeysetPagination
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -63,9 +63,9 @@ def test_a_view_with_its_own_scope_is_not_warned_about_anonymous_callers(monkeyp
     from testproject.billing.views import OrderViewSet
 
     monkeypatch.setattr(OrderViewSet, "permission_classes", [])
-    assert any("orders" in str(m.obj) for m in checks.check_unidentified_callers())
+    assert any("orders" in str(m.obj) for m in idempotency_checks.check_unidentified_callers())
     monkeypatch.setattr(OrderViewSet, "get_idempotency_scope", lambda self, request: "org:1", raising=False)
-    assert not any("orders" in str(m.obj) for m in checks.check_unidentified_callers())
+    assert not any("orders" in str(m.obj) for m in idempotency_checks.check_unidentified_callers())
 
 
 def test_the_middleware_names_the_headers_its_replays_repeat(monkeypatch: pytest.MonkeyPatch) -> None:

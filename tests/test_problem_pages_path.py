@@ -17,6 +17,7 @@ from django.urls import include, path
 
 import django_api_conventions.urls as package_urls
 from django_api_conventions import checks
+from django_api_conventions.problems import checks as problem_checks
 
 SECOND_HOST = "portal.example.com"
 SECOND_URLCONF = "tests.urls_second_host"
@@ -116,7 +117,7 @@ def test_a_second_urlconf_answers_problems_and_problem_pages(second_host: Client
 
 def test_the_checks_read_a_second_urlconf(settings: Any) -> None:
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "EXTRA_URLCONFS": [SECOND_URLCONF]}
-    assert checks.check_error_views() == []
+    assert problem_checks.check_error_views() == []
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "EXTRA_URLCONFS": ["tests.urls_without_package"]}
-    found = [(m.id, m.obj) for m in checks.check_error_views() if m.id.endswith("E008")]
+    found = [(m.id, m.obj) for m in problem_checks.check_error_views() if m.id.endswith("E008")]
     assert found == [("django_api_conventions.E008", "tests.urls_without_package")]

@@ -15,6 +15,7 @@ from django.test import override_settings
 from redis.sentinel import SentinelConnectionPool
 
 from django_api_conventions import checks
+from django_api_conventions.idempotency import checks as idempotency_checks
 from django_api_conventions.contrib.redis import (
     InvalidRedisURL,
     RedisURL,
@@ -192,7 +193,7 @@ def test_a_cache_the_store_cannot_use_says_why(settings: Any, caches: dict[str, 
 
 def store_checks(**user_settings: Any) -> list[tuple[str, str]]:
     with override_settings(API_CONVENTIONS={"IDEMPOTENCY_STORE": "redis", **user_settings}):
-        return [(m.id.rpartition(".")[2], m.msg) for m in checks.check_idempotency_store()]
+        return [(m.id.rpartition(".")[2], m.msg) for m in idempotency_checks.check_idempotency_store()]
 
 
 @override_settings(

@@ -18,6 +18,8 @@ from django.urls import path
 
 from django_api_conventions import checks
 from django_api_conventions.http.routes import Route, display_route, find_naming_problems
+from django_api_conventions.pagination import checks as pagination_checks
+from django_api_conventions.problems import checks as problem_checks
 from django_api_conventions.versioning import versioned_urls
 from testproject.settings import API_CONVENTIONS as EXAMPLE_SETTINGS
 
@@ -103,9 +105,9 @@ def test_the_urlconfs_of_other_hosts_are_checked_when_named(settings: Any) -> No
 
 @pytest.mark.urls("tests.urls_netbox_shaped")
 def test_the_error_handlers_of_every_urlconf_are_checked(settings: Any) -> None:
-    assert [m for m in checks.check_error_views() if m.id.endswith("W004")] == []
+    assert [m for m in problem_checks.check_error_views() if m.id.endswith("W004")] == []
     settings.API_CONVENTIONS = {**EXAMPLE_SETTINGS, "EXTRA_URLCONFS": [OTHER_HOST]}
-    warned = [m for m in checks.check_error_views() if m.id.endswith("W004")]
+    warned = [m for m in problem_checks.check_error_views() if m.id.endswith("W004")]
     assert len(warned) == 4
     assert warned[3].msg == (
         f"The URLconf {OTHER_HOST}'s handler500 is None: some errors will lose their precise problem."
@@ -117,9 +119,9 @@ def test_the_error_handlers_of_every_urlconf_are_checked(settings: Any) -> None:
 
 @pytest.mark.urls("tests.urls_netbox_shaped")
 def test_the_pagination_checks_read_the_other_urlconfs(settings: Any) -> None:
-    assert checks.check_paginated_orderings() == []
+    assert pagination_checks.check_paginated_orderings() == []
     settings.API_CONVENTIONS = {**EXAMPLE_SETTINGS, "EXTRA_URLCONFS": ["tests.urls_unindexed"]}
-    assert [m.id.rsplit(".", 1)[-1] for m in checks.check_paginated_orderings()] == ["W010", "W010"]
+    assert [m.id.rsplit(".", 1)[-1] for m in pagination_checks.check_paginated_orderings()] == ["W010", "W010"]
 
 
 def test_extra_urlconfs_must_be_module_paths() -> None:
