@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from django.apps import apps
 from django.core.signals import request_finished
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from django_api_conventions.idempotency import IdempotencyMixin
 from django_api_conventions.idempotency.transactions import settle_unfinished
@@ -53,19 +55,18 @@ def source_hash(function: Callable[..., Any]) -> str:
 
 #: What the mixin relies on in a dispatch: the failure message says what to re-check.
 DISPATCH = (
-    "IdempotencyMixin overrides initial() only: re-check in the new source that it still "
-    "(1) calls self.initial(request, *args, **kwargs) inside its try block, (2) then looks the "
-    "handler up with getattr(self, request.method.lower(), ...) when the method is in "
-    "http_method_names, (3) passes the handler's exceptions to handle_exception() and its "
-    "response to finalize_response(), as the mixin's _respond() and _respond_async() do"
+    "IdempotencyMixin.dispatch() and mixins._async_dispatch() are this dispatch composed in the "
+    "open: carry the change over to them (what is set on the view before initial(), the try "
+    "block around initial() and the handler, handle_exception(), finalize_response()), and to "
+    "the mixin's _respond() and _respond_async()"
 )
 ADRF_DISPATCH = (
     "re-check that it still calls async_dispatch() when view_is_async is true: "
-    "IdempotencyMixin.initial() reads view_is_async to choose an async handler"
+    "IdempotencyMixin.dispatch() reads view_is_async to choose its async path"
 )
 VIEW_IS_ASYNC = (
-    "re-check that it still counts the coroutine methods of the class alone: the mixin sets "
-    "its async handler on the instance, per request, so that a sync viewset stays sync"
+    "re-check that it still counts the coroutine methods of the class alone: the mixin's async "
+    "dispatch and handlers are functions, so that a sync viewset stays sync"
 )
 
 UPSTREAM = [
@@ -93,6 +94,26 @@ def test_the_upstream_functions_the_mixin_relies_on_are_unchanged(
     )
 
 
-def test_the_mixin_keeps_the_upstream_dispatch() -> None:
-    assert "dispatch" not in vars(IdempotencyMixin)
+def test_the_mixin_has_no_coroutine_method() -> None:
+    """adrf's view_is_async counts the class's coroutine methods: one on the mixin would make
+    every sync viewset that uses it async."""
     assert not any(inspect.iscoroutinefunction(member) for member in vars(IdempotencyMixin).values())
+
+
+@pytest.mark.django_db
+def test_the_view_s_handlers_are_left_in_place(rf: Any) -> None:
+    """A reader follows a keyed request from dispatch() to the handler it wraps: nothing is put
+    in place of the view's own methods on the instance."""
+    seen: list[Any] = []
+
+    class Probe(IdempotencyMixin, APIView):
+        authentication_classes: list[Any] = []
+        permission_classes: list[Any] = []
+
+        def post(self, request: Any) -> Response:
+            seen.append(self)
+            return Response({"ok": True}, status=201)
+
+    response = Probe.as_view()(rf.post("/probe", {}, content_type="application/json"))
+    assert response.status_code == 201
+    assert [name for name in ("get", "post", "put", "patch", "delete") if name in vars(seen[0])] == []

@@ -1,11 +1,10 @@
 """``IdempotencyMixin``: idempotency keys for DRF views and viewsets.
 
-The mixin keeps DRF's (and adrf's) ``dispatch()``: it overrides ``initial()`` alone, the hook
-that ``dispatch()`` calls after authentication, permissions and throttles and before it looks
-the handler up by the request's method. There it puts, in place of that handler, one that
-runs it through the protocol, as DRF's viewsets put their actions in place of ``post()`` and
-``get()``. ``tests/test_idempotency_wiring.py`` fails when the installed DRF or adrf
-changes the functions this relies on.
+A keyed request is read in :meth:`IdempotencyMixin.dispatch`, DRF's (and adrf's) ``dispatch()``
+composed in the open: DRF's checks in ``initial()``, then the handler that
+:meth:`IdempotencyMixin.get_idempotent_handler` builds around the view's method, run through the
+protocol. ``tests/test_idempotency_wiring.py`` fails when the installed DRF or adrf changes the
+dispatch this one mirrors.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from typing import Any, cast
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
-from django.http import HttpResponseBase
+from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request
 
 from ..clients.client_ids import get_client_id
@@ -60,8 +59,8 @@ class IdempotencyMixin:
 
     @classmethod
     def as_view(cls, *args: Any, **initkwargs: Any) -> Callable[..., HttpResponseBase]:
-        # The claim must commit before the view's transaction opens: the handler put in place
-        # by initial() opens that transaction itself, ATOMIC_REQUESTS included.
+        # The claim must commit before the view's transaction opens: the handler that
+        # get_idempotent_handler() wraps opens that transaction itself, ATOMIC_REQUESTS included.
         return exempt_from_atomic_requests(super().as_view(*args, **initkwargs))  # type: ignore[misc]  # a mixin of APIView
 
     def get_idempotency_options(self) -> IdempotencyOptions:
@@ -80,14 +79,37 @@ class IdempotencyMixin:
         client id (``CLIENT_ID_RESOLVER``); override it to share keys otherwise (per organisation)."""
         return get_client_id(request)
 
-    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        """DRF's checks, then the handler that ``dispatch()`` calls next, wrapped in the protocol
-        (a keyed method) or in the ``ATOMIC_REQUESTS`` transaction (any other)."""
-        super().initial(request, *args, **kwargs)  # type: ignore[misc]  # a mixin of APIView
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        """DRF's ``dispatch()`` (adrf's ``async_dispatch()`` for an async view), step by step:
+
+        1. DRF wraps the request and runs ``initial()``: authentication, permissions, throttles;
+        2. :meth:`get_idempotent_handler` refuses a body of a type the view does not read (415)
+           and wraps the method's handler in the protocol (claim the key, parse the body, run
+           the view, store its answer; or replay without running it) when the request is keyed,
+           in the ``ATOMIC_REQUESTS`` transaction when it is not;
+        3. an exception becomes DRF's error answer, and the answer is finalized.
+        """
+        view: Any = self
+        if _is_async_view(view.__class__):
+            return _async_dispatch(view, request, *args, **kwargs)
+        view.args, view.kwargs = args, kwargs
+        drf_request = view.initialize_request(request, *args, **kwargs)
+        view.request, view.headers = drf_request, view.default_response_headers
+        try:
+            view.initial(drf_request, *args, **kwargs)
+            response = self.get_idempotent_handler(drf_request)(drf_request, *args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 -- as in DRF's dispatch
+            response = view.handle_exception(exc)
+        view.response = view.finalize_response(drf_request, response, *args, **kwargs)
+        return view.response
+
+    def get_idempotent_handler(self, request: Request) -> Handler:
+        """The view's handler of ``request.method``, wrapped in the protocol (a keyed method) or
+        in the ``ATOMIC_REQUESTS`` transaction (any other); DRF's 405 for a method it lacks."""
         view: Any = self
         method = cast(str, request.method)  # DRF's Request always has one
         if not (method.lower() in view.http_method_names and hasattr(view, method.lower())):
-            return  # DRF's dispatch answers 405, whatever the key says
+            return view.http_method_not_allowed  # type: ignore[no-any-return]  # whatever the key says
         # Before the claim: a body of a type the view does not read must leave no trace.
         refuse_unsupported_body(request)
         options = self.get_idempotency_options()
@@ -95,7 +117,29 @@ class IdempotencyMixin:
         actions = getattr(view, "action_map", None)
         keyed = method in options.methods and not is_idempotency_exempt(view, method, actions)
         wrap = _async_handler if _is_async_view(view.__class__) else _sync_handler
-        setattr(view, method.lower(), wrap(view, getattr(view, method.lower()), options if keyed else None))
+        return wrap(view, getattr(view, method.lower()), options if keyed else None)
+
+
+async def _async_dispatch(view: Any, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    """:meth:`IdempotencyMixin.dispatch` of an async view, as adrf's ``async_dispatch()``.
+
+    A function, not a method of the mixin: adrf's ``ViewSet.view_is_async`` counts the class's
+    coroutine methods, and one of the mixin's would make every sync viewset async.
+    """
+    view.args, view.kwargs = args, kwargs
+    drf_request = view.initialize_request(request, *args, **kwargs)
+    view.request, view.headers = drf_request, view.default_response_headers
+    try:
+        await sync_to_async(view.initial)(drf_request, *args, **kwargs)
+        handler = view.get_idempotent_handler(drf_request)
+        if iscoroutinefunction(handler):
+            response = await handler(drf_request, *args, **kwargs)
+        else:
+            response = await sync_to_async(handler)(drf_request, *args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 -- as in adrf's async_dispatch
+        response = view.handle_exception(exc)
+    view.response = view.finalize_response(drf_request, response, *args, **kwargs)
+    return view.response  # type: ignore[no-any-return]  # any view
 
 
 @cache
@@ -129,8 +173,8 @@ def _respond(view: Any, handler: Handler, request: Request, *args: Any, **kwargs
     return view.finalize_response(request, response, *args, **kwargs)  # type: ignore[no-any-return]  # any view
 
 
-# The async handler is a function's closure, set on the instance per request: adrf's
-# ViewSet.view_is_async counts the class's coroutine methods, and would make a sync viewset async.
+# The async handler is a function's closure, not a method: adrf's ViewSet.view_is_async counts
+# the class's coroutine methods, and would make a sync viewset async.
 def _async_handler(view: Any, handler: Handler, options: IdempotencyOptions | None) -> Handler:
     async def handle(request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if options is None:
