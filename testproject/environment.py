@@ -103,7 +103,7 @@ def shared_cache(url: str | None) -> bool:
 
 def redis_target(url: str) -> Any:
     """``REDIS_URL`` parsed by the package; a form it cannot use stops the start-up with the reason."""
-    from django_api_conventions.contrib.redis import InvalidRedisURL, parse_redis_url
+    from django_api_conventions.redis import InvalidRedisURL, parse_redis_url
 
     try:
         return parse_redis_url(url)
@@ -112,7 +112,7 @@ def redis_target(url: str) -> Any:
 
 
 def redacted_url(url: str) -> str:
-    from django_api_conventions.contrib.redis import redacted
+    from django_api_conventions.redis import redacted
 
     return redacted(url)
 

@@ -38,8 +38,15 @@ OPTIONAL = (
     "valkey",
     "django_valkey",
 )
-#: contrib modules that adapt an optional package and import nothing of ours: the features may use them.
-ADAPTERS = (f"{PACKAGE}.contrib.redis",)
+#: Parts that adapt an optional package and import nothing of ours: any part may use them.
+ADAPTERS = (f"{PACKAGE}.redis",)
+#: The top floor: the app config wires the parts, and alone may import contrib/ (where the
+#: optional package is installed).
+TOP = f"{PACKAGE}.apps"
+#: The table of check ids and messages that every part's checks import: it imports nothing of ours.
+CHECK_MESSAGES = f"{PACKAGE}.check_messages"
+#: The checks of the project as a whole: above every part, imported by the app config alone.
+PROJECT_CHECKS = "checks"
 #: Outside contrib, the optional packages a feature is built on, and its modules that import them
 #: (the rest of the feature imports them only on use, so the package imports without them).
 BUILT_ON = {
@@ -123,12 +130,38 @@ def test_features_never_import_each_other(feature: str) -> None:
     assert offenders == []
 
 
-def test_features_use_contrib_only_through_adapters() -> None:
+def contrib_imports_below_the_top(edges: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return [
+        (source, target)
+        for source, target in edges
+        if part_of(target) == "contrib" and part_of(source) != "contrib" and source != TOP
+    ]
+
+
+def test_no_part_below_the_app_config_imports_contrib() -> None:
+    """contrib/ builds on the parts; the parts never reach up into an integration."""
+    assert contrib_imports_below_the_top(EDGES) == []
+
+
+def test_a_lazy_import_of_contrib_is_seen(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("def lookup():\n    from ..contrib.opentelemetry import spans\n")
+    module = f"{PACKAGE}.tracing.probe"
+    assert contrib_imports_below_the_top([(module, t) for t in imports_of(probe, module)]) != []
+
+
+def test_only_the_app_config_imports_the_project_checks() -> None:
+    """Each part registers its own checks and imports the message table, never checks/."""
     offenders = [
         (source, target)
         for source, target in EDGES
-        if part_of(source) in FEATURES and part_of(target) == "contrib" and not target.startswith(ADAPTERS)
+        if part_of(target) == PROJECT_CHECKS and part_of(source) != PROJECT_CHECKS and source != TOP
     ]
+    assert offenders == []
+
+
+def test_the_check_messages_import_nothing_of_the_package() -> None:
+    offenders = [(s, t) for s, t in EDGES if s == CHECK_MESSAGES and t.startswith(f"{PACKAGE}.")]
     assert offenders == []
 
 
@@ -150,6 +183,7 @@ def optional_imports_outside_contrib(edges: list[tuple[str, str]]) -> list[tuple
         for source, target in edges
         if target.split(".")[0] in OPTIONAL
         and part_of(source) != "contrib"
+        and not in_adapter(source)
         and source not in BUILT_ON.get(target.split(".")[0], ())
     ]
 
@@ -214,3 +248,78 @@ def test_a_private_import_is_seen(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
     probe.write_text("from .filters import PREDICATE_CODE, _clean\nfrom django.utils.translation import gettext as _\n")
     assert list(private_imports(probe, f"{PACKAGE}.pagination.probe")) == [f"{PACKAGE}.pagination.filters._clean"]
+
+
+REPOSITORY = ROOT.parent
+#: Every folder of the repository whose modules import each other: the package, the example
+#: service and the benchmarks (the tests are no part of the house).
+HOUSE = (PACKAGE, "testproject", "benchmarks")
+
+
+def module_graph(roots: tuple[str, ...] = HOUSE) -> dict[str, set[str]]:
+    """module -> the modules of ``roots`` it imports, lazily or not. ``from pkg import mod`` is
+    an arrow to ``pkg.mod`` alone, as Python reads it once ``pkg`` is imported."""
+    paths = {
+        (name := ".".join(path.relative_to(REPOSITORY).with_suffix("").parts)).removesuffix(".__init__"): path
+        for root in roots
+        for path in (REPOSITORY / root).rglob("*.py")
+        if "migrations" not in path.parts
+    }
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                target = ".".join([*base, node.module] if node.module else base) if node.level else node.module or ""
+                for alias in node.names:
+                    submodule = f"{target}.{alias.name}"
+                    targets.add(submodule if submodule in paths else target)
+        graph[name] = {target for target in targets if target in paths and target != name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The modules that import each other in a loop (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[set[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in graph.get(module, ()):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = set()
+            while True:
+                member = stack.pop()
+                component.add(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_modules_import_each_other_in_a_loop() -> None:
+    graph = module_graph()
+    assert len(graph) > 100
+    assert circles(graph) == []
+
+
+def test_a_loop_is_seen() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [{"a", "b", "c"}]

@@ -16,7 +16,7 @@ from redis.sentinel import SentinelConnectionPool
 
 from django_api_conventions import checks
 from django_api_conventions.idempotency import checks as idempotency_checks
-from django_api_conventions.contrib.redis import (
+from django_api_conventions.redis import (
     InvalidRedisURL,
     RedisURL,
     build_client,
@@ -277,7 +277,7 @@ def test_the_example_service_refuses_a_redis_url_it_cannot_use(url: str, reason:
 def test_which_error_replies_mean_the_server_cannot_serve_the_store(reply: str, refused: bool) -> None:
     import logging
 
-    from django_api_conventions.contrib.redis import CommandsRefused, refusals_as_unavailable
+    from django_api_conventions.redis import CommandsRefused, refusals_as_unavailable
 
     with (
         pytest.raises(CommandsRefused if refused else redis.ResponseError) as raised,
@@ -290,6 +290,6 @@ def test_which_error_replies_mean_the_server_cannot_serve_the_store(reply: str, 
 
 
 def test_an_acl_without_the_store_s_commands_is_unavailable() -> None:
-    from django_api_conventions.contrib.redis import UNAVAILABLE_ERRORS
+    from django_api_conventions.redis import UNAVAILABLE_ERRORS
 
     assert issubclass(redis.exceptions.NoPermissionError, UNAVAILABLE_ERRORS)

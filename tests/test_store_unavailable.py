@@ -177,8 +177,8 @@ def test_a_fault_in_the_store_s_own_script_stays_a_500(
     """An error reply that is the script's own doing is not passed off as an outage."""
     import redis
 
-    from django_api_conventions.contrib.redis import UNAVAILABLE_ERRORS
     from django_api_conventions.idempotency.stores.redis import KEY_PREFIX, Script
+    from django_api_conventions.redis import UNAVAILABLE_ERRORS
 
     broken = Script("return redis.call('HSET', KEYS[1])")  # too few arguments
     client = redis.Redis(port=redis_sentinel_topology.master_port())

@@ -176,20 +176,20 @@ return false
 @lru_cache(maxsize=1)
 def _count_in_window() -> Any:
     """The script, built on first use: redis-py is imported only for a Redis cache."""
-    from ..contrib.redis import RedisScript
+    from ..redis import RedisScript
 
     return RedisScript(_COUNT_IN_WINDOW)
 
 
 def _redis_client_of(cache: Any) -> Any | None:
-    """The raw client of ``cache`` when it is a Redis cache of :mod:`~..contrib.redis`, else ``None``."""
+    """The raw client of ``cache`` when it is a Redis cache of :mod:`~..redis`, else ``None``."""
     alias: str | None = cache.__dict__["_alias"] if isinstance(cache, ConnectionProxy) else _alias_of(cache)
     if alias is None:
         return None
     backend = str(settings.CACHES[alias].get("BACKEND", "")).lower()
     if "redis" not in backend and "valkey" not in backend:
         return None  # before importing redis-py, which a project without Redis may not have
-    from ..contrib.redis import redis_client_for_cache
+    from ..redis import redis_client_for_cache
 
     try:
         return redis_client_for_cache(alias)

@@ -43,7 +43,7 @@ def _check_redis_client() -> list[checks.CheckMessage]:
     Nothing connects: an unreachable Redis shows at the first keyed request (a 503).
     """
     # The store loaded, so redis-py is installed: the adapter can be imported.
-    from ..contrib.redis import cache_backend, parse_redis_url, redacted
+    from ..redis import cache_backend, parse_redis_url, redacted
 
     url = api_settings.IDEMPOTENCY_REDIS_URL
     if url is not None:

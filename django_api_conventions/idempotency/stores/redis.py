@@ -2,7 +2,7 @@
 
 Every script touches a single key, so the store is safe on Redis Cluster. Time comes from
 the Redis server (``TIME``), so the hosts' clocks never decide whether a lease has passed.
-Its client comes from :mod:`~django_api_conventions.contrib.redis`: a cache alias
+Its client comes from :mod:`~django_api_conventions.redis`: a cache alias
 (django-redis, Django's RedisCache, django-valkey) or ``IDEMPOTENCY_REDIS_URL``.
 """
 
@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from ...conf import api_settings
-from ...contrib.redis import (
+from ...redis import (
     UNAVAILABLE_ERRORS,
     RedisScript,
     client_for_key,
