@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from ...conf import api_settings
 from ...models import IdempotencyRecord
+from ._django_compat import server_binding_cursor
 from .base import Claim, ClaimOutcome, IdempotencyStore, RecordSummary, StoredResponse, new_owner_token
 
 __all__ = ["DatabaseStore"]
@@ -296,11 +297,7 @@ def _hot_path_cursor(connection: Any) -> Any:
     connection.ensure_connection()
     if getattr(connection.connection, "prepare_threshold", None) is None:
         return connection.cursor()
-    from django.db.backends.postgresql.base import ServerBindingCursor  # psycopg 3 only
-
-    cursor = ServerBindingCursor(connection.connection)  # type: ignore[call-arg]  # psycopg.Cursor(connection)
-    # Wrapped as Django wraps its own (thread check, query log, execute wrappers).
-    return connection._prepare_cursor(cursor)
+    return server_binding_cursor(connection)
 
 
 class _HeldRecord(NamedTuple):
