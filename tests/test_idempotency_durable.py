@@ -40,7 +40,7 @@ def post(key: str | None = None) -> Any:
 
 
 def test_djangos_refusal_is_recognised() -> None:
-    """By where Django raises it (django.db.transaction, on Django 5.2 and 6.0): this fails on a
+    """By where Django raises it (django.db.transaction, on Django 5.2 and 6.1): this fails on a
     Django that moves it elsewhere or gives it a class of its own, to be recognised by then."""
     with transaction.atomic(), pytest.raises(RuntimeError) as raised, transaction.atomic(durable=True):
         pass

@@ -71,7 +71,7 @@ def is_durable_nesting(exc: BaseException) -> bool:
     """Whether ``exc`` is Django's refusal of a durable atomic block inside another one.
 
     Django raises no exception class of its own for it: a plain ``RuntimeError`` from
-    ``django.db.transaction``, the only one that module raises (Django 5.2 and 6.0). It is
+    ``django.db.transaction``, the only one that module raises (Django 5.2 and 6.1). It is
     recognised by where it was raised, never by its text, which Django may reword;
     tests/test_idempotency_durable.py fails on a Django that raises it elsewhere.
     """
