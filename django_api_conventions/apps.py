@@ -44,11 +44,12 @@ def _connect_opentelemetry() -> None:
     # signals feed spans and a counter. Found out here, at start-up, never on a request: two
     # request threads importing an optional module at once can see it half imported.
     try:
-        from .contrib.opentelemetry import idempotency, spans
+        from .contrib.opentelemetry.idempotency import connect
+        from .contrib.opentelemetry.spans import current_span_trace_id
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "opentelemetry":
             raise
         read_span_trace_ids(None)
         return
-    read_span_trace_ids(spans.current_span_trace_id)
-    idempotency.connect()
+    read_span_trace_ids(current_span_trace_id)
+    connect()
