@@ -209,7 +209,8 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "IDEMPOTENCY_PATHS": SettingDoc(
         "a list of regular expressions",
         (
-            "Paths that [`IdempotencyMiddleware`](idempotency-views.md#idempotencymiddleware-for-views-you-cannot-edit) "
+            "Paths that "
+            "[`IdempotencyMiddleware`](idempotency-views.md#idempotencymiddleware-for-views-you-cannot-edit) "
             "protects, searched in `request.path`. An invalid pattern is error `E006`."
         ),
     ),
