@@ -89,7 +89,6 @@ REPLACED_SETTINGS: dict[str, str] = {
         "get_idempotency_scope(request)"
     ),
     "CURSOR_SALT": "subclass KeysetPagination and set cursor_salt",
-    "SCHEMA_BASELINE_DIR": "pass --baseline-dir to manage.py api_compat (default: openapi)",
     "MIN_SUPPORT_DAYS": (
         "the conventions ask 90 days; an internal service adds 'django_api_conventions.E024' to SILENCED_SYSTEM_CHECKS"
     ),
