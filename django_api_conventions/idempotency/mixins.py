@@ -95,12 +95,12 @@ class IdempotencyMixin:
         view.args, view.kwargs = args, kwargs
         drf_request = view.initialize_request(request, *args, **kwargs)
         view.request, view.headers = drf_request, view.default_response_headers
-        try:
-            view.initial(drf_request, *args, **kwargs)
-            response = self.get_idempotent_handler(drf_request)(drf_request, *args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 -- as in DRF's dispatch
-            response = view.handle_exception(exc)
-        view.response = view.finalize_response(drf_request, response, *args, **kwargs)
+
+        def checked_then_handled(request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            view.initial(request, *args, **kwargs)
+            return self.get_idempotent_handler(request)(request, *args, **kwargs)  # type: ignore[no-any-return]  # any handler
+
+        view.response = _respond(view, checked_then_handled, drf_request, *args, **kwargs)
         return view.response
 
     def get_idempotent_handler(self, request: Request) -> Handler:
@@ -129,16 +129,12 @@ async def _async_dispatch(view: Any, request: HttpRequest, *args: Any, **kwargs:
     view.args, view.kwargs = args, kwargs
     drf_request = view.initialize_request(request, *args, **kwargs)
     view.request, view.headers = drf_request, view.default_response_headers
-    try:
-        await sync_to_async(view.initial)(drf_request, *args, **kwargs)
-        handler = view.get_idempotent_handler(drf_request)
-        if iscoroutinefunction(handler):
-            response = await handler(drf_request, *args, **kwargs)
-        else:
-            response = await sync_to_async(handler)(drf_request, *args, **kwargs)
-    except Exception as exc:  # noqa: BLE001 -- as in adrf's async_dispatch
-        response = view.handle_exception(exc)
-    view.response = view.finalize_response(drf_request, response, *args, **kwargs)
+
+    async def checked_then_handled(request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        await sync_to_async(view.initial)(request, *args, **kwargs)
+        return await _call_async(view.get_idempotent_handler(request), request, *args, **kwargs)
+
+    view.response = await _respond_async(view, checked_then_handled, drf_request, *args, **kwargs)
     return view.response  # type: ignore[no-any-return]  # any view
 
 
@@ -195,13 +191,17 @@ def _async_handler(view: Any, handler: Handler, options: IdempotencyOptions | No
 async def _respond_async(view: Any, handler: Handler, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
     """:func:`_respond` as adrf's async dispatch calls a handler."""
     try:
-        if iscoroutinefunction(handler):
-            response = await handler(request, *args, **kwargs)
-        else:
-            response = await sync_to_async(handler)(request, *args, **kwargs)
+        response = await _call_async(handler, request, *args, **kwargs)
     except Exception as exc:  # noqa: BLE001 -- as in adrf's async_dispatch
         response = view.handle_exception(exc)
     return view.finalize_response(request, response, *args, **kwargs)  # type: ignore[no-any-return]  # any view
+
+
+async def _call_async(handler: Handler, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    """A handler awaited, or a sync one run in a thread, as adrf calls them."""
+    if iscoroutinefunction(handler):
+        return await handler(request, *args, **kwargs)  # type: ignore[no-any-return]  # any handler
+    return await sync_to_async(handler)(request, *args, **kwargs)  # type: ignore[no-any-return]  # any handler
 
 
 async def _respond_unkeyed_async(
