@@ -104,10 +104,12 @@ class ExtraParameters:
     #: The names and family patterns that may be sent more than once.
     repeatable: frozenset[str] = field(init=False, compare=False)
     _families: dict[str, str] = field(init=False, compare=False)
+    _first: dict[str, ExtraParameter] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         first = {entry.name: entry for entry in reversed(self.entries)}  # the first entry of a name wins
         ordered = list(dict.fromkeys(entry.name for entry in self.entries))
+        object.__setattr__(self, "_first", first)
         object.__setattr__(self, "names", tuple(ordered))
         object.__setattr__(self, "repeatable", frozenset(name for name in ordered if first[name].repeatable))
         families = {first[name].family: name for name in ordered if first[name].family is not None}
@@ -123,39 +125,21 @@ class ExtraParameters:
         return self._families.get(prefix)
 
     def openapi_parameters(self) -> list[dict[str, Any]]:
-        first = {entry.name: entry for entry in reversed(self.entries)}
-        return [first[name].openapi_parameter() for name in self.names]
-
-
-#: Marks a mapping entry in the cache key, so that no tuple a project wrote reads as one.
-_MAPPING = object()
+        return [self._first[name].openapi_parameter() for name in self.names]
 
 
 def extra_parameters_of(view: Any, setting: Sequence[Any]) -> ExtraParameters:
     """The view's ``extra_query_params`` (a class attribute, or a property to choose per request),
     then ``setting``'s entries; an invalid entry is ``ImproperlyConfigured``."""
     entries = (*(getattr(view, "extra_query_params", None) or ()), *setting)
-    if all(type(entry) is str for entry in entries):  # the usual case: names only
-        return _read(entries)
-    try:
-        key = tuple(_hashable(entry) for entry in entries)
-        hash(key)
-    except TypeError:
-        return _read_entries(entries)
-    return _read(key)
-
-
-def _hashable(entry: Any) -> Any:
-    return (_MAPPING, tuple(entry.items())) if isinstance(entry, Mapping) else entry
+    if all(type(entry) is str for entry in entries):  # the usual case, read once per list of names
+        return _read_names(entries)
+    return _read_entries(entries)
 
 
 @lru_cache(maxsize=256)
-def _read(key: tuple[Any, ...]) -> ExtraParameters:
-    return _read_entries([dict(entry[1]) if _is_mapping_key(entry) else entry for entry in key])
-
-
-def _is_mapping_key(entry: Any) -> bool:
-    return isinstance(entry, tuple) and len(entry) == 2 and entry[0] is _MAPPING
+def _read_names(names: tuple[str, ...]) -> ExtraParameters:
+    return _read_entries(names)
 
 
 def _read_entries(entries: Sequence[Any]) -> ExtraParameters:
