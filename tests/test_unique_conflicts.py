@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from django_api_conventions.idempotency import get_store
 from django_api_conventions.models import IdempotencyRecord, RuntimeSwitch
 from django_api_conventions.problems.mapping import problem_for_exception
-from django_api_conventions.problems.unique_violations import unique_violation
+from django_api_conventions.problems.unique_violations import sqlite_unique_target, unique_violation
 from testproject.billing.models import Customer, Invoice
 from testproject.billing.serializers import UserSerializer
 
@@ -98,6 +98,15 @@ def test_other_integrity_errors_stay_500(write: Callable[[], Any]) -> None:
 
 def test_an_integrity_error_raised_by_hand_is_not_a_conflict() -> None:
     assert problem_for_exception(IntegrityError("something else")) is None
+
+
+def test_sqlites_message_is_read_as_it_names_a_unique_constraint() -> None:
+    # SQLite names the columns or the index of a unique constraint in its message only.
+    read = sqlite_unique_target
+    assert read("UNIQUE constraint failed: app_user.email") == (None, "app_user", ["email"])
+    assert read("UNIQUE constraint failed: app_key.scope, app_key.key") == (None, "app_key", ["scope", "key"])
+    assert read("UNIQUE constraint failed: index 'user_email_ci'") == ("user_email_ci", None, [])
+    assert read("CHECK constraint failed: amount") == (None, None, [])
 
 
 @pytest.fixture
