@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from django.conf import settings as django_settings
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
+from django.test import Client, RequestFactory
 from rest_framework.decorators import api_view
 
 from django_api_conventions.content.parsers import max_body_bytes, view_body_limit
+from django_api_conventions.problems.middleware import _read_body_past_default_limit
 
 from .http import send
 from .project_views import MIB, LargeUploadView
@@ -150,3 +151,15 @@ def test_through_gunicorn() -> None:
         )
         assert upload.status == 201, upload.body[:300]
         assert upload.json() == {"size": ELEVEN_MIB}
+
+
+def test_a_body_past_the_default_limit_reads_as_djangos_own(settings: Any) -> None:
+    # Pins the one use of Django's private request attributes: request.body, request.POST and
+    # the stream read the body as if HttpRequest.body had read it.
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10
+    body = b"name=" + b"x" * 40
+    request = RequestFactory().post("/", body, content_type="application/x-www-form-urlencoded")
+    _read_body_past_default_limit(request)
+    assert request.body == body
+    assert request.POST["name"] == "x" * 40
+    assert request.read() == body

@@ -19,14 +19,11 @@ from rest_framework.views import set_rollback
 from ..conf import api_settings
 from ..http.request_attributes import http_request_of
 from .details import ProblemException, is_problem_response, render_problem
-from .error_answers import error_answer_data, problem_for_error_answer
+from .error_answers import error_answer_data, headers_beside_body, problem_for_error_answer
 from .kept_answers import is_kept_answer, keep_error_body
 from .mapping import mapped_problem, package_problem, report_server_failure
 
 __all__ = ["problem_exception_handler"]
-
-# Headers of the project's answer that describe its body, which the problem replaces.
-_BODY_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "content-disposition"})
 
 #: Set while the project's handler runs: a project handler that itself ends by calling this one
 #: (the usual way to wrap it) gets the package's answer, not a second call of itself.
@@ -111,7 +108,7 @@ def _problem_of_answer(
     (:func:`~django_api_conventions.problems.error_answers.problem_for_error_answer`). Either way the
     answer's headers (``Retry-After``...) are kept.
     """
-    headers = {name: value for name, value in answer.headers.items() if name.lower() not in _BODY_HEADERS}
+    headers = headers_beside_body(answer)
     data = error_answer_data(answer)
     problem = package_problem(exc) if drf_default == (answer.status_code, data) else None
     if problem is None:

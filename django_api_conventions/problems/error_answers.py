@@ -23,6 +23,8 @@ from .types import problem_types
 
 __all__ = ["problem_for_error_answer"]
 
+# Headers of an error answer that describe its body, which the problem replaces.
+_BODY_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "content-disposition"})
 
 #: Members of an error body that hold its message when it has no ``detail``, the first found
 #: wins: ``{"message": ...}``, OAuth 2.0's ``error_description`` (whose ``error`` is a code),
@@ -56,6 +58,11 @@ def error_answer_data(response: HttpResponseBase) -> Any:
         return json.loads(content)
     except (ValueError, RecursionError):  # not JSON after all, or nested beyond reading
         return None
+
+
+def headers_beside_body(response: HttpResponseBase) -> dict[str, str]:
+    """The headers of an error answer a problem keeps (``Retry-After``...): all but the body's."""
+    return {name: value for name, value in response.headers.items() if name.lower() not in _BODY_HEADERS}
 
 
 def _text_message(content: bytes, charset: str, *, html: bool) -> str | None:

@@ -245,18 +245,21 @@ def _unique_conflict(violation: UniqueViolation) -> ProblemException:
     )
 
 
+def request_too_large(limit: int) -> ProblemException:
+    return ProblemException(
+        "request-too-large",
+        gettext("The request body exceeds the limit of {limit} bytes.").format(limit=limit),
+        extensions={"limit_bytes": limit},
+    )
+
+
 def _from_suspicious_operation(exc: SuspiciousOperation) -> ProblemException:
     if isinstance(exc, InvalidHostPort):
         return ProblemException("invalid-host", str(exc.detail))
     if isinstance(exc, DisallowedHost):
         return ProblemException("invalid-host", gettext("The Host header names a host this service does not serve."))
     if isinstance(exc, RequestDataTooBig):
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        return ProblemException(
-            "request-too-large",
-            gettext("The request body exceeds the limit of {limit} bytes.").format(limit=limit),
-            extensions={"limit_bytes": limit},
-        )
+        return request_too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     if isinstance(exc, TooManyFieldsSent):
         return ProblemException(
             "too-many-fields",

@@ -26,39 +26,28 @@ from ..http.request_attributes import EXCEPTION, get_state, set_state
 from .api_paths import html_error_page, is_api_path
 from .details import ProblemException, is_problem_response, render_problem
 from .django_handlers import not_found_problem
-from .error_answers import error_answer_data, problem_for_error_answer
+from .error_answers import error_answer_data, headers_beside_body, problem_for_error_answer
 from .hosts import checked_host
 from .kept_answers import is_kept_answer
-from .mapping import INTERNAL_ERROR_DETAIL, problem_for_exception, report_server_failure
+from .mapping import INTERNAL_ERROR_DETAIL, problem_for_exception, report_server_failure, request_too_large
 from .types import problem_types
-
-# Headers of an error response that describe its body, which the problem replaces.
-_BODY_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "content-disposition"})
 
 
 class ProblemDetailsMiddleware(HookMiddleware):
     """Problem details for everything that does not pass through DRF's exception handler.
 
-    - rejects, before any other code reads them, a disallowed ``Host`` (also when an
-      absolute-form request target names another host, or its port is not a number from 1 to
-      65535: ``127.0.0.1:0``, ``:65536``, ``:080``), a body over
-      ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413), a body without ``Content-Length`` (411), a
-      query string with too many fields, and a NUL character in the URL, in a header or in
-      ``Basic`` credentials (400);
-    - answers exceptions raised by any view, a 500 logged with its trace id and reported to
+    - refuses, before any other code reads them, a disallowed ``Host`` (or port, or an
+      absolute-form target naming another host), a body over ``DATA_UPLOAD_MAX_MEMORY_SIZE``
+      or the view's ``max_body_bytes`` (413), a body without ``Content-Length`` (411), too many
+      query fields, and a NUL character in the URL, a header or ``Basic`` credentials (400);
+    - answers exceptions raised by any view: a 500 is logged with its trace id and reported to
       ``got_request_exception`` receivers, its text never sent;
-    - turns any other error response (Django's HTML pages with ``DEBUG`` on or off, a view's own
-      error responses) into a problem with the same status and headers; a view's own 4xx body
-      (a DRF ``Response``'s data, a JSON body, a plain-text message) keeps its message as the
-      ``detail``, its field messages as ``errors`` items and its other members, as the exception
-      handler converts the project's answers (:mod:`.error_answers`); an answer marked
-      :func:`~.kept_answers.keep_error_body` (or on a ``KEEP_ERROR_BODY_PATHS`` path) is left
-      as it is.
+    - turns any other error response into a problem with the same status and headers, reading
+      a view's own 4xx body as :mod:`.error_answers` does, unless it is kept
+      (:func:`~.kept_answers.keep_error_body`, ``KEEP_ERROR_BODY_PATHS``).
 
-    Outside ``API_PATHS`` (the admin, say) Django answers as usual: the request is refused for
-    the same reasons, but with Django's own 400 page; exceptions go to Django's handling (its
-    ``handler500``...), error responses are left alone. Only a :class:`ProblemException`,
-    raised on purpose, is a problem on every path.
+    Outside ``API_PATHS`` Django answers as usual (its 400 page, ``handler500``...); only a
+    :class:`ProblemException`, raised on purpose, is a problem on every path.
     """
 
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
@@ -115,8 +104,8 @@ class ProblemDetailsMiddleware(HookMiddleware):
         if problem is None:
             problem = _problem_of_error_response(request, response)
         problem_response = render_problem(request, problem)
-        for name, value in response.headers.items():
-            if name.lower() not in _BODY_HEADERS and name not in problem_response.headers:
+        for name, value in headers_beside_body(response).items():
+            if name not in problem_response.headers:
                 problem_response[name] = value
         problem_response.cookies = response.cookies
         return problem_response
@@ -159,7 +148,7 @@ def _check_content_length(request: HttpRequest) -> None:
     if view_limit is None:
         raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
     if length > view_limit:
-        raise _too_large(view_limit)
+        raise request_too_large(view_limit)
 
 
 def _content_length(request: HttpRequest) -> int:
@@ -180,26 +169,26 @@ def _view_body_limit_before_routing(request: HttpRequest) -> int | None:
 
 
 def _check_view_body_limit(request: HttpRequest, limit: int | None) -> None:
-    """Apply a view's own limit to its whole body, multipart included (its file parts too); a
-    view without one keeps the default, in case process_request saw another view."""
+    # A view's own limit covers its whole body, file parts included; a view without one keeps
+    # the default, in case process_request saw another view.
+    if limit is not None and _content_length(request) > limit:
+        raise request_too_large(limit)
     default: int | None = settings.DATA_UPLOAD_MAX_MEMORY_SIZE  # None: no limit (Django's docs)
-    if limit is None and (default is None or request.content_type == "multipart/form-data"):
+    if default is None or request.content_type == "multipart/form-data" or _content_length(request) <= default:
         return
-    length = _content_length(request)
     if limit is None:
-        if default is not None and length > default:  # always set here: None returned above
-            raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
-        return
-    if length > limit:
-        raise _too_large(limit)
-    if default is not None and length > default and request.content_type != "multipart/form-data":
-        _read_body(request)
+        raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
+    _read_body_past_default_limit(request)
 
 
-def _read_body(request: HttpRequest) -> None:
-    # HttpRequest.body refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE whatever the view allows
-    # (the idempotency fingerprint, a form's request.POST and the view's own code read it):
-    # read it here, within the view's limit, exactly as HttpRequest.body would.
+def _read_body_past_default_limit(request: HttpRequest) -> None:
+    """Read the body into ``request.body`` exactly as ``HttpRequest.body`` does, but past
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE``, which ``HttpRequest.body`` applies whatever the view allows.
+
+    The package's one use of Django's private attributes (``_body``, ``_stream``): Django has no
+    public way to let the idempotency fingerprint, ``request.POST`` or the view read a body its
+    ``max_body_bytes`` allows. ``tests/test_body_limits_per_view.py`` pins the behaviour.
+    """
     try:
         request._body = request.read()
     except OSError as exc:
@@ -207,14 +196,6 @@ def _read_body(request: HttpRequest) -> None:
     finally:
         request._stream.close()
     request._stream = BytesIO(request._body)
-
-
-def _too_large(limit: int) -> ProblemException:
-    return ProblemException(
-        "request-too-large",
-        gettext("The request body exceeds the limit of {limit} bytes.").format(limit=limit),
-        extensions={"limit_bytes": limit},
-    )
 
 
 def _check_no_nul(request: HttpRequest) -> None:
@@ -240,8 +221,7 @@ def _check_headers_no_nul(request: HttpRequest) -> None:
 
 
 def _basic_credentials(header: str) -> str | None:
-    """The decoded credentials of a ``Basic`` header, decoded as DRF's ``BasicAuthentication``
-    decodes them; ``None`` for another scheme or what DRF itself refuses (a 401)."""
+    # Decoded as DRF's BasicAuthentication decodes them; None for what it refuses (a 401).
     parts = header.split()
     if len(parts) != 2 or parts[0].lower() != "basic":
         return None
@@ -278,8 +258,7 @@ def _problem_for_status(request: HttpRequest, status: int) -> ProblemException:
 
 
 def _problem_of_error_response(request: HttpRequest, response: HttpResponseBase) -> ProblemException:
-    """A view's own error body, read as the exception handler reads the project's answers; the
-    problem of its status when it has none to read (an HTML page, a 5xx's text, never sent)."""
+    # The problem of the status when there is no body to read: an HTML page, a 5xx's text.
     data = error_answer_data(response) if response.status_code < 500 else None
     if data is None:
         return _problem_for_status(request, response.status_code)
