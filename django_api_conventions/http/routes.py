@@ -198,25 +198,15 @@ class Finding:
 
 def find_naming_problems(route: Route) -> list[Finding]:
     segments = [s for s in route.segments if not _is_version(s)]
-    findings = []
-    for index, segment in enumerate(segments):
-        if _is_parameter(segment):
-            continue
-        first_word = re.split(r"[-_]", segment.lower())[0]
-        if first_word in VERBS and not names_collection(segment):
-            noun = ACTION_NOUNS.get(first_word, f"{first_word}-requests")
-            suggestion = "/".join([*segments[:index], noun])
-            findings.append(Finding("W023", route.display, {"segment": segment, "suggestion": f"POST /{suggestion}"}))
-            continue
-        followed_by_id = index + 1 < len(segments) and _is_parameter(segments[index + 1])
-        if followed_by_id and not looks_plural(segment):
-            shape = "/".join([*segments[:index], pluralize(segment), *segments[index + 1 :]])
-            findings.append(Finding("W024", route.display, {"segment": segment, "suggestion": f"/{shape}"}))
-    last_index = len(segments) - 1
+    findings = [
+        finding
+        for index, segment in enumerate(segments)
+        if not _is_parameter(segment) and (finding := _segment_problem(route, segments, index)) is not None
+    ]
     collections = [
         segment
         for index, segment in enumerate(segments)
-        if not _is_parameter(segment) and (index == last_index or _is_parameter(segments[index + 1]))
+        if not _is_parameter(segment) and (index == len(segments) - 1 or _is_parameter(segments[index + 1]))
     ]
     if len(collections) > 2:
         last, parent = collections[-1], collections[-2]
@@ -227,3 +217,18 @@ def find_naming_problems(route: Route) -> list[Finding]:
             )
         )
     return findings
+
+
+def _segment_problem(route: Route, segments: list[str], index: int) -> Finding | None:
+    """A verb (W023) or a singular collection followed by an id (W024) at ``segments[index]``."""
+    segment = segments[index]
+    first_word = re.split(r"[-_]", segment.lower())[0]
+    if first_word in VERBS and not names_collection(segment):
+        noun = ACTION_NOUNS.get(first_word, f"{first_word}-requests")
+        suggestion = "/".join([*segments[:index], noun])
+        return Finding("W023", route.display, {"segment": segment, "suggestion": f"POST /{suggestion}"})
+    followed_by_id = index + 1 < len(segments) and _is_parameter(segments[index + 1])
+    if followed_by_id and not looks_plural(segment):
+        shape = "/".join([*segments[:index], pluralize(segment), *segments[index + 1 :]])
+        return Finding("W024", route.display, {"segment": segment, "suggestion": f"/{shape}"})
+    return None
