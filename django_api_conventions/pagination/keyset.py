@@ -16,11 +16,8 @@ from django.utils.hashable import make_hashable
 
 
 class Column(Expression):
-    """A column of the query's own model by field name (``pk`` too), resolved to the model's own
-    table at once, without the lookup machinery an ``F()`` goes through (``names_to_path``,
-    ``setup_joins``) on every page. A transform, a related path, an annotation or a field
-    inherited from a parent table (multi-table inheritance: a join) resolve as ``F(name)`` does.
-    """
+    """A column of the query's own model by field name (``pk`` too), resolved to its table at once,
+    without the lookup an ``F()`` goes through on every page; anything else resolves as ``F()``."""
 
     def __init__(self, name: str) -> None:
         super().__init__()
@@ -28,8 +25,7 @@ class Column(Expression):
 
     @cached_property
     def identity(self) -> tuple[Any, ...]:
-        # Expression.identity binds the constructor's signature (inspect) to hash an expression,
-        # which the compiler does to each ORDER BY term, on every page.
+        # Expression.identity binds the constructor's signature (inspect) on every ORDER BY term.
         return (type(self), self.name)
 
     def resolve_expression(
@@ -40,21 +36,16 @@ class Column(Expression):
         summarize: bool = False,
         for_save: bool = False,
     ) -> Any:
-        field = own_field(query, self.name)
+        field = (
+            None if LOOKUP_SEP in self.name or self.name in query.annotations else _own_field(query.model, self.name)
+        )
         if field is None:
             return F(self.name).resolve_expression(query, allow_joins, reuse, summarize, for_save)
         return field.get_col(query.get_initial_alias())
 
 
-def own_field(query: Any, name: str) -> Any:
-    """The concrete field ``name`` (``pk`` too) of the query's model in its own table, or None: a
-    transform, a related path, an annotation, a many-to-many or an inherited field."""
-    if LOOKUP_SEP in name or name in query.annotations:
-        return None
-    return _own_model_field(query.model, name)
-
-
-def _own_model_field(model: type[Model], name: str) -> Any:
+def _own_field(model: type[Model], name: str) -> Any:
+    """The concrete field ``name`` of ``model``'s own table, or None (inherited, many-to-many ...)."""
     opts = model._meta
     try:
         field = opts.pk if name == "pk" else opts.get_field(name)
@@ -66,20 +57,17 @@ def _own_model_field(model: type[Model], name: str) -> Any:
 
 
 def _shallow_copy(expression: Any) -> Any:
-    """``copy.copy(expression)``, what ``Expression.copy()`` does, without the ``copyreg``
-    round trip (``__reduce_ex__``, ``__getstate__``): the same class, a copy of its ``__dict__``
-    but the ``convert_value`` Django's ``__getstate__`` leaves out. Resolving the keyset
-    condition copies it twice on every page, and that round trip was the largest cost left."""
+    """``copy.copy(expression)`` without the ``copyreg`` round trip, the largest cost left when
+    the keyset condition is resolved on every page."""
     clone = object.__new__(type(expression))
     state = expression.__dict__.copy()
-    state.pop("convert_value", None)
+    state.pop("convert_value", None)  # as Django's __getstate__
     clone.__dict__.update(state)
     return clone
 
 
 class _Columns(Func):
-    """The columns of a :class:`RowValueComparison`, its left-hand side: resolved, relabelled and
-    grouped as any expression; compiled one by one by the comparison."""
+    """The left-hand side of a :class:`RowValueComparison`, compiled column by column by it."""
 
     template = "(%(expressions)s)"
     output_field = Field()  # columns of several types: no single output type to infer
@@ -99,12 +87,11 @@ class RowValueComparison(Lookup):
 
     With ``leading_bound``, the SQL also bounds the first column on its own, ``a <= x AND (a, b,
     c) < (x, y, z)`` (``>=`` for ``>``): redundant, but SQLite's planner needs it to read the
-    index as a range. It is written here rather than as a lookup beside the comparison, which
-    the ORM would resolve field by field on every page.
+    index as a range.
 
     A ``Lookup`` rather than a plain boolean expression: ``filter()`` takes a lookup as it is,
     where it wraps any other expression in ``= true``, which Django 6.1 writes out on databases
-    without a boolean type (SQLite): ``(a <= x AND ...) = 1`` hides the bound from the planner.
+    without a boolean type (SQLite) and which hides the bound from the planner.
     """
 
     lookup_name = "row_value_comparison"  # registered on no field: built only by its constructor
@@ -122,15 +109,14 @@ class RowValueComparison(Lookup):
 
     @cached_property
     def identity(self) -> tuple[Any, ...]:
-        # As Column's: what the constructor was given, without binding its signature (inspect)
-        # on every page.
+        # As Column's: without binding the constructor's signature on every page.
         return (type(self), self.names, self.operator, make_hashable(self.rhs), self.leading_bound)
 
     def copy(self) -> Any:
         return _shallow_copy(self)
 
     def with_values(self, values: Sequence[Any]) -> RowValueComparison:
-        """This comparison (resolved or not) against other ``values``: what changes from page to page."""
+        """This comparison (resolved or not) against other ``values``."""
         clone = _shallow_copy(self)
         clone.__dict__.pop("identity", None)
         clone.rhs = list(values)
@@ -166,13 +152,10 @@ def keyset_predicate(
     a transform such as ``"-created_at__year"`` too); with ``backward``, strictly before it;
     with ``inclusive``, the row at ``position`` as well.
 
-    Every direction the same and no nullable field: one row-value comparison, plus a redundant
-    bound on the leading column that SQLite's planner needs to use the index as a range (one
-    expression, :class:`RowValueComparison` with ``leading_bound``).
-    Otherwise the OR-expansion ``a < x OR (a = x AND b > y) ...``, NULL-safe for the fields in
-    ``nullable``, whose NULLs sort last in either direction (see :func:`order_by_expressions`):
-    forward, a NULL comes after every value (an ``IS NULL`` branch); backward, every value comes
-    before a NULL (an ``IS NOT NULL`` branch) and no NULL before a value.
+    Every direction the same and no nullable field: one :class:`RowValueComparison` with
+    ``leading_bound``. Otherwise the OR-expansion ``a < x OR (a = x AND b > y) ...``, NULL-safe
+    for the fields in ``nullable``, whose NULLs sort last in either direction: forward, a NULL
+    comes after every value; backward, every value comes before a NULL and no NULL before a value.
     """
     names = [name.lstrip("-") for name in ordering]
     # The direction rows are walked in: backward reads the ordering the other way round.
@@ -182,19 +165,23 @@ def keyset_predicate(
         return RowValueComparison(names, operator, position, leading_bound=True)
     expansion = Q(pk__in=[])  # nothing, until a step adds rows
     for index, name in enumerate(names):
-        value = position[index]
-        if value is None:
-            if not backward:
-                continue  # NULLs sort last: nothing comes after a NULL in this field alone
-            step = Q(**{f"{name}{LOOKUP_SEP}isnull": False})  # every value comes before a NULL
-        else:
-            step = Q(**{f"{name}{LOOKUP_SEP}{'lt' if descending[index] else 'gt'}": value})
-            if name in nullable and not backward:
-                step |= Q(**{f"{name}{LOOKUP_SEP}isnull": True})
-        expansion |= step & _equal(names[:index], position[:index])
+        step = _step(name, position[index], descending[index], name in nullable, backward)
+        if step is not None:
+            expansion |= step & _equal(names[:index], position[:index])
     if inclusive:
         expansion |= _equal(names, position)
     return expansion
+
+
+def _step(name: str, value: Any, descending: bool, nullable: bool, backward: bool) -> Q | None:
+    """The rows past ``value`` in the field ``name`` alone; None: no row."""
+    if value is None:
+        # NULLs sort last: forward nothing comes after one; backward every value comes before it.
+        return Q(**{f"{name}{LOOKUP_SEP}isnull": False}) if backward else None
+    step = Q(**{f"{name}{LOOKUP_SEP}{'lt' if descending else 'gt'}": value})
+    if nullable and not backward:
+        step |= Q(**{f"{name}{LOOKUP_SEP}isnull": True})
+    return step
 
 
 def filter_after(
@@ -207,21 +194,18 @@ def filter_after(
     inclusive: bool = False,
 ) -> Any:
     """``queryset.filter(keyset_predicate(ordering, position, ...))``, in place on a queryset the
-    caller has just cloned (``order_by()``): no second clone.
+    caller has just cloned (``order_by()``).
 
-    When the condition is one :class:`RowValueComparison` of the model's own columns, it is
-    built and resolved once per model, table alias, columns and operator, and each page only
-    binds its values into a copy, ANDed into the ``WHERE`` as ``filter()`` would put it
-    (``Query.build_filter`` resolves a conditional expression and adds it alone): no ``Q``, no
-    join promoter, no field lookup per page. Anything else (a nullable field, mixed directions,
-    a transform, an annotation, a combined or sliced query) goes through ``filter()``, which
-    also refuses what it refuses.
+    A row-value comparison of the model's own columns is resolved once per model, alias, columns
+    and operator; each page binds its values into a copy, ANDed into the ``WHERE`` as ``filter()``
+    would. Anything else, and a QuerySet or Query class of the project's own, goes through ``filter()``.
     """
     shape = _row_value_shape(tuple(ordering), frozenset(nullable), backward, inclusive)
     query = queryset.query
     if (
         shape is not None
-        and _plain_filtering(queryset)
+        and type(queryset).filter is QuerySet.filter
+        and type(query) is Query
         and not query.combinator
         and not query.is_sliced
         and not query.annotations.keys() & set(shape[0])
@@ -233,24 +217,11 @@ def filter_after(
     return queryset.filter(keyset_predicate(ordering, position, nullable, backward=backward, inclusive=inclusive))
 
 
-def _plain_filtering(queryset: Any) -> bool:
-    """Whether ``filter()`` on ``queryset`` is Django's own: a QuerySet or Query class that
-    changes how filtering works must see the keyset condition go through it."""
-    queryset_class = type(queryset)
-    return (
-        queryset_class.filter is QuerySet.filter
-        and queryset_class._filter_or_exclude is QuerySet._filter_or_exclude  # type: ignore[attr-defined]  # private
-        and queryset_class._filter_or_exclude_inplace is QuerySet._filter_or_exclude_inplace  # type: ignore[attr-defined]  # private
-        and type(queryset.query) is Query
-    )
-
-
 @lru_cache(maxsize=1024)
 def _row_value_shape(
     ordering: tuple[str, ...], nullable: frozenset[str], backward: bool, inclusive: bool
 ) -> tuple[tuple[str, ...], str] | None:
-    """The columns and operator of :func:`keyset_predicate`'s row-value comparison, or None
-    when it would be the OR-expansion."""
+    """The columns and operator of :func:`keyset_predicate`'s row-value comparison, if it is one."""
     condition = keyset_predicate(ordering, [None] * len(ordering), nullable, backward=backward, inclusive=inclusive)
     if isinstance(condition, RowValueComparison):
         return condition.names, condition.operator
@@ -259,9 +230,9 @@ def _row_value_shape(
 
 @lru_cache(maxsize=1024)
 def _resolved_comparison(model: type[Model], alias: str, names: tuple[str, ...], operator: str) -> Any:
-    """The row-value comparison of ``names`` resolved against ``alias`` (the query's own table),
-    its values still to bind; None when a name is not a column of the model's own table."""
-    fields = [_own_model_field(model, name) for name in names]
+    """The comparison of ``names`` resolved against ``alias``, its values still to bind; None
+    when a name is not a column of the model's own table."""
+    fields = [_own_field(model, name) for name in names]
     if any(field is None for field in fields):
         return None
     template = RowValueComparison(names, operator, [None] * len(names), leading_bound=True)
@@ -286,29 +257,22 @@ def order_by_expressions(
     for name in ordering:
         bare = name.lstrip("-")
         descending = name.startswith("-") != backward
-        # A field of the model's own table without the ORM's name lookup; a transform as F() (its
-        # annotation is then ordered by, as before).
-        column = F(bare) if LOOKUP_SEP in bare else Column(bare)
-        if bare in nullable:
-            nulls = {"nulls_first": True} if backward else {"nulls_last": True}
-            expressions.append(column.desc(**nulls) if descending else column.asc(**nulls))
-        else:
-            expressions.append(column.desc() if descending else column.asc())
+        column = F(bare) if LOOKUP_SEP in bare else Column(bare)  # a transform: its annotation
+        nulls = ({"nulls_first": True} if backward else {"nulls_last": True}) if bare in nullable else {}
+        expressions.append(column.desc(**nulls) if descending else column.asc(**nulls))
     return expressions
 
 
-def annotation_name(name: str) -> str:
-    """The annotation that holds the value of a transform (``created_at__year``) on each row,
-    so that the cursor can be read from the row like a field."""
+def _annotation_name(name: str) -> str:
+    """The annotation that holds a transform's value (``created_at__year``) on each row."""
     return "keyset_" + name.lstrip("-").replace(LOOKUP_SEP, "_")
 
 
 def transform_annotations(ordering: Sequence[str]) -> dict[str, F]:
     """The ``annotate()`` arguments that select each transform of ``ordering``."""
-    return {annotation_name(name): F(name.lstrip("-")) for name in ordering if LOOKUP_SEP in name}
+    return {_annotation_name(name): F(name.lstrip("-")) for name in ordering if LOOKUP_SEP in name}
 
 
 def position_of(row: Model, ordering: Sequence[str]) -> tuple[Any, ...]:
-    """The values of ``row`` in the ordering's columns (as :meth:`KeysetPagination.get_ordering` gives
-    them), a transform's from its annotation (:func:`annotations`)."""
-    return tuple(getattr(row, annotation_name(name) if LOOKUP_SEP in name else name.lstrip("-")) for name in ordering)
+    """The values of ``row`` in the ordering's columns, a transform's from its annotation."""
+    return tuple(getattr(row, _annotation_name(name) if LOOKUP_SEP in name else name.lstrip("-")) for name in ordering)

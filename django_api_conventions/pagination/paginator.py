@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qs, quote_plus, urlencode, urlsplit, urlunsplit
 
@@ -105,30 +106,52 @@ class KeysetPagination(BasePagination):
         self.limit = self.parse_limit(params.get(self.limit_query_param) if limit is None else limit)
         chosen = self.parse_sort(params.get(self.sort_query_param) if sort is None else sort)
         ordering = self.get_ordering(queryset.model, sort=chosen)
+        signature = filters_signature(self._cursor_filters(request, filters))
+        bound = Cursor((), ordering, _endpoint_of(request), signature, sort=chosen)
         if cursor is None:
             cursor = params.get(self.cursor_query_param)
-        if filters is None:
-            filters = get_state(request, ACTIVE_FILTERS)
-        if filters is None:
-            filters = self.unvalidated_filters(request)
-        endpoint, signature = _endpoint_of(request), filters_signature(filters)
-        nullable = nullable_fields(queryset.model, ordering)
-        came_from = (
-            None
-            if cursor is None
-            else decode_cursor(
-                cursor,
-                ordering=ordering,
-                endpoint=endpoint,
-                filters=signature,
-                parameter=self.cursor_query_param,
-                sort=chosen,
-                salt=self.cursor_salt,
-            )
-        )
+        came_from = None if cursor is None else self._decode(cursor, bound)
         self.total = None
         if came_from is None and self.count is not None:
             self.total = count_rows(queryset, self.count, self.count_cap)
+        page, more = self._fetch(queryset, ordering, came_from)
+        self._set_cursors(bound, came_from, page, more)
+        return page
+
+    def _set_cursors(self, bound: Cursor, came_from: Cursor | None, page: list[Any], more: bool) -> None:
+        backward = came_from is not None and came_from.backward
+        # The row at a cursor existed when the cursor was issued: the side it came from has rows
+        # (or had them: DRF's semantics too). The side it leads to has rows if the extra row came.
+        self.has_previous = came_from is not None and (more or not backward)
+        if came_from is not None:
+            bound = replace(bound, position=came_from.position)
+        self.next_cursor = self._issue(bound, NEXT, page[-1] if page else None) if more or backward else None
+        self.previous_cursor = self._issue(bound, PREVIOUS, page[0] if page else None) if self.has_previous else None
+
+    def _cursor_filters(self, request: Request, filters: Any) -> Any:
+        """What the page's cursors are bound to: ``filters`` if given, else what the strict
+        backend validated, else :meth:`unvalidated_filters`."""
+        if filters is None:
+            filters = get_state(request, ACTIVE_FILTERS)
+        return self.unvalidated_filters(request) if filters is None else filters
+
+    def _decode(self, token: str, bound: Cursor) -> Cursor:
+        return decode_cursor(
+            token,
+            ordering=bound.ordering,
+            endpoint=bound.endpoint,
+            filters=bound.filters,
+            parameter=self.cursor_query_param,
+            sort=bound.sort,
+            salt=self.cursor_salt,
+        )
+
+    def _fetch(
+        self, queryset: QuerySet[Any], ordering: tuple[str, ...], came_from: Cursor | None
+    ) -> tuple[list[Any], bool]:
+        """The page's rows in the list's order, and whether a row comes after them (before them
+        when walking back): ``limit + 1`` rows fetched in one query."""
+        nullable = nullable_fields(queryset.model, ordering)
         backward = came_from is not None and came_from.backward
         selected = transform_annotations(ordering)
         if selected:  # a transform's value, read back into the cursor; else no clone for nothing
@@ -136,37 +159,22 @@ class KeysetPagination(BasePagination):
         queryset = queryset.order_by(*order_by_expressions(ordering, nullable, backward=backward))
         if came_from is not None:  # order_by() cloned the queryset: the condition goes into that clone
             queryset = filter_after(
-                queryset,
-                ordering,
-                came_from.position,
-                nullable,
-                backward=backward,
-                inclusive=came_from.inclusive,
+                queryset, ordering, came_from.position, nullable, backward=backward, inclusive=came_from.inclusive
             )
         rows = list(queryset[: self.limit + 1])
-        page, more = rows[: self.limit], len(rows) > self.limit
+        page = rows[: self.limit]
         if backward:
             page.reverse()  # fetched nearest first; served in the list's order
-        # The row at a cursor existed when the cursor was issued: the side it came from has rows
-        # (or had them: DRF's semantics too). The side it leads to has rows if the extra row came.
-        has_next = more if not backward else True
-        self.has_previous = came_from is not None and (more if backward else True)
+        return page, len(rows) > self.limit
 
-        def issue(direction: str, row: Any) -> str:
-            if row is not None:
-                return encode_cursor(
-                    Cursor(position_of(row, ordering), ordering, endpoint, signature, direction, chosen),
-                    salt=self.cursor_salt,
-                )
-            assert came_from is not None  # an empty page was reached by a cursor: its position
-            return encode_cursor(
-                Cursor(came_from.position, ordering, endpoint, signature, direction, chosen, inclusive=True),
-                salt=self.cursor_salt,
-            )
-
-        self.next_cursor = issue(NEXT, page[-1] if page else None) if has_next else None
-        self.previous_cursor = issue(PREVIOUS, page[0] if page else None) if self.has_previous else None
-        return page
+    def _issue(self, bound: Cursor, direction: str, row: Any) -> str:
+        """The cursor after (or before) ``row``; an empty page's leads on from its own position,
+        the cursor that led to it, which ``bound`` holds."""
+        if row is None:
+            cursor = replace(bound, direction=direction, inclusive=True)
+        else:
+            cursor = replace(bound, position=position_of(row, bound.ordering), direction=direction)
+        return encode_cursor(cursor, salt=self.cursor_salt)
 
     def get_paginated_response(self, data: Any) -> Response:
         pagination: dict[str, Any] = {
