@@ -1,35 +1,26 @@
 """Opaque, signed, typed cursors: a position in an ordering, bound to one list and its filters.
 
-A cursor is ``<payload>.<mac>``, both base64url without padding:
-
-- the payload, compact JSON: ``[2, direction, hints, value, value, ...]``, the direction
-  ``"n"`` or ``"p"`` (``"ni"``/``"pi"`` when inclusive), one typed value per ordering field;
-- the MAC: HMAC-SHA256 of the payload's base64 and of what the cursor is bound to (the list,
-  its sort, its ordering and its filters, as canonical JSON), with a key derived from
-  ``SECRET_KEY`` (or one of ``SECRET_KEY_FALLBACKS``) and a salt (:data:`CURSOR_SALT`) as
-  ``django.core.signing`` derives its keys.
-
-The binding is in the MAC, not spelled out in the token: a cursor used on another list, sort,
-ordering or set of filters fails the MAC as an altered one would. ``hints`` (4 bytes of a
-SHA-256 of each of the four) only name which one differs, in the ``detail``; they decide
-nothing. One HMAC, no zlib, no timestamp: about a fifth of what ``signing.dumps`` costs per
-cursor (docs/performance.md).
+A cursor is ``<payload>.<mac>``, both base64url without padding. The payload is compact JSON,
+``[2, direction, hints, value, ...]``, one typed value per ordering field. The MAC, HMAC-SHA256
+with a key derived from ``SECRET_KEY`` (or a fallback) as ``django.core.signing`` derives its
+keys, covers the payload and what the cursor is bound to (list, sort, ordering, filters): a
+cursor used elsewhere fails it as an altered one would. ``hints`` only name which part differs,
+in the ``detail``. One HMAC, no zlib, no timestamp: a fifth of what ``signing.dumps`` costs.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import hmac
 import json
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
 from django.conf import settings
 from django.utils.encoding import force_bytes
@@ -40,20 +31,15 @@ from ..problems.details import ProblemException
 CURSOR_VERSION = 2
 
 
-#: The directions a cursor leads in: to the page after its position, or to the page before it.
 NEXT = "next"
 PREVIOUS = "previous"
 
 
 @dataclass(frozen=True)
 class Cursor:
-    """Where a page starts: a position in an ordering (the ordering values of the last row of
-    the page before, for a ``next`` cursor; of the first row of the page after, for a
-    ``previous`` one), bound to one list, its filters and its sort.
-
-    ``inclusive``: the row at the position belongs to the page too. Only the cursors of an
-    empty page are inclusive (its position is the cursor that led to it, whose row may still
-    be there).
+    """Where a page starts: the ordering values of the last row of the page before (``next``)
+    or of the first row of the page after (``previous``), bound to one list, its filters and
+    its sort. ``inclusive`` (an empty page's cursors): the row at the position belongs to the page.
     """
 
     position: tuple[Any, ...]
@@ -70,31 +56,13 @@ class Cursor:
 
 
 def filters_signature(filters: Any) -> str:
-    """The SHA-256 of the active filters, in a canonical spelling, in hex.
-
-    A cursor binds the whole digest in its MAC (not spelled out in the token, it costs no
-    length): two filter sets a client could make collide would take 2**128 tries.
-    """
+    """The SHA-256 of the active filters, in a canonical spelling, in hex (bound in the MAC)."""
     canonical = json.dumps(filters, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 #: The salt of the cursor signatures (with ``SECRET_KEY``); a paginator's ``cursor_salt``.
 CURSOR_SALT = "django_api_conventions.cursor"
-
-_T = TypeVar("_T")
-
-
-def _once_per_key(cache: dict[tuple[Any, ...], _T], build: Callable[[tuple[Any, ...]], _T], salt: str) -> _T:
-    """``build((SECRET_KEY, SECRET_KEY_FALLBACKS, salt))``, kept in ``cache`` until one of the three
-    changes (read live on every call: ``override_settings`` applies)."""
-    identity = (settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS), salt)
-    value = cache.get(identity)
-    if value is None:
-        cache.clear()  # one at a time: a key changes seldom, in tests or on rotation
-        value = cache[identity] = build(identity)
-    return value
-
 
 _CODES = {(NEXT, False): "n", (PREVIOUS, False): "p", (NEXT, True): "ni", (PREVIOUS, True): "pi"}
 _FROM_CODES = {code: key for key, code in _CODES.items()}
@@ -116,9 +84,8 @@ def _bound_messages() -> dict[str, str]:
 
 @lru_cache(maxsize=1024)
 def _binding(endpoint: str, sort: str | None, ordering: tuple[str, ...], filters: str) -> tuple[bytes, str]:
-    """What a cursor is bound to, as the bytes the MAC covers after the payload, and the hints
-    (4 bytes of a SHA-256 of each part, base64url) that name the part a foreign cursor differs in.
-    Derived once per list, sort, ordering and filters: a page asks for it up to three times."""
+    """The bytes the MAC covers after the payload, and the hints (4 bytes of a SHA-256 of each
+    part) that name the part a foreign cursor differs in."""
     parts = (endpoint, sort, list(ordering), filters)
     context = json.dumps(parts, separators=(",", ":")).encode()
     hints = b"".join(hashlib.sha256(json.dumps(part).encode()).digest()[:_HINT_BYTES] for part in parts)
@@ -133,18 +100,14 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-_macs: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-
-
 def cursor_macs(salt: str = CURSOR_SALT) -> tuple[Any, ...]:
-    """HMAC-SHA256 states keyed with ``SECRET_KEY`` then each of ``SECRET_KEY_FALLBACKS``, salted
-    with ``salt`` (Django's ``salted_hmac`` derivation), copied for each cursor rather than
-    keyed again; built once per key, fallback keys and salt."""
-    return _once_per_key(_macs, _keyed_macs, salt)
+    """HMAC-SHA256 states keyed with ``SECRET_KEY`` then each of ``SECRET_KEY_FALLBACKS``
+    (Django's ``salted_hmac`` derivation), copied for each cursor rather than keyed again."""
+    return _keyed_macs(settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS), salt)
 
 
-def _keyed_macs(identity: tuple[Any, ...]) -> tuple[Any, ...]:
-    secret, fallbacks, salt = identity
+@lru_cache(maxsize=1)  # settings read live above: override_settings and a rotation apply
+def _keyed_macs(secret: Any, fallbacks: tuple[Any, ...], salt: str) -> tuple[Any, ...]:
     key_salt = f"{salt}.cursor-v{CURSOR_VERSION}".encode()
     return tuple(
         hmac.new(hashlib.sha256(key_salt + force_bytes(key)).digest(), digestmod=hashlib.sha256)
@@ -160,7 +123,7 @@ def _mac(state: hmac.HMAC, body: bytes, context: bytes) -> bytes:
 
 
 def encode_cursor(cursor: Cursor, *, salt: str = CURSOR_SALT) -> str:
-    """The token of ``cursor``: its payload and the MAC that binds it to its list (module docstring)."""
+    """The token of ``cursor``: its payload and the MAC that binds it to its list."""
     context, hints = _binding(cursor.endpoint, cursor.sort, tuple(cursor.ordering), cursor.filters)
     payload = [
         CURSOR_VERSION,
@@ -187,12 +150,12 @@ def decode_cursor(
     the cursor came in (a paginator's ``cursor_query_param``)."""
     try:
         if not isinstance(token, str):  # decode_cursor is public: a view may hand it a JSON value
-            raise invalid_cursor(gettext("The cursor was not issued by this service or was altered."))
+            raise _altered()
         return _decode(token, ordering=tuple(ordering), endpoint=endpoint, filters=filters, sort=sort, salt=salt)
     except ProblemException as problem:
         if parameter == "cursor":
             raise
-        raise invalid_cursor(str(problem.detail), parameter=parameter) from problem.__cause__
+        raise _invalid_cursor(str(problem.detail), parameter=parameter) from problem.__cause__
 
 
 def _decode(
@@ -203,7 +166,7 @@ def _decode(
     try:
         raw_body, given = body.encode("ascii"), signature.encode("ascii")
     except UnicodeError:
-        raise invalid_cursor(gettext("The cursor was not issued by this service or was altered.")) from None
+        raise _altered() from None
     # The MAC's base64 compared as sent: one spelling only, nothing skipped by a lenient decoder.
     macs = cursor_macs(salt)
     if not any(hmac.compare_digest(_b64(_mac(state, raw_body, context)).encode(), given) for state in macs):
@@ -212,38 +175,41 @@ def _decode(
         # Only a payload this service signed gets here: still, whatever its shape, a 400, never a 500.
         payload = json.loads(_unb64(body).decode())
         if not isinstance(payload, list) or not payload or payload[0] != CURSOR_VERSION:
-            raise invalid_cursor(
+            raise _invalid_cursor(
                 gettext("The cursor comes from another version of this service; start from the first page.")
             )
         direction, inclusive = _FROM_CODES[payload[1]]
         position = tuple(_untyped(item) for item in payload[3:])
     except _MALFORMED as exc:
-        raise invalid_cursor(gettext("The cursor is malformed.")) from exc
+        raise _invalid_cursor(gettext("The cursor is malformed.")) from exc
     if len(position) != len(ordering):
-        raise invalid_cursor(gettext("The cursor is malformed."))
+        raise _invalid_cursor(gettext("The cursor is malformed."))
     return Cursor(position, ordering, endpoint, filters, direction, sort, inclusive)
 
 
 def _foreign(body: bytes, hints: str) -> ProblemException:
-    """The problem of a token whose MAC does not match: the part of the binding its hints say
-    differs (a cursor of another list, sort, ordering or filters), else an altered or foreign
-    token. The hints choose the wording and nothing else: the token is refused either way."""
+    """The problem of a token whose MAC does not match, worded after the part its hints say
+    differs; the token is refused either way."""
     try:
         payload = json.loads(_unb64(body.decode("ascii"))) if len(body) < 4096 else None
         given = payload[2] if isinstance(payload, list) and len(payload) > 2 and payload[0] == CURSOR_VERSION else None
         given_hints = _unb64(given) if isinstance(given, str) else b""
-    except (ValueError, RecursionError, binascii.Error):
+    except (ValueError, RecursionError):  # binascii.Error is a ValueError
         given_hints = b""
     own_hints = _unb64(hints)
     if len(given_hints) == len(own_hints):
         for index, part in enumerate(_BOUND_TO):
             span = slice(index * _HINT_BYTES, (index + 1) * _HINT_BYTES)
             if given_hints[span] != own_hints[span]:
-                return invalid_cursor(_bound_messages()[part])
-    return invalid_cursor(gettext("The cursor was not issued by this service or was altered."))
+                return _invalid_cursor(_bound_messages()[part])
+    return _altered()
 
 
-def invalid_cursor(detail: str, *, parameter: str = "cursor") -> ProblemException:
+def _altered() -> ProblemException:
+    return _invalid_cursor(gettext("The cursor was not issued by this service or was altered."))
+
+
+def _invalid_cursor(detail: str, *, parameter: str = "cursor") -> ProblemException:
     return ProblemException(
         "invalid-cursor", detail, errors=[{"parameter": parameter, "detail": detail, "code": "invalid"}]
     )
@@ -273,16 +239,7 @@ def _typed(value: Any) -> list[Any]:
 
 
 #: What a payload this service signed may still raise when it is not of this release's shape.
-_MALFORMED = (
-    KeyError,
-    IndexError,
-    TypeError,
-    ValueError,
-    ArithmeticError,
-    AttributeError,
-    RecursionError,
-    binascii.Error,
-)
+_MALFORMED = (LookupError, TypeError, ValueError, ArithmeticError, AttributeError, RecursionError)
 
 
 def _decimal(text: str) -> Decimal:
@@ -306,7 +263,7 @@ _DECODERS: dict[str, tuple[type, Any]] = {
 
 
 def _untyped(item: Any) -> Any:
-    """The value of a typed item, exactly as :func:`_typed` wrote it; else ``ValueError``."""
+    """The value of a typed item as :func:`_typed` writes it; else ``ValueError``."""
     if not isinstance(item, list) or not item or not isinstance(item[0], str):
         raise ValueError(f"not a typed value: {item!r}")
     if item == ["n"]:
