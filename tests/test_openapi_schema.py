@@ -270,4 +270,4 @@ def test_checks_warn_when_the_schema_class_or_split_requests_are_missing(setting
     assert check_openapi_set_up() == []
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"}
     settings.SPECTACULAR_SETTINGS = {}
-    assert [m.id for m in check_openapi_set_up()] == ["django_api_conventions.W030", "django_api_conventions.W031"]
+    assert [m.id for m in check_openapi_set_up()] == ["django_api_conventions.W030", "django_api_conventions.W030"]

@@ -293,7 +293,7 @@ def test_the_handler_runs_only_for_drf_views(handler: None) -> None:
     assert response.status_code == 500
 
 
-# The checks: W001 stays quiet; a handler that cannot be imported is E004.
+# The checks: W001 stays quiet; a handler that cannot be imported is E003.
 
 
 def test_w001_stays_quiet_with_the_projects_handler_kept(handler: None) -> None:
@@ -303,7 +303,7 @@ def test_w001_stays_quiet_with_the_projects_handler_kept(handler: None) -> None:
 @pytest.mark.parametrize(
     ("value", "check"),
     [
-        (f"{__name__}.no_such_handler", "E004"),
+        (f"{__name__}.no_such_handler", "E003"),
         ("django_api_conventions.problems.drf_handler.problem_exception_handler", "E003"),
     ],
 )

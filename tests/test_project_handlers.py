@@ -190,8 +190,8 @@ def test_the_projects_views_pass_the_checks(own_views: None) -> None:
 @pytest.mark.parametrize(
     ("handlers", "check_id"),
     [
-        ({"handler404": f"{__name__}.no_such_view"}, "E004"),
-        ({"handler404": "no_such_module.views.handler_404"}, "E004"),
+        ({"handler404": f"{__name__}.no_such_view"}, "E003"),
+        ({"handler404": "no_such_module.views.handler_404"}, "E003"),
         ({"handler405": OWN["handler404"]}, "E003"),
         ({"handler404": 404}, "E003"),
         ({"handler404": f"{HANDLERS}.page_not_found"}, "E003"),

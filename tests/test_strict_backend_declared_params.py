@@ -3,7 +3,7 @@ every query parameter the view declares is accepted (its paginator's whatever it
 other filter backends', the project's own names), anything else stays a 400; django-filter's
 null values and multi-value filters keep working; the backend honours django-filter's hooks and
 builds the FilterSet once; a filter the package cannot type leaves the OpenAPI document to
-drf-spectacular's description; check W041 names the strict views that bypass the backend."""
+drf-spectacular's description; check W040 names the strict views that bypass the backend."""
 
 from __future__ import annotations
 
@@ -171,14 +171,14 @@ def test_a_filter_the_package_cannot_type_is_drf_spectaculars() -> None:
     assert warnings and "cannot type this filter" in warnings[0]
 
 
-# --- check W041 ---------------------------------------------------------------------------------
+# --- check W040 ---------------------------------------------------------------------------------
 
 
 def test_the_check_names_each_strict_view_whose_own_backends_bypass_the_strict_one() -> None:
     warnings = check_filter_backends()
     assert [(w.id, w.msg.split(" ")[0]) for w in warnings] == [
-        ("django_api_conventions.W041", "BypassingInvoices"),
-        ("django_api_conventions.W041", "UnfilteredInvoices"),
+        ("django_api_conventions.W040", "BypassingInvoices"),
+        ("django_api_conventions.W040", "UnfilteredInvoices"),
     ]
     assert "own filter_backends (DjangoFilterBackend, OrderingFilter) leave out StrictFilterBackend" in warnings[0].msg
     assert "(DjangoFilterBackend, OrderingFilter)" not in warnings[1].msg

@@ -51,11 +51,11 @@ urlpatterns = [
 
 BAD_ROUTES = {
     ("W023", "/invoices/{invoice_id}/pay"),
-    ("W024", "/invoice/{invoice_id}"),
-    ("W025", "/users/{user_id}/invoices/{invoice_id}/payments"),
+    ("W023", "/invoice/{invoice_id}"),
+    ("W023", "/users/{user_id}/invoices/{invoice_id}/payments"),
     ("W023", "/orders/{order_id}/cancel-request"),
     ("W023", "/company/{company_id}/approve"),
-    ("W024", "/company/{company_id}/approve"),
+    ("W023", "/company/{company_id}/approve"),
 }
 
 
@@ -126,9 +126,9 @@ def test_the_version_table_is_validated(versions: list[Any], expected: list[str]
     ("versions", "expected"),
     [
         ([V1, V2], []),
-        ([V1, {**V1, "name": "v2"}], ["E022"]),
-        ([{"name": "v1", "status": "current"}, V2], ["E022"]),
-        ([{"name": "v1", "status": "retired", "migration_guide": GUIDE}, V2], ["E023"]),
+        ([V1, {**V1, "name": "v2"}], ["E020"]),
+        ([{"name": "v1", "status": "current"}, V2], ["E020"]),
+        ([{"name": "v1", "status": "retired", "migration_guide": GUIDE}, V2], ["E020"]),
         ([{**V1, "deprecation": "2025-01-01", "sunset": "2026-01-01"}, V2], ["W027"]),
     ],
     ids=["ok", "no-current", "two-current", "previous-retired", "previous-past-sunset"],
@@ -145,7 +145,7 @@ def test_the_current_and_the_previous_version_are_supported(versions: list[Any],
         (("2026-06-01", "2026-08-29"), 30, []),
         (("2026-06-01", "2026-08-30"), 90, []),
         (("2026-06-01", "2026-08-30T00:00:00+00:00"), 89, []),
-        (("2026-06-01", "2026-05-01"), 30, ["E021"]),
+        (("2026-06-01", "2026-05-01"), 30, ["E020"]),
         (("2026-06-01T12:00:00+02:00", "2026-08-30T10:00:00Z"), 90, []),
     ],
     ids=["too-short", "minimum-30", "exactly-90-days", "minimum-set-lower", "sunset-first", "time-zones"],
@@ -185,7 +185,7 @@ def test_endpoint_and_field_deprecations_get_the_window_too(settings: Any) -> No
 
 @pytest.mark.parametrize(
     ("regex", "expected"),
-    [(r"^/api/(?P<version>v[0-9]+)/", []), (r"^/(v[0-9]+)/", ["E025"]), (r"^/(?P<version>v[0-9+)/", ["E006"])],
+    [(r"^/api/(?P<version>v[0-9]+)/", []), (r"^/(v[0-9]+)/", ["E003"]), (r"^/(?P<version>v[0-9+)/", ["E003"])],
 )
 def test_the_version_path_regex(regex: str, expected: list[str]) -> None:
     with override_settings(API_CONVENTIONS=with_versions(V1, V2, VERSION_PATH_REGEX=regex)):
@@ -197,15 +197,15 @@ def test_versioning_needs_the_middleware_and_the_drf_class(settings: Any) -> Non
     middleware = [m for m in settings.MIDDLEWARE if m != versioning_checks.VERSION_MIDDLEWARE]
     settings.MIDDLEWARE = middleware
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_VERSIONING_CLASS": None}
-    assert ids(versioning_checks.check_versions()) == ["W020", "W022"]
+    assert ids(versioning_checks.check_versions()) == ["W002", "W030"]
     # after ProblemDetails, Maintenance, Idempotency:
     settings.MIDDLEWARE = [*middleware, versioning_checks.VERSION_MIDDLEWARE]
-    assert ids(versioning_checks.check_versions()) == ["W021", "W021", "W021", "W022"]
+    assert ids(versioning_checks.check_versions()) == ["W003", "W003", "W003", "W030"]
     settings.MIDDLEWARE = [versioning_checks.VERSION_MIDDLEWARE, *middleware]  # before TraceIdMiddleware
-    assert ids(versioning_checks.check_versions()) == ["W021", "W022"]
+    assert ids(versioning_checks.check_versions()) == ["W003", "W030"]
     after_trace = middleware.index("django_api_conventions.middleware.TraceIdMiddleware") + 1  # the right place
     settings.MIDDLEWARE = [*middleware[:after_trace], versioning_checks.VERSION_MIDDLEWARE, *middleware[after_trace:]]
-    assert ids(versioning_checks.check_versions()) == ["W022"]
+    assert ids(versioning_checks.check_versions()) == ["W030"]
 
 
 def test_versioned_urls_without_versions_is_a_warning(settings: Any) -> None:
@@ -220,7 +220,7 @@ def test_version_checks_are_registered() -> None:
     bad = with_versions({"name": "v1", "status": "current"}, {"name": "v2", "status": "current"})
     with override_settings(API_CONVENTIONS=bad), pytest.raises(SystemCheckError) as raised:
         call_command("check")
-    assert "django_api_conventions.E022" in str(raised.value)
+    assert "django_api_conventions.E020" in str(raised.value)
 
 
 # --- URL conventions ------------------------------------------------------------------------
@@ -230,14 +230,15 @@ def test_version_checks_are_registered() -> None:
 def test_verbs_singular_collections_and_deep_nesting_are_warned_with_the_shape_to_use() -> None:
     found = checks.check_url_conventions()
     assert {(m.id.rsplit(".", 1)[-1], m.obj) for m in found} == BAD_ROUTES
+    assert len(found) == 6  # /company/{company_id}/approve has a verb and a singular collection
     by_route = {(m.id.rsplit(".", 1)[-1], m.obj): m for m in found}
     pay = by_route[("W023", "/invoices/{invoice_id}/pay")]
     assert pay.msg == "The route /invoices/{invoice_id}/pay has the verb 'pay' as a path segment."
     assert "POST /invoices/{invoice_id}/payments" in (pay.hint or "")
     assert "URL_CONVENTION_SILENCED" in (pay.hint or "")
-    singular = by_route[("W024", "/invoice/{invoice_id}")]
+    singular = by_route[("W023", "/invoice/{invoice_id}")]
     assert "/invoices/{invoice_id}" in (singular.hint or "")
-    nested = by_route[("W025", "/users/{user_id}/invoices/{invoice_id}/payments")]
+    nested = by_route[("W023", "/users/{user_id}/invoices/{invoice_id}/payments")]
     assert nested.msg.endswith("nests 3 collections; the conventions allow two levels.")
     assert "/payments?invoice_id={id}" in (nested.hint or "")
 
@@ -252,13 +253,13 @@ def test_url_convention_warnings_are_silenced_per_pattern_or_per_kind(settings: 
     warnings = checks.check_url_conventions()
     assert warnings and not any(m.is_silenced() for m in warnings)
     # Django's own switch turns a kind of warning off: `manage.py check` does not show it.
-    settings.SILENCED_SYSTEM_CHECKS = [f"django_api_conventions.{check_id}" for check_id in ("W023", "W024", "W025")]
+    settings.SILENCED_SYSTEM_CHECKS = [f"django_api_conventions.{check_id}" for check_id in ("W023", "W023", "W023")]
     assert all(m.is_silenced() for m in warnings)
 
 
 def test_an_invalid_silence_pattern_is_an_error() -> None:
     with override_settings(API_CONVENTIONS={"URL_CONVENTION_SILENCED": ["("]}):
-        assert ids(checks.check_settings()) == ["E006"]
+        assert ids(checks.check_settings()) == ["E003"]
 
 
 @pytest.mark.parametrize(
@@ -305,9 +306,9 @@ def test_the_example_service_mounts_its_api_with_versioned_urls() -> None:
 
 def test_version_table_shape_checks(settings: Any) -> None:
     settings.API_CONVENTIONS = with_versions({**V1, "name": "V1"}, V2)
-    assert "E026" in ids(versioning_checks.check_versions())
+    assert "E020" in ids(versioning_checks.check_versions())
     settings.API_CONVENTIONS = with_versions(V2, {**V1, "name": "v3"})
-    assert "E027" in ids(versioning_checks.check_versions())
+    assert "E020" in ids(versioning_checks.check_versions())
     early = {
         "name": "v0",
         "status": "retired",
@@ -316,6 +317,6 @@ def test_version_table_shape_checks(settings: Any) -> None:
         "migration_guide": GUIDE,
     }
     settings.API_CONVENTIONS = with_versions(early, V1, V2)
-    assert "W028" in ids(versioning_checks.check_versions())
+    assert "W027" in ids(versioning_checks.check_versions())
     settings.API_CONVENTIONS = with_versions(V1, V2)
-    assert not {"E026", "E027", "W028"} & set(ids(versioning_checks.check_versions()))
+    assert not {"E020", "W027"} & set(ids(versioning_checks.check_versions()))

@@ -3,7 +3,7 @@ and a ``start`` of its own), DRF's ``OrderingFilter`` after the strict backend, 
 ``fields`` read by the viewset, a backend subclass passing an argument of its own to the
 FilterSet, null filter values, multi-value filters, and a filter on a field its model lacks.
 
-Beside it, the views check W041 names: strict views whose own ``filter_backends`` leave the
+Beside it, the views check W040 names: strict views whose own ``filter_backends`` leave the
 strict backend out."""
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ class PlainInvoices(NetBoxInvoices):
     extra_query_params = ()
 
 
-# Views check W041 names: strict, yet their own filter_backends leave StrictFilterBackend out.
+# Views check W040 names: strict, yet their own filter_backends leave StrictFilterBackend out.
 class BypassingInvoices(StrictQueryParametersMixin, generics.ListAPIView):
     queryset = Invoice.objects.order_by("-created_at", "-id")
     serializer_class = BriefInvoiceSerializer

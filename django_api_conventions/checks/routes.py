@@ -15,6 +15,9 @@ from ..http.routes import find_naming_problems, is_drf_view, iter_routes, projec
 from ..versioning.lifecycle import get_version_table
 from ..versioning.urls import VersionedURLResolver
 
+#: The kind of naming problem ``http.routes`` finds -> its message.
+_NAMING_MESSAGES = {"W023": "verb_in_route", "W024": "singular_collection", "W025": "nesting_too_deep"}
+
 
 def _uses_versioned_urls(resolver: URLResolver) -> bool:
     for entry in resolver.url_patterns:
@@ -30,7 +33,7 @@ def check_url_conventions(**kwargs: Any) -> list[checks.CheckMessage]:
         return []
     errors = []
     if not get_version_table() and any(_uses_versioned_urls(r) for r in project_resolvers()):
-        errors.append(message("W026"))
+        errors.append(message("versioned_urls_without_versions"))
     silenced = [re.compile(pattern) for pattern in api_settings.URL_CONVENTION_SILENCED]
     seen: set[tuple[str, str]] = set()
     for route in iter_routes():
@@ -39,5 +42,6 @@ def check_url_conventions(**kwargs: Any) -> list[checks.CheckMessage]:
         for finding in find_naming_problems(route):
             if (finding.check_id, finding.route) not in seen:
                 seen.add((finding.check_id, finding.route))
-                errors.append(message(finding.check_id, obj=finding.route, route=finding.route, **finding.values))
+                name = _NAMING_MESSAGES[finding.check_id]
+                errors.append(message(name, obj=finding.route, route=finding.route, **finding.values))
     return errors

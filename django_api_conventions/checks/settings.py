@@ -71,10 +71,7 @@ REPLACED_SETTINGS: dict[str, str] = {
     ),
     "MAINTENANCE_SWITCH_POLL_SECONDS": "each process reads the run-time switch at most once a second",
     "DATABASE_UNAVAILABLE_RETRY_AFTER": "the 503 database-unavailable always sends Retry-After: 5",
-    "URL_CONVENTION_CHECKS": (
-        "add 'django_api_conventions.W023', 'django_api_conventions.W024' and "
-        "'django_api_conventions.W025' to SILENCED_SYSTEM_CHECKS"
-    ),
+    "URL_CONVENTION_CHECKS": ("add 'django_api_conventions.W023' to SILENCED_SYSTEM_CHECKS"),
     "CLIENT_ID_HEADER": "the client names itself in X-Client-ID; a CLIENT_ID_RESOLVER may read another header",
     "IDEMPOTENCY_HEADER": "the key is read from Idempotency-Key, the header the IETF draft names",
     "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": "the 503 idempotency-store-unavailable always sends Retry-After: 5",
@@ -117,11 +114,11 @@ _VALID_VALUES: dict[str, Callable[[Any], bool]] = {
 def check_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     user_settings = getattr(settings, SETTINGS_NAME, {})
     if not isinstance(user_settings, dict):
-        return [message("E001", type=type(user_settings).__name__)]
+        return [message("settings_not_a_dict", type=type(user_settings).__name__)]
     errors = []
     for key, value in user_settings.items():
         if key not in DEFAULTS:
-            errors.append(message("E002", key=key, suggestion=_unknown_key_hint(key)))
+            errors.append(message("unknown_setting", key=key, suggestion=_unknown_key_hint(key)))
             continue
         errors.extend(_check_value(key, value))
     return errors
@@ -138,41 +135,34 @@ def _check_value(key: str, value: Any) -> list[checks.CheckMessage]:
     types, expected = SETTING_TYPES[key]
     is_bool_for_number = isinstance(value, bool) and bool not in types
     if not isinstance(value, types) or is_bool_for_number or not _VALID_VALUES.get(key, _any)(value):
-        return [message("E003", key=key, expected=expected, value=value)]
+        return [message("wrong_setting", key=key, expected=expected, value=value)]
     if key in IMPORT_STRINGS and isinstance(value, str):  # None: a setting that is off
-        return _check_import(key, value)
+        try:
+            import_string(value)
+        except ImportError as exc:
+            return [message("not_importable", key=key, value=value, error=exc)]
     value_check = _VALUE_CHECKS.get(key)
     return value_check(key, value) if value_check is not None else []
 
 
-def _check_import(key: str, value: str) -> list[checks.CheckMessage]:
-    try:
-        import_string(value)
-    except ImportError as exc:
-        return [message("E004", key=key, value=value, error=exc)]
-    return []
-
-
 def _check_problem_base_url(key: str, value: str | None) -> list[checks.CheckMessage]:
     if value is not None and BASE_URL_FORM.fullmatch(value) is None:
-        return [message("E005", value=value)]
+        return [message("bad_problem_base_url", value=value)]
     return []
 
 
 def _check_version_path_regex(key: str, value: str) -> list[checks.CheckMessage]:
-    try:
-        if "version" not in re.compile(value).groupindex:
-            return [message("E025", value=value)]
-    except re.error as exc:
-        return [message("E006", key=key, value=value, error=exc)]
-    return []
+    errors = _check_patterns(key, [value])
+    if not errors and "version" not in re.compile(value).groupindex:
+        return [message("regex_without_version", value=value)]
+    return errors
 
 
 def _check_versions(key: str, value: Any) -> list[checks.CheckMessage]:
     try:
         load_versions(value)
     except ImproperlyConfigured as exc:
-        return [message("E020", error=exc)]
+        return [message("versions_invalid", error=exc)]
     return []
 
 
@@ -181,7 +171,7 @@ def _check_patterns(key: str, value: Any) -> list[checks.CheckMessage]:
         try:
             re.compile(pattern)
         except (re.error, TypeError) as exc:
-            return [message("E006", key=key, value=pattern, error=exc)]
+            return [message("bad_pattern", key=key, value=pattern, error=exc)]
     return []
 
 
@@ -193,12 +183,13 @@ def _check_extra_query_params(key: str, value: Any) -> list[checks.CheckMessage]
         try:
             extra_parameter(entry)
         except ValueError as exc:
-            return [message("E003", key=key, expected=f"a list whose entries are each {SHAPES} ({exc})", value=entry)]
+            expected = f"a list whose entries are each {SHAPES} ({exc})"
+            return [message("wrong_setting", key=key, expected=expected, value=entry)]
     return []
 
 
 def _check_database_alias(key: str, value: str) -> list[checks.CheckMessage]:
-    return [] if value in settings.DATABASES else [message("E010", value=value)]
+    return [] if value in settings.DATABASES else [message("unknown_database", value=value)]
 
 
 #: Setting -> the check of a value that has the right type.

@@ -29,11 +29,11 @@ def check_idempotency_store(**kwargs: Any) -> list[checks.CheckMessage]:
     try:
         store = load_store_class()
     except (ImportError, ImproperlyConfigured) as exc:
-        return [message("E009", value=api_settings.IDEMPOTENCY_STORE, error=exc)]
+        return [message("store_cannot_load", value=api_settings.IDEMPOTENCY_STORE, error=exc)]
     if getattr(store, "needs_redis", False):
         errors.extend(_check_redis_client())
     if api_settings.IDEMPOTENCY_RETENTION_SECONDS < api_settings.IDEMPOTENCY_LEASE_SECONDS:
-        errors.append(message("W008"))
+        errors.append(message("retention_below_lease"))
     return errors
 
 
@@ -50,12 +50,12 @@ def _check_redis_client() -> list[checks.CheckMessage]:
         try:
             parse_redis_url(url)
         except ValueError as exc:
-            return [message("E014", value=redacted(url), error=exc)]
+            return [message("bad_redis_url", value=redacted(url), error=exc)]
         return []
     try:
         cache_backend(api_settings.IDEMPOTENCY_CACHE)
     except ValueError as exc:
-        return [message("E011", value=api_settings.IDEMPOTENCY_CACHE, error=exc)]
+        return [message("cache_cannot_lend", value=api_settings.IDEMPOTENCY_CACHE, error=exc)]
     return []
 
 
@@ -83,7 +83,7 @@ def check_unidentified_callers(**kwargs: Any) -> list[checks.CheckMessage]:
             seen.add(route.display)
             warnings.append(
                 message(
-                    "W013",
+                    "shared_anonymous_scope",
                     obj=route.display,
                     route=route.display,
                     header=header_names.IDEMPOTENCY_KEY,

@@ -3,6 +3,7 @@ the filter backends refuse what they do not declare."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from django.core import checks
@@ -13,7 +14,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.settings import api_settings as drf_settings
 
 from ..check_messages import message
-from ..http.routes import project_resolvers
+from ..http.routes import iter_routes
 from .drf import StrictFilterBackend, StrictQueryParametersMixin
 from .paginator import KeysetPagination
 
@@ -23,7 +24,7 @@ def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
     """Every keyset-paginated view of the URLconf has an index matching its ordering (W010), and
     one for each sort it lets clients choose (E015)."""
     found = []
-    for view_class in view_classes():
+    for view_class in _view_classes():
         pagination_class = getattr(view_class, "pagination_class", None)
         queryset = getattr(view_class, "queryset", None)
         if not (isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination)):
@@ -34,7 +35,7 @@ def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
         try:
             orderings = pagination_class().get_orderings(model)
         except ImproperlyConfigured as exc:
-            found.append(message("E013", view=view_class.__name__, error=exc))
+            found.append(message("not_keyset_paginable", view=view_class.__name__, error=exc))
             continue
         for sort, ordering in orderings.items():
             if _has_matching_index(model, ordering):
@@ -43,7 +44,7 @@ def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
                 fields = [_column_name(model, name) for name in ordering]
                 found.append(
                     message(
-                        "W010",
+                        "ordering_unindexed",
                         view=view_class.__name__,
                         model=model.__name__,
                         ordering=", ".join(ordering),
@@ -53,7 +54,7 @@ def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
             else:
                 found.append(
                     message(
-                        "E015",
+                        "sort_unindexed",
                         view=view_class.__name__,
                         model=model.__name__,
                         sort=sort,
@@ -74,19 +75,21 @@ def check_filter_backends(**kwargs: Any) -> list[checks.CheckMessage]:
     ``DEFAULT_FILTER_BACKENDS`` has it, since a view that sets ``filter_backends`` never gets the
     setting's."""
     warnings = []
-    for view_class in view_classes():
+    for view_class in _view_classes():
         backends = list(getattr(view_class, "filter_backends", None) or ())
         others = [backend for backend in backends if not _is_strict_backend(backend)]
         pagination_class = getattr(view_class, "pagination_class", None)
         if isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination):
             if others:
-                warnings.append(message("W040", view=view_class.__name__, backend=_names(others)))
+                warnings.append(message("keyset_lax_filter_backend", view=view_class.__name__, backend=_names(others)))
             continue
         # Only a GenericAPIView filters through filter_backends; a list of its own reads no backend.
         listed = issubclass(view_class, GenericAPIView) and hasattr(view_class, "list")
         if len(others) < len(backends) or not listed or not _meant_strict(view_class):
             continue
-        warnings.append(message("W041", view=view_class.__name__, backend=_names(backends) or "[]"))
+        warnings.append(
+            message("strict_view_lax_filter_backends", view=view_class.__name__, backend=_names(backends) or "[]")
+        )
     return warnings
 
 
@@ -102,7 +105,7 @@ def check_strict_filtersets(**kwargs: Any) -> list[checks.CheckMessage]:
             raise
         return []
     errors = []
-    for view_class in view_classes():
+    for view_class in _view_classes():
         backends = getattr(view_class, "filter_backends", None) or ()
         filterset_class: Any = getattr(view_class, "filterset_class", None)
         if not any(_is_strict_backend(backend) for backend in backends) or not hasattr(filterset_class, "base_filters"):
@@ -110,7 +113,12 @@ def check_strict_filtersets(**kwargs: Any) -> list[checks.CheckMessage]:
         names = ordering_filters(filterset_class)
         if names:
             errors.append(
-                message("E040", view=view_class.__name__, name=filterset_class.__name__, fields=", ".join(names))
+                message(
+                    "ordering_filter_in_strict_filterset",
+                    view=view_class.__name__,
+                    name=filterset_class.__name__,
+                    fields=", ".join(names),
+                )
             )
     return errors
 
@@ -130,21 +138,11 @@ def _names(backends: list[Any]) -> str:
     return ", ".join(getattr(backend, "__name__", repr(backend)) for backend in backends)
 
 
-def view_classes(patterns: Any = None) -> Any:
-    """The view classes (DRF's and Django's class-based views) routed in ``patterns``, each once;
-    by default in every URLconf the project serves (``ROOT_URLCONF`` and ``EXTRA_URLCONFS``)."""
-    if patterns is None:
-        patterns = [pattern for resolver in project_resolvers() for pattern in resolver.url_patterns]
-    return _view_classes(patterns)
-
-
-def _view_classes(patterns: Any) -> Any:
+def _view_classes() -> Iterator[Any]:
+    """The class-based views (DRF's and Django's) of every URLconf the project serves, each once."""
     seen = set()
-    for pattern in patterns:
-        if hasattr(pattern, "url_patterns"):
-            yield from _view_classes(pattern.url_patterns)
-            continue
-        view_class = getattr(pattern.callback, "cls", None) or getattr(pattern.callback, "view_class", None)
+    for route in iter_routes():
+        view_class = getattr(route.callback, "cls", None) or getattr(route.callback, "view_class", None)
         if view_class is not None and view_class not in seen:
             seen.add(view_class)
             yield view_class

@@ -38,17 +38,25 @@ def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
         for handler, view in ERROR_HANDLERS.items():
             value = getattr(resolver.urlconf_module, handler, None)
             if value != f"{HANDLERS}.{view}" and getattr(value, "__module__", None) != HANDLERS:
-                errors.append(message("W004", handler=handler, view=view, value=value, urlconf=_module_name(resolver)))
+                errors.append(
+                    message(
+                        "error_handler_not_problems",
+                        handler=handler,
+                        view=view,
+                        value=value,
+                        urlconf=_module_name(resolver),
+                    )
+                )
         if needs_pages:
             try:
                 # Django's reverse() takes a URLconf module as well as its dotted path.
                 urlconf: Any = resolver.urlconf_name
                 reverse("api_conventions:problem-type", kwargs={"slug": "not-found"}, urlconf=urlconf)
             except NoReverseMatch:
-                unrouted_pages.append(message("E008", obj=_module_name(resolver)))
+                unrouted_pages.append(message("problem_pages_unrouted", obj=_module_name(resolver)))
     csrf_failure_view = settings.CSRF_FAILURE_VIEW
     if csrf_failure_view != f"{HANDLERS}.csrf_failure":
-        errors.append(message("W005", value=csrf_failure_view))
+        errors.append(message("csrf_view_not_problems", value=csrf_failure_view))
     return errors + unrouted_pages
 
 
@@ -69,4 +77,4 @@ def check_api_paths(**kwargs: Any) -> list[checks.CheckMessage]:
         admin_path = reverse("admin:index")
     except NoReverseMatch:
         admin_path = "/admin/"
-    return [message("W012", pattern=f"^/(?!{re.escape(admin_path.lstrip('/'))})")]
+    return [message("admin_inside_api_paths", pattern=f"^/(?!{re.escape(admin_path.lstrip('/'))})")]

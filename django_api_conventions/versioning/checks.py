@@ -9,7 +9,6 @@ from typing import Any
 from django.conf import settings
 from django.core import checks
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_noop
 
 from ..check_messages import PACKAGE, message, settings_are_valid
 from ..http.routes import Route, iter_routes
@@ -22,7 +21,12 @@ from .lifecycle import Deprecation, VersionTable, get_version_table, version_in_
 MIN_SUPPORT_DAYS = 90
 
 VERSION_MIDDLEWARE = f"{PACKAGE}.versioning.middleware.VersionLifecycleMiddleware"
-VERSIONING_CLASS = f"{PACKAGE}.versioning.drf.LifecycleVersioning"
+_VERSIONING_CLASS = f"{PACKAGE}.versioning.drf.LifecycleVersioning"
+_AFTER_VERSION_MIDDLEWARE = (
+    f"{PACKAGE}.middleware.ProblemDetailsMiddleware",
+    f"{PACKAGE}.middleware.MaintenanceModeMiddleware",
+    f"{PACKAGE}.idempotency.IdempotencyMiddleware",
+)
 
 
 @checks.register(checks.Tags.compatibility)
@@ -41,24 +45,31 @@ def _check_each_version(table: VersionTable) -> list[checks.CheckMessage]:
     now = timezone.now()
     for version in table.versions:
         if version_in_path(f"/{version.name}/") != version.name:
-            errors.append(message("E026", name=version.name))
+            errors.append(message("version_unrequestable", name=version.name))
         if version.status == "retired" and version.sunset is not None and version.sunset > now:
-            errors.append(message("W028", name=version.name, sunset=f"{version.sunset:%Y-%m-%d}"))
+            errors.append(message("retired_before_sunset", name=version.name, sunset=f"{version.sunset:%Y-%m-%d}"))
     return errors
 
 
 def _check_current_and_previous(table: VersionTable) -> list[checks.CheckMessage]:
     current = [v for v in table.versions if v.status == "current"]
     if len(current) != 1:
-        return [message("E022", count=len(current))]
+        return [message("not_one_current", count=len(current))]
     index = table.versions.index(current[0])
-    errors = [message("E027", name=v.name, current=current[0].name) for v in table.versions[index + 1 :]]
+    errors = [
+        message("version_after_current", name=v.name, current=current[0].name) for v in table.versions[index + 1 :]
+    ]
     previous = table.versions[index - 1] if index > 0 else None
     if previous is not None and previous.status == "retired":
-        errors.append(message("E023", name=previous.name, current=current[0].name))
+        errors.append(message("previous_retired", name=previous.name, current=current[0].name))
     elif previous is not None and previous.is_retired():
         errors.append(
-            message("W027", name=previous.name, current=current[0].name, sunset=f"{previous.sunset:%Y-%m-%d}")
+            message(
+                "previous_past_sunset",
+                name=previous.name,
+                current=current[0].name,
+                sunset=f"{previous.sunset:%Y-%m-%d}",
+            )
         )
     return errors
 
@@ -68,27 +79,21 @@ def _check_wiring() -> list[checks.CheckMessage]:
     errors = []
     middleware = list(settings.MIDDLEWARE)
     if VERSION_MIDDLEWARE not in middleware:
-        errors.append(message("W020"))
+        errors.append(message("version_middleware_missing"))
     else:
         position = middleware.index(VERSION_MIDDLEWARE)
         trace = f"{PACKAGE}.middleware.TraceIdMiddleware"
         if trace in middleware and middleware.index(trace) > position:
-            rule = gettext_noop("it must come after {middleware}")
-            errors.append(message("W021", other=_order(rule, "TraceIdMiddleware")))
-        later = (
-            f"{PACKAGE}.middleware.ProblemDetailsMiddleware",
-            f"{PACKAGE}.middleware.MaintenanceModeMiddleware",
-            f"{PACKAGE}.idempotency.IdempotencyMiddleware",
-        )
+            errors.append(message("middleware_out_of_order", middleware=trace, other=VERSION_MIDDLEWARE))
         errors.extend(
-            message("W021", other=_order(gettext_noop("it must come before {middleware}"), other.rsplit(".", 1)[-1]))
-            for other in later
+            message("middleware_out_of_order", middleware=VERSION_MIDDLEWARE, other=other)
+            for other in _AFTER_VERSION_MIDDLEWARE
             if other in middleware and middleware.index(other) < position
         )
     drf = getattr(settings, "REST_FRAMEWORK", {})
     versioning_class = drf.get("DEFAULT_VERSIONING_CLASS") if isinstance(drf, dict) else None
-    if versioning_class != VERSIONING_CLASS:
-        errors.append(message("W022", value=versioning_class))
+    if versioning_class != _VERSIONING_CLASS:
+        errors.append(message("versioning_class_not_packages", value=versioning_class))
     return errors
 
 
@@ -120,15 +125,16 @@ def check_deprecation_dates(**kwargs: Any) -> list[checks.CheckMessage]:
         }
         days = deprecation.support_days() or 0
         if days < 0:
-            errors.append(message("E021", **values, minimum=minimum))
+            errors.append(message("sunset_before_deprecation", **values, minimum=minimum))
         elif days < minimum:
             earliest = deprecation.deprecation + datetime.timedelta(days=minimum)
             errors.append(
-                message("E024", **values, days=math.floor(days), minimum=minimum, earliest=f"{earliest:%Y-%m-%d}")
+                message(
+                    "support_window_short",
+                    **values,
+                    days=math.floor(days),
+                    minimum=minimum,
+                    earliest=f"{earliest:%Y-%m-%d}",
+                )
             )
     return errors
-
-
-def _order(rule: str, middleware: str) -> str:
-    """``rule`` (marked with gettext_noop at its call) translated, naming ``middleware``."""
-    return gettext(rule).format(middleware=middleware)

@@ -23,9 +23,9 @@ def check_openapi_set_up(**kwargs: Any) -> list[checks.CheckMessage]:
         schema_class = None  # DRF reports an unimportable class itself
     errors = []
     if not composes_problem_schema(schema_class):
-        errors.append(message("W030", value=value))
+        errors.append(message("schema_class_not_packages", value=value))
     if not getattr(settings, "SPECTACULAR_SETTINGS", {}).get("COMPONENT_SPLIT_REQUEST"):
-        errors.append(message("W031"))
+        errors.append(message("component_split_request_off"))
     return errors
 
 
