@@ -1,17 +1,9 @@
 """Strict number fields: a number is read exactly as the client wrote it, or refused; never rounded.
 
-DRF's ``IntegerField`` reads ``int(str(value))`` after dropping a trailing ``.0``, so it takes
-``"1_000"`` as 1000, ``"١٢"`` (Arabic-Indic digits) as 12 and ``" 12 "`` as 12, and, behind a
-float parser, ``9.9999999999999999999`` as 10. ``DecimalField`` likewise reads ``Decimal(str(value).strip())``.
-These fields accept one spelling per number:
-
-- a JSON number: an integer, or a number with a fraction or an exponent read from its exact
-  digits (:class:`~.parsers.JSONNumber`); for :class:`StrictIntegerField` it must be exactly an
-  integer (``10.0`` and ``1e2`` are, ``9.9999999999999999999`` and ``399.5`` are not);
-- a string holding a JSON number's own spelling in ASCII digits (``"1000"``, ``"-12.50"``): no
-  ``_``, no white space, no ``+``, no leading zero, no other script's digits.
-
-Anything else is a 422 whose ``errors`` item names the value and has the code
+DRF's ``IntegerField`` takes ``"1_000"``, ``"١٢"`` (Arabic-Indic digits) and ``" 12 "``, and,
+behind a float parser, reads ``9.9999999999999999999`` as 10; ``DecimalField`` is as lenient.
+These fields take a JSON number from its exact digits, or a string holding a JSON number's own
+spelling in ASCII digits (``"1000"``, ``"-12.50"``); anything else is a 422 with the code
 ``not_an_integer`` or ``not_a_decimal``.
 """
 
@@ -39,9 +31,7 @@ _LONGEST_ECHO = 40
 def exact_number(value: Any) -> Decimal | None:
     """The exact number ``value`` holds, or ``None`` when it is no number (a string, a boolean...).
 
-    A :class:`~.parsers.JSONNumber` gives its own digits. A plain ``float`` (from another parser,
-    or from Python code) gives its shortest spelling, ``repr()``: the digits the client sent, if
-    its parser did not round them already.
+    A :class:`~.parsers.JSONNumber` gives its own digits, a plain ``float`` its ``repr()``.
     """
     if isinstance(value, bool):
         return None
@@ -60,11 +50,8 @@ def _echo(value: Any) -> str:
 
 
 class StrictIntegerField(serializers.IntegerField):
-    """``IntegerField`` that takes a JSON integer, a JSON number that is exactly an integer, or a
-    string of ASCII digits (``"1000"``), and refuses every other spelling with ``not_an_integer``.
-
-    ``min_value``, ``max_value`` and the OpenAPI schema are ``IntegerField``'s.
-    """
+    """``IntegerField`` that takes a JSON number that is exactly an integer (``10.0``, ``1e2``)
+    or a string of ASCII digits (``"1000"``), and refuses every other spelling."""
 
     default_error_messages = {
         "not_an_integer": _("Must be an integer; {value} is not."),
@@ -101,11 +88,10 @@ class StrictIntegerField(serializers.IntegerField):
 
 class StrictDecimalField(serializers.DecimalField):
     """``DecimalField`` that takes a JSON number from its exact digits, or a string holding a JSON
-    number's spelling (``"12.50"``), and refuses every other spelling with ``not_a_decimal``.
+    number's spelling (``"12.50"``), and refuses every other spelling.
 
-    More decimal places than ``decimal_places`` or more digits than ``max_digits`` are a 422, as
-    in DRF, never rounded; a blank string is not read as ``null`` (send ``null``).
-    ``localize=True`` is not supported: the separators are JSON's.
+    Extra places or digits are a 422, never rounded; a blank string is not ``null``;
+    ``localize=True`` is not supported.
     """
 
     default_error_messages = {

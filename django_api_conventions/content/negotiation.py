@@ -23,24 +23,14 @@ class FallbackContentNegotiation(DefaultContentNegotiation):
     """Answers in the first renderer's media type when ``Accept`` matches none, and picks a
     parser only for the body's own, concrete media type.
 
-    RFC 9110 (section 12.5.1) lets a server disregard ``Accept`` rather than answer 406.
     DRF negotiates before it authenticates or routes, so a browser's ``Accept: text/html``
-    would turn every 401, 404 or 422 into a 406; with this class the client gets the real
-    status in JSON.
+    would turn every 401, 404 or 422 into a 406; RFC 9110 (12.5.1) lets a server disregard
+    ``Accept`` instead. A ``?format=`` value no renderer offers is a 400 ``invalid-parameters``
+    listing the formats, not DRF's 404 (a URL format suffix keeps it).
 
-    The ``?format=`` override (DRF's ``URL_FORMAT_OVERRIDE``) is a query parameter, not part of
-    the resource's name: a value that no renderer of the view offers (``xml``, an empty one) is
-    a 400 ``invalid-parameters`` problem naming ``format`` and listing the formats the view
-    speaks, where DRF answers 404 for a resource that exists. A URL format suffix
-    (``/invoices.xml``) names another resource, and keeps DRF's 404.
-
-    For the request body DRF matches wildcards both ways, so ``Content-Type: */*`` (or
-    ``application/*``) picks the JSON parser and a body of unknown type is read as JSON. Here
-    a wildcard Content-Type is a 415: a body has one type (RFC 9110 section 8.3), and a
-    client that does not say it is not sending JSON on purpose. A ``+json`` type (RFC 6839,
-    ``application/merge-patch+json``) goes to a parser that declares
-    ``structured_syntax_suffix = "+json"``, as :class:`~.parsers.StrictJSONParser` does. The
-    415's detail names the type received and the types accepted.
+    A wildcard Content-Type (``*/*``, ``application/*``), which DRF reads as JSON, is a 415: a
+    body has one type (RFC 9110 8.3). A ``+json`` type goes to a parser that declares
+    ``structured_syntax_suffix = "+json"``. The 415 names the types accepted.
     """
 
     def select_renderer(  # type: ignore[override]  # DRF passes the view's list, not any iterable
@@ -55,8 +45,7 @@ class FallbackContentNegotiation(DefaultContentNegotiation):
         return chosen
 
     def get_accept_list(self, request: Any) -> list[str]:
-        """The ranges of ``Accept`` that are read (:func:`~..http.accept.accept_ranges`): DRF
-        before 3.18.1 parses every range of a header of any length."""
+        # Bounded: DRF before 3.18.1 parses every range of a header of any length.
         return accept_ranges(request.headers.get("Accept", "*/*"))
 
     def _check_format_override(self, request: Any, renderers: Sequence[BaseRenderer]) -> None:
@@ -115,8 +104,7 @@ def unsupported_media_type(content_type: str, accepted: Sequence[str]) -> Unsupp
     ]
     detail = force_str(UnsupportedMediaType.default_detail).format(media_type=echoed)
     if len(content_type) > MAX_MEDIA_RANGE_LENGTH:
-        # Refused unread, as DRF 3.18.1 does: say why, or "application/json; charset=..." reads
-        # as if JSON were not accepted.
+        # Refused unread, as DRF 3.18.1 does: say why, or JSON reads as if it were not accepted.
         too_long = gettext("The Content-Type header has {length} characters; at most {maximum} are read.")
         detail = f"{detail} {too_long.format(length=len(content_type), maximum=MAX_MEDIA_RANGE_LENGTH)}"
     accepted_detail = gettext("Accepted: {types}.").format(types=", ".join(names))

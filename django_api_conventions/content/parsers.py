@@ -20,21 +20,18 @@ from .negotiation import refuse_wildcard_media_type, unsupported_media_type
 
 __all__ = ["JSONNumber", "StrictJSONParser", "max_body_bytes"]
 
-ViewFunction = TypeVar("ViewFunction", bound=Callable[..., Any])
+_ViewFunction = TypeVar("_ViewFunction", bound=Callable[..., Any])
 
 
-def max_body_bytes(limit: int) -> Callable[[ViewFunction], ViewFunction]:
+def max_body_bytes(limit: int) -> Callable[[_ViewFunction], _ViewFunction]:
     """Let a function view take a request body of up to ``limit`` bytes, whatever
-    ``DATA_UPLOAD_MAX_MEMORY_SIZE`` says: ``@max_body_bytes(50 * 1024 * 1024)``.
-
-    A class-based view (DRF or Django) sets the class attribute ``max_body_bytes`` instead.
-    Put the decorator above ``@api_view``, which builds a new view that keeps none of the
-    function's attributes.
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE`` says: ``@max_body_bytes(50 * 1024 * 1024)``, above
+    ``@api_view``. A class-based view sets the class attribute ``max_body_bytes`` instead.
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise ValueError(f"max_body_bytes takes a number of bytes (an int of at least 0), not {limit!r}.")
 
-    def decorate(view: ViewFunction) -> ViewFunction:
+    def decorate(view: _ViewFunction) -> _ViewFunction:
         view.max_body_bytes = limit  # type: ignore[attr-defined]  # read by the body-limit middleware
         return view
 
@@ -42,10 +39,8 @@ def max_body_bytes(limit: int) -> Callable[[ViewFunction], ViewFunction]:
 
 
 def view_body_limit(view: Callable[..., Any]) -> int | None:
-    """The body limit in bytes that ``view`` (a resolved view function) declares, or ``None``
-    when it declares none: its ``@max_body_bytes``, the ``max_body_bytes`` keyword of its
-    ``as_view()``, or its class's ``max_body_bytes`` attribute (DRF's ``cls``, Django's
-    ``view_class``)."""
+    """The ``max_body_bytes`` a resolved view declares (decorator, ``as_view()`` keyword or
+    class attribute), else ``None``."""
     limit = getattr(view, "max_body_bytes", None)
     if limit is None:
         initkwargs = getattr(view, "initkwargs", None) or getattr(view, "view_initkwargs", None) or {}
@@ -60,24 +55,17 @@ class StrictJSONParser(JSONParser):
     """DRF's ``JSONParser`` made strict and safe.
 
     Rejects (400 ``malformed-request``, with the position of the fault): invalid UTF-8,
-    malformed or truncated JSON, ``NaN`` / ``Infinity``, numbers too large for a float
-    (``1e999999``, which the stock parser silently turns into ``inf``), duplicate object keys,
-    integers beyond Python's digit limit, and nesting deeper than :attr:`max_depth` (the stock
-    parser lets a ``RecursionError`` escape as a 500 on 10,000 nested arrays).
+    malformed JSON, ``NaN`` / ``Infinity``, numbers too large for a float (``1e999999``, which
+    the stock parser reads as ``inf``), duplicate object keys, integers beyond Python's digit
+    limit, and nesting deeper than :attr:`max_depth` (a 500 in the stock parser).
 
-    Keeps numbers exact: a number with a fraction or an exponent is a :class:`JSONNumber`, a
-    ``float`` whose ``str()`` is the number as the client wrote it, so ``9.9999999999999999999``
-    is not read as ``10`` by a field that checks its digits (see :mod:`..fields`).
-
-    Accepts ``application/json`` and any ``+json`` type (``application/merge-patch+json``);
-    a wildcard Content-Type (``*/*``, ``application/*``) is a 415, whichever negotiation class
-    chose this parser.
+    Keeps numbers exact: a number with a fraction or an exponent is a :class:`JSONNumber`.
+    Accepts ``application/json`` and any ``+json`` type; a wildcard Content-Type is a 415.
     """
 
     #: The structured syntax suffix (RFC 6839) of the other media types this parser reads.
     structured_syntax_suffix = "+json"
-    #: Deepest nesting of arrays and objects accepted. A subclass raises it for documents that
-    #: nest deeper (Python's recursion limit still bounds what the decoder reads), or lowers it.
+    #: Deepest nesting of arrays and objects accepted (Python's recursion limit still bounds it).
     max_depth: int = 64
 
     def parse(
@@ -91,8 +79,7 @@ class StrictJSONParser(JSONParser):
         except LookupError:
             codec = charset
         if codec != "utf-8":
-            # RFC 8259: JSON exchanged between systems is UTF-8. Other codecs (zlib, hex...)
-            # would also let a compressed body slip past DATA_UPLOAD_MAX_MEMORY_SIZE.
+            # RFC 8259; and a codec such as zlib would slip past DATA_UPLOAD_MAX_MEMORY_SIZE.
             raise ParseError(gettext("JSON must be encoded in UTF-8, not {charset}.").format(charset=repr(charset)))
         raw = stream.read()
         try:
@@ -120,11 +107,8 @@ class StrictJSONParser(JSONParser):
 
 
 def _declared_charset(parser_context: Mapping[str, Any] | None, accepted: list[str]) -> str | None:
-    """The charset the Content-Type names, if any: DEFAULT_CHARSET says nothing about a client's JSON.
-
-    A Content-Type too long to be read is a 415, whichever negotiation class chose this parser
-    (DRF's before 3.18.1 lets one of any length through): its parameters are not split.
-    """
+    # Not DEFAULT_CHARSET: it says nothing of a client's JSON. A Content-Type too long to read
+    # is a 415 (DRF before 3.18.1 lets one of any length through).
     request = (parser_context or {}).get("request")
     content_type = getattr(http_request_of(request), "META", {}).get("CONTENT_TYPE", "")
     if len(content_type) > MAX_MEDIA_RANGE_LENGTH:
@@ -156,12 +140,9 @@ def _reject_constant(name: str) -> None:
 class JSONNumber(float):
     """A JSON number with a fraction or an exponent: a ``float`` that keeps the client's spelling.
 
-    Everything that takes a float still does (arithmetic, ``json.dumps``, DRF's ``FloatField``
-    and ``JSONField``), while ``str()`` gives the exact text, ``"9.9999999999999999999"``,
-    where the float is ``10.0``; :attr:`exact` is that text as a ``Decimal``. DRF's own
-    ``IntegerField`` and ``DecimalField`` read a value through ``str()``, so they see the exact
-    number too. Comparisons (``==``) stay those of the float: use :attr:`exact` to compare
-    two numbers exactly.
+    It works wherever a float does, while ``str()`` gives the exact text
+    (``"9.9999999999999999999"`` where the float is ``10.0``), which DRF's ``IntegerField`` and
+    ``DecimalField`` read; :attr:`exact` is that text as a ``Decimal``. ``==`` stays the float's.
     """
 
     __slots__ = ("text",)
@@ -217,11 +198,8 @@ def _abridged(text: str, keep: int = 20) -> str:
 
 
 def _check_structure(data: Any, limit: int) -> None:
-    """Reject nesting deeper than ``limit`` and lone surrogates (``"\\ud800"``), without recursion.
-
-    A lone surrogate is valid JSON syntax but no Unicode text: echoed in a response it would
-    fail to encode and turn a 4xx into a 500.
-    """
+    # Without recursion. A lone surrogate ("\\ud800") is valid JSON but no Unicode text: echoed
+    # in a response, it would fail to encode and turn a 4xx into a 500.
     pending = [(data, 1)]
     while pending:
         value, depth = pending.pop()
