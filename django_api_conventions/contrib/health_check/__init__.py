@@ -1,8 +1,4 @@
-"""A django-health-check (4.x) check of the idempotency store: ``IdempotencyStoreCheck``.
-
-Needs django-health-check 4.0 or later (the ``health`` extra); only this package imports it.
-See docs/observability.md.
-"""
+"""A django-health-check (4.x, the ``health`` extra) check of the idempotency store."""
 
 from .backends import IdempotencyStoreCheck
 

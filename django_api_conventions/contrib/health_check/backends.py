@@ -1,12 +1,8 @@
 """The idempotency store's health: one cheap round trip, answered within a bound.
 
-A store that is down usually fails fast (a refused connection), but one that does not answer
-(a network partition, a server stopped mid-request, a full connection pool) would hold the
-health check for as long as the client's own timeouts allow, often much longer than a load
-balancer waits. The probe therefore runs in a thread of its own and the check answers
-"unavailable" once ``timeout`` has passed, whatever the probe is still waiting for. At most one
-probe per process runs at a time: while an earlier one still hangs, the check answers
-"unavailable" at once instead of piling up threads.
+A store that does not answer (a network partition, a full pool) would hold the check as long
+as its client's timeouts allow: the probe runs in a thread, and the check answers "unavailable"
+after ``timeout``, or at once while an earlier probe still hangs.
 """
 
 from __future__ import annotations
@@ -22,7 +18,6 @@ from health_check.exceptions import ServiceReturnedUnexpectedResult, ServiceUnav
 from ...conf import api_settings
 from ...idempotency.stores import IdempotencyStore, get_store
 
-#: The probe still running in this process, if any.
 _probe_lock = threading.Lock()
 _running: list[threading.Thread] = []
 

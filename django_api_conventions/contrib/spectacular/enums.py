@@ -1,24 +1,11 @@
 """Extensible response enums: the values known today, and any other value accepted.
 
-The conventions make adding an enum value a compatible change, and ask clients to tolerate
-values they do not know. A closed ``enum`` in a response schema says the opposite to client
-generators: openapi-python-client's generated model raises ``ValueError`` on a new value, and a
-TypeScript union rejects it. A response field with choices is therefore written as::
-
-    {"anyOf": [{"$ref": "#/components/schemas/OrderStatusEnum"}, {"type": "string"}],
-     "x-extensible-enum": ["pending", "shipped", "cancelled"]}
-
-which both openapi-python-client (``OrderStatusEnum | str``, parsed without error) and
-openapi-typescript (``components["schemas"]["OrderStatusEnum"] | string``) turn into a type that
-accepts unknown values while still naming the known ones; ``x-extensible-enum`` lists them for
-the tools that read it (Zalando's guidelines). Request enums stay closed: the server refuses
-another value.
-
-Two steps, because drf-spectacular names enums only after every component is built:
-:func:`extensible` writes the enum inline in the ``anyOf`` (already open, with no name);
-:func:`name_extensible_enums`, a postprocessing step, moves each inline enum to a named
-component, reusing the component drf-spectacular's ``postprocess_schema_enums`` made for the same
-values of a request field.
+Adding an enum value is a compatible change, but a closed ``enum`` makes generated clients
+reject a new value. A response field with choices is written as ``{"anyOf": [{"$ref":
+".../OrderStatusEnum"}, {"type": "string"}], "x-extensible-enum": [...]}``, which
+openapi-python-client and openapi-typescript type as ``OrderStatusEnum | str``. Two steps, as
+drf-spectacular names enums only after every component is built: :func:`extensible` writes the
+enum inline, :func:`name_extensible_enums` (postprocessing) moves it to a named component.
 """
 
 from __future__ import annotations
@@ -28,7 +15,6 @@ from typing import Any
 
 #: The vendor extension that lists the known values of an extensible enum.
 EXTENSIBLE_ENUM = "x-extensible-enum"
-_COMPONENTS = "#/components/schemas/"
 _ENUM_KEYS = ("type", "enum")
 
 
@@ -43,25 +29,24 @@ def extensible(schema: dict[str, Any]) -> dict[str, Any]:
     known = [value for value in schema["enum"] if value not in ("", None)]
     types = schema.get("type")
     nullable = isinstance(types, list) and "null" in types
-    if isinstance(types, list):
-        types = [kind for kind in types if kind != "null"]
-        types = types[0] if len(types) == 1 else types or None
+    open_variant = _open_variant(types)
     rest = {key: value for key, value in schema.items() if key not in (*_ENUM_KEYS, "x-spec-enum-id")}
-    closed = {"type": types, "enum": known} if types else {"enum": known}
-    open_variant = {"type": types} if types else {}
-    variants = [closed, open_variant, *([{"type": "null"}] if nullable else [])]
+    variants = [{**open_variant, "enum": known}, open_variant, *([{"type": "null"}] if nullable else [])]
     return {"anyOf": variants, **rest, EXTENSIBLE_ENUM: known}
+
+
+def _open_variant(types: Any) -> dict[str, Any]:
+    kinds = [kind for kind in types if kind != "null"] if isinstance(types, list) else [types] if types else []
+    return {"type": kinds[0] if len(kinds) == 1 else kinds} if kinds else {}
 
 
 def name_extensible_enums(schema: dict[str, Any], enum_suffix: str = "Enum", registry: Any = None) -> dict[str, Any]:
     """Move each inline enum of an extensible enum to a component of ``components.schemas``.
 
-    A component with the same type and values is reused (drf-spectacular's name for the same
-    choices of a request field); else the enum is named ``<Field>Enum`` when only one set of
-    values goes by that field name, ``<Component><Field>Enum`` otherwise, with ``Response``
-    before the suffix when that name is taken. Idempotent. ``registry``: the generator's
-    component registry, which learns the new components too (drf-spectacular's enum hook
-    rebuilds ``components`` from it when it runs after this step).
+    A component with the same values is reused; else it is ``<Field>Enum``, or
+    ``<Component><Field>Enum`` when that field name has several sets of values (``Response``
+    before the suffix when taken). Idempotent. ``registry`` learns the new components too:
+    drf-spectacular's enum hook rebuilds ``components`` from it.
     """
     from inflection import camelize
 
@@ -87,16 +72,14 @@ def name_extensible_enums(schema: dict[str, Any], enum_suffix: str = "Enum", reg
                     ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=components[name])
                 )
             by_values[key] = name
-        target = {"$ref": f"{_COMPONENTS}{name}"}
         closed.clear()
-        closed.update(target)
+        closed["$ref"] = f"#/components/schemas/{name}"
     if found:
         schema["components"]["schemas"] = dict(sorted(components.items()))
     return schema
 
 
 def _inline_enums(components: dict[str, Any]) -> Iterator[tuple[str, str, MutableMapping[str, Any]]]:
-    """(component, field, the closed variant) of every extensible enum still written inline."""
     for component, target in components.items():
         for field, node in _properties(target):
             if node.get("type") == "array" and isinstance(node.get("items"), dict):

@@ -1,8 +1,7 @@
 """The strict filter backend's parameters in drf-spectacular's document; importing registers it.
 
-A filter the backend cannot type (a ``ModelChoiceFilter`` whose ``to_field_name`` is no field of
-its model, say) is described as drf-spectacular describes it on its own, after a warning in the
-generator's output: ``spectacular --fail-on-warn`` fails on it.
+A filter the backend cannot type is described as drf-spectacular describes it, after a warning
+(``spectacular --fail-on-warn`` fails on it).
 """
 
 from __future__ import annotations
@@ -22,13 +21,12 @@ class StrictFilterBackendExtension(OpenApiFilterExtension):
         self, auto_schema: AutoSchema, *args: Any, **kwargs: Any
     ) -> list[dict[str, Any]]:
         parameters: list[dict[str, Any]] = self.target.get_schema_operation_parameters(
-            auto_schema.view, describe_untyped=describe_untyped_filter
+            auto_schema.view, describe_untyped=_describe_untyped_filter
         )
         return parameters
 
 
-def describe_untyped_filter(filterset: Any, filter_name: str, view: Any, reason: str) -> dict[str, dict[str, Any]]:
-    """drf-spectacular's parameters of one filter, by name, after a warning saying why."""
+def _describe_untyped_filter(filterset: Any, filter_name: str, view: Any, reason: str) -> dict[str, dict[str, Any]]:
     from drf_spectacular.contrib.django_filters import DjangoFilterExtension  # a FilterSet: django-filter is there
 
     where = f"{type(filterset).__name__}.{filter_name}"
@@ -37,7 +35,7 @@ def describe_untyped_filter(filterset: Any, filter_name: str, view: Any, reason:
     try:
         found = DjangoFilterExtension(None).resolve_filter_field(
             getattr(view, "schema", None),
-            filterset._meta.model or filterset.queryset.model,
+            filterset.queryset.model,
             type(filterset),
             filter_name,
             filter_,

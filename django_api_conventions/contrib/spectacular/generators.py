@@ -1,18 +1,8 @@
 """``SchemaGenerator``: the document ``/openapi.json`` serves, from ``manage.py spectacular`` too.
 
-drf-spectacular's own generator leaves ``info.version`` as ``"2 (v1)"`` and response enums
-inline unless the package's hook is listed in ``SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]``,
-and without ``--api-version`` it documents no versioned path at all (``LifecycleVersioning`` has
-no default version). This generator finishes the document as ``/openapi.json`` does
-(:func:`.hooks.finish_schema`) and, without a version asked for, describes the current one.
-Name it in the settings, or on the command line::
-
-    SPECTACULAR_SETTINGS = {
-        "DEFAULT_GENERATOR_CLASS": "django_api_conventions.contrib.spectacular.generators.SchemaGenerator",
-    }
-
-    python manage.py spectacular --generator-class \\
-        django_api_conventions.contrib.spectacular.generators.SchemaGenerator --file openapi.yaml
+``SPECTACULAR_SETTINGS["DEFAULT_GENERATOR_CLASS"] =
+"django_api_conventions.contrib.spectacular.generators.SchemaGenerator"`` (or
+``--generator-class``): the current version's document unless ``--api-version`` names another.
 """
 
 from __future__ import annotations
@@ -29,8 +19,7 @@ __all__ = ["SchemaGenerator"]
 
 def current_version() -> str | None:
     """The name of the current version of ``API_CONVENTIONS["VERSIONS"]``, if any."""
-    table = get_version_table()
-    current = table.current if table else None
+    current = get_version_table().current
     return current.name if current else None
 
 

@@ -1,25 +1,10 @@
-"""The package's postprocessing of a whole document: ``info.version``, and named extensible enums.
+"""The document's postprocessing: a SemVer ``info.version``, and named extensible enums.
 
-drf-spectacular writes ``info.version`` as ``"<VERSION> (<api version>)"``, ``"2 (v1)"``, when it
-builds the document of one URL version: neither PEP 440 nor SemVer, so tools that parse it
-(client generators, whose generated package then does not install; registries) choke. Here
-``info.version`` is the URL version's own number (``v1`` gives ``"1.0.0"``), or else
-``SPECTACULAR_SETTINGS["VERSION"]``, written as SemVer's ``MAJOR.MINOR.PATCH`` (``"2"`` becomes
-``"2.0.0"``, which PEP 440 reads too; off with :data:`SEMVER_INFO_VERSION`), and the URL version
-is said apart: ``info["x-api-version"]`` and a line of ``info.description``. Response enums made
-extensible by ``ProblemAutoSchema`` get their names (:mod:`.enums`).
-
-``/openapi.json`` and django-api-compat's ``api_compat`` apply it on their own. For ``manage.py spectacular`` to
-write the same, name the package's generator (:mod:`.generators`, which also documents the
-current version when no ``--api-version`` is given), or list the hook after drf-spectacular's
-default one::
-
-    SPECTACULAR_SETTINGS = {
-        "POSTPROCESSING_HOOKS": [
-            "drf_spectacular.hooks.postprocess_schema_enums",
-            "django_api_conventions.contrib.spectacular.hooks.postprocess_schema",
-        ],
-    }
+drf-spectacular writes ``info.version`` as ``"2 (v1)"`` for one URL version, which client
+generators and registries cannot parse. ``/openapi.json``, the package's generator and
+``api_compat`` apply it on their own; for ``manage.py spectacular``, list
+``postprocess_schema`` after ``drf_spectacular.hooks.postprocess_schema_enums`` in
+``SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]``.
 """
 
 from __future__ import annotations
@@ -33,10 +18,7 @@ from .enums import name_extensible_enums
 
 __all__ = ["SEMVER_INFO_VERSION", "finish_schema", "postprocess_schema", "with_api_version"]
 
-#: The member of ``info`` that names the URL version the document describes.
-API_VERSION_MEMBER = "x-api-version"
 _NUMERIC_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
-#: A URL version that carries a number: ``v1``, ``V2``, ``v2.1``, ``3``.
 _NUMBERED_API_VERSION = re.compile(r"[vV]?([0-9]+(?:\.[0-9]+){0,2})")
 #: ``info.version`` as ``MAJOR.MINOR.PATCH`` (``"2"`` -> ``"2.0.0"``), valid SemVer and PEP 440,
 #: so that a generated client package installs. ``False``: ``SPECTACULAR_SETTINGS["VERSION"]``
@@ -60,13 +42,9 @@ def finish_schema(schema: dict[str, Any], api_version: str | None, registry: Any
 
 
 def document_version(api_version: str | None = None) -> str | None:
-    """The ``info.version`` of the document of ``api_version``.
-
-    A URL version with a number (``v1``, ``v2.1``) gives its own: ``"1.0.0"`` for ``v1``, so that
-    each version's document (and the client generated from it) carries its own version, unless
-    ``SPECTACULAR_SETTINGS["VERSION"]`` has the same major number and says more (``"2.3"`` or
-    ``"2.0.0-rc.1"`` for ``v2``). Else ``SPECTACULAR_SETTINGS["VERSION"]``. Written as ``MAJOR.MINOR.PATCH`` when it is
-    1 to 3 numbers and :data:`SEMVER_INFO_VERSION` is on; ``None`` when there is none."""
+    """The ``info.version`` of the document of ``api_version``: its own number (``v1``: ``"1.0.0"``),
+    unless ``SPECTACULAR_SETTINGS["VERSION"]`` has the same major and says more; else that
+    setting. As ``MAJOR.MINOR.PATCH`` with :data:`SEMVER_INFO_VERSION`."""
     configured = str(spectacular_settings.VERSION or "")
     own = _NUMBERED_API_VERSION.fullmatch(api_version or "")
     version = configured
@@ -81,7 +59,6 @@ def document_version(api_version: str | None = None) -> str | None:
 
 
 def _major(version: str) -> str | None:
-    """The leading number of ``version``: ``"2"`` for ``"2.1.0-rc.1"``, ``None`` for ``"beta"``."""
     found = re.match(r"[0-9]+", version)
     return found.group() if found else None
 
@@ -96,7 +73,7 @@ def with_api_version(schema: dict[str, Any], api_version: str | None) -> dict[st
         info["version"] = version
     if not api_version:
         return schema
-    info[API_VERSION_MEMBER] = api_version
+    info["x-api-version"] = api_version
     line = f"This document describes version {api_version} of the API."
     description = info.get("description") or ""
     if line not in description:

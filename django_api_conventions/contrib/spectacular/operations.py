@@ -1,18 +1,11 @@
-"""What names and describes an operation: its operationId, summary and description.
+"""An operation's operationId, summary and description.
 
-- **operationId**: the resource and the action, ``invoices_list``, ``invoices_search``,
-  ``invoices_payments_create``, without the URL version: a client generated from v2's document
-  keeps its call sites when v3 ships (``ProblemSchemaMixin.versionless_names``). An action that
-  answers several methods (``@action(methods=["get", "post", "delete"])``) would give each the
-  same name: each gets drf-spectacular's word for its method after it (``invoices_notes_retrieve``,
-  ``invoices_notes_create``, ``invoices_notes_destroy``, the names drf-spectacular gives them), and
-  every other name stays as it was.
-- **description**: the public documentation of the view (its action's docstring, else the
-  view class's), never the docstring of a class or method of this package. drf-spectacular
-  walks the view's bases for a docstring: a view without one of its own would be described by
-  ``IdempotencyMixin``'s internals ("Put it before the DRF view class...").
-- **summary**: the first line of the action's own docstring, else said from the path and the
-  action ("List invoices", "Create a payment of an invoice").
+- operationId: the resource and the action without the URL version (``invoices_list``), so a
+  client generated from v2 keeps its call sites in v3; an action of several methods gets
+  drf-spectacular's word for each method after it (``invoices_notes_create``).
+- description: the view's public documentation, never a docstring of this package's classes
+  (drf-spectacular would describe a view by ``IdempotencyMixin``'s).
+- summary: the first line of the action's docstring, else words from the path and the action.
 """
 
 from __future__ import annotations
@@ -23,8 +16,7 @@ from typing import Any
 
 from drf_spectacular.settings import spectacular_settings
 
-#: The actions DRF's routers map to methods; any other action of a viewset is an extra action.
-STANDARD_ACTIONS = frozenset({"list", "create", "retrieve", "update", "partial_update", "destroy"})
+_STANDARD_ACTIONS = frozenset({"list", "create", "retrieve", "update", "partial_update", "destroy"})
 _METHOD_ACTIONS = {"post": "create", "put": "update", "patch": "partial_update", "delete": "destroy"}
 _VERBS = {
     "create": "Create",
@@ -36,32 +28,28 @@ _VERBS = {
 _PACKAGE = __name__.split(".")[0]
 
 
-def is_package_code(obj: Any) -> bool:
-    """Whether ``obj`` (a class or a function) is defined in this package."""
+def _is_package_code(obj: Any) -> bool:
     module = getattr(obj, "__module__", None) or ""
     return module == _PACKAGE or module.startswith(f"{_PACKAGE}.")
 
 
 def public_doc(cls: type, kind: type) -> str:
-    """The docstring of ``cls`` or of its nearest base with one that is a ``kind`` (a view, a
-    serializer: a mixin's docstring says how to use the mixin, not what the endpoint does) and
-    not this package's, stopping, as drf-spectacular does, at the library classes it excludes
-    (DRF's own)."""
+    """The docstring of ``cls`` or its nearest base with one that is a ``kind`` (not a mixin) and
+    not this package's, up to the library classes drf-spectacular excludes."""
     if spectacular_settings.DISABLE_DOCSTRING_DESCRIPTIONS:
         return ""
     barrier = set(spectacular_settings.GET_LIB_DOC_EXCLUDES())
     for klass in cls.__mro__:
         if klass in barrier:
             break
-        if klass.__doc__ and issubclass(klass, kind) and not is_package_code(klass):
+        if klass.__doc__ and issubclass(klass, kind) and not _is_package_code(klass):
             return _clean(klass.__doc__)
     return ""
 
 
 def own_doc(function: Any) -> str:
-    """The docstring written on ``function`` itself, unless this package wrote it (no inherited
-    docstring: ``inspect.getdoc`` would find the one of the method it overrides)."""
-    if spectacular_settings.DISABLE_DOCSTRING_DESCRIPTIONS or function is None or is_package_code(function):
+    """The docstring written on ``function`` itself (not inherited), unless this package wrote it."""
+    if spectacular_settings.DISABLE_DOCSTRING_DESCRIPTIONS or function is None or _is_package_code(function):
         return ""
     doc = getattr(function, "__doc__", None)
     return _clean(doc) if isinstance(doc, str) and doc.strip() else ""
@@ -82,11 +70,10 @@ def action_of(view: Any, method: str, is_list: bool) -> str:
 
 
 def resource_tokens(tokens: list[str], view: Any, action: str) -> list[str]:
-    """The path's words without the URL version and, for an extra action, without its own
-    URL segment (``invoices/search`` + ``search`` is ``invoices``)."""
+    """The path's words without the URL version and an extra action's own segment."""
     version = getattr(getattr(view, "request", None), "version", None)
     words = [token.replace("-", "_") for token in tokens if token != version]
-    if action not in STANDARD_ACTIONS and words:
+    if action not in _STANDARD_ACTIONS and words:
         url_path = getattr(getattr(view, action, None), "url_path", action)
         if words[-1] in (url_path.replace("-", "_"), action):
             words = words[:-1]
@@ -98,10 +85,8 @@ def operation_id(words: list[str], action: str) -> str:
 
 
 def shares_its_action(view: Any, method: str, documented: Iterable[str]) -> bool:
-    """Whether another of the ``documented`` methods of the view's route runs the same action.
-
-    DRF's router gives the view the action map of its route (``{"get": "notes", "post": "notes"}``
-    for an ``@action`` with two methods); HEAD and OPTIONS are in no document."""
+    """Whether another of the ``documented`` methods of the view's route (DRF's ``action_map``)
+    runs the same action."""
     action_map = getattr(view, "action_map", None) or {}
     action = action_map.get(method.lower())
     return action is not None and any(

@@ -1,24 +1,8 @@
 """``ProblemAutoSchema``: drf-spectacular's AutoSchema, saying what the package makes views do.
 
-Set ``REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] =
-"django_api_conventions.contrib.spectacular.ProblemAutoSchema"``, or, to keep a project's own
-``AutoSchema`` subclass, a class with :class:`ProblemSchemaMixin` before it. With ``LifecycleVersioning``,
-``manage.py spectacular --api-version v1`` (or ``SchemaGenerator(api_version="v1")``) gives the
-schema of one version. Each operation gets:
-
-- the ``Idempotency-Key`` header (required or optional, per view) and the replay headers;
-- every problem response it can answer, as ``application/problem+json`` naming its problem types,
-  a reference to a response component that every operation answering the same problems shares;
-- for keyset-paginated lists: the list envelope, ``cursor``, ``limit``, the declared
-  ``sort`` values as an enum and typed filters; for
-  ``POST .../search``: its request body and the list envelope;
-- the trace id and client id headers; deprecation flags and headers;
-- 401 (or 403) wherever an authenticator is declared, and no security requirement on the
-  operations anonymous callers may use (``anonymous_security``);
-- an operationId without the URL version, a summary, and a description from the view's public
-  docs, never from this package's classes (:mod:`.operations`);
-- in response components, every field ``required`` and choices as extensible enums
-  (:mod:`.enums`), with ``COMPONENT_SPLIT_REQUEST`` on.
+Each operation gets the package's headers (idempotency key, replay, trace and client id,
+deprecation), every problem response it can answer as a shared component, the list envelope
+and typed parameters of keyset lists and searches, and versionless names (:mod:`.operations`).
 """
 
 from __future__ import annotations
@@ -26,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
@@ -80,15 +65,30 @@ DEPRECATION_HEADERS: dict[str, Any] = {
     },
 }
 
-WWW_AUTHENTICATE_HEADER: dict[str, Any] = {
+_WWW_AUTHENTICATE_HEADER: dict[str, Any] = {
     "description": 'RFC 9110: how to authenticate, such as `Basic realm="api"`.',
     "schema": {"type": "string"},
 }
 
-#: Statuses whose problems ask the client to come back later.
-RETRY_AFTER_STATUSES = frozenset({409, 429, 503})
+_RETRY_AFTER_STATUSES = frozenset({409, 429, 503})
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+_BODY_PROBLEMS = (
+    "malformed-request",
+    "unreadable-request",
+    "length-required",
+    "request-too-large",
+    "unsupported-media-type",
+    "validation-error",
+)
+_IDEMPOTENCY_PROBLEMS = (
+    "idempotency-key-invalid",
+    "idempotency-key-reused",
+    "idempotency-key-in-use",
+    "idempotency-lease-expired",
+    "idempotency-store-unavailable",
+    "idempotency-response-too-large",
+)
 
 
 if TYPE_CHECKING:
@@ -196,39 +196,18 @@ class ProblemSchemaMixin(_SchemaBase):
     def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
         schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
         instance = force_instance(serializer)
-        if not has_own_description(instance):
+        if get_override(instance, "description", None) is None:  # no @extend_schema_serializer's
             description = public_doc(type(instance), BaseSerializer)
             if description:
                 schema["description"] = description
             else:
                 schema.pop("description", None)
-        if direction == "request" and spectacular_settings.COMPONENT_SPLIT_REQUEST and not self.request_defaults:
-            # openapi-typescript reads `default` as "always present", in a component a request
-            # body refers to as well: the generated type would make clients send the field the
-            # server fills in. Said in words instead.
-            for prop in schema.get("properties", {}).values():
-                if "default" in prop:
-                    # A Python value, not JSON yet: a project's schema class or a DecimalField with
-                    # coerce_to_string=False puts a Decimal here. Written as the document's renderer
-                    # (DRF's encoder) would write it.
-                    said = f"Default: `{json.dumps(prop.pop('default'), cls=JSONEncoder)}`."
-                    prop["description"] = f"{prop['description']}\n\n{said}" if prop.get("description") else said
-        if (
-            direction == "response"
-            and spectacular_settings.COMPONENT_SPLIT_REQUEST
-            and self.response_fields_required
-            and not is_patched_serializer(instance, direction)
-        ):
-            # DRF's to_representation writes every readable field of an object; a deprecated one
-            # (a renamed field's old name) goes away at its sunset, so clients must not need it.
-            properties = schema.get("properties", {})
-            deprecated = {name for name, prop in properties.items() if prop.get("deprecated")}
-            present = {name for name, prop in properties.items() if not prop.get("writeOnly")} - deprecated
-            required = (set(schema.get("required", ())) | present) - deprecated
-            if required:
-                schema["required"] = sorted(required)
-            else:
-                schema.pop("required", None)
+        if not spectacular_settings.COMPONENT_SPLIT_REQUEST:
+            return schema
+        if direction == "request" and not self.request_defaults:
+            _defaults_in_words(schema)
+        if direction == "response" and self.response_fields_required and not is_patched_serializer(instance, direction):
+            _require_written_fields(schema)
         return schema
 
     # --- request ------------------------------------------------------------------------------
@@ -245,9 +224,8 @@ class ProblemSchemaMixin(_SchemaBase):
         return {**{(p["name"], p["in"]): p for p in ours}, **overrides}
 
     def _extra_query_parameters(self) -> list[dict[str, Any]]:
-        """The parameters the project reads (``extra_query_params``, ``EXTRA_QUERY_PARAMS``), on the
-        operations that refuse undeclared ones: every one of a view with strict query parameters,
-        a list filtered by the strict backend; never the search, which reads its body."""
+        # The parameters the project reads, where undeclared ones are refused: a view with strict
+        # query parameters, a list under the strict backend; never the search, which reads its body.
         if self._is_search():
             return []
         strict_list = self._is_list_view() and any(
@@ -263,14 +241,12 @@ class ProblemSchemaMixin(_SchemaBase):
         return [parameter for parameter in parameters if parameter["name"] not in filters]
 
     def _header_refs(self, headers: dict[str, Any]) -> dict[str, Any]:
-        """``headers`` as references to ``components/headers``, one component per header."""
         return {
             name: self._shared_component(ResolvedComponent.HEADER, name, header) for name, header in headers.items()
         }
 
     def _shared_component(self, kind: str, name: str, definition: dict[str, Any]) -> dict[str, Any]:
-        """A reference to the component ``name`` of ``kind``, registered with ``definition``; another
-        definition under a name already taken gets the name with a digest of its own."""
+        # Another definition under a name already taken gets the name with a digest of its own.
         component = ResolvedComponent(name=name, type=kind, object=name, schema=definition)
         if component in self.registry and self.registry[component].schema != definition:
             named = f"{name}_{_digest(definition)}"
@@ -379,116 +355,105 @@ class ProblemSchemaMixin(_SchemaBase):
             if own is None:
                 responses[str(status)] = self._problem_response(status, slugs, bool(deprecations))
             else:  # the view's own @extend_schema response for that status: it gets the headers
-                own.setdefault("headers", {}).update(self._header_refs(problem_headers(status, bool(deprecations))))
+                own.setdefault("headers", {}).update(self._header_refs(_problem_headers(status, bool(deprecations))))
         return responses
 
     def _problem_types(self) -> dict[int, list[str]]:
         """The problem types this operation can answer, by status."""
-        view: Any = self.view
         found: dict[int, list[str]] = defaultdict(list)
+        for slug in dict.fromkeys(self._problem_slugs()):
+            found[problem_types[slug].status].append(slug)
+        return found
 
-        def add(*slugs: str) -> None:
-            for slug in slugs:
-                if slug not in found[problem_types[slug].status]:
-                    found[problem_types[slug].status].append(slug)
-
-        add("too-many-fields", "internal-error", "service-unavailable", "database-unavailable")
+    def _problem_slugs(self) -> Iterator[str]:
+        view: Any = self.view
+        yield from ("too-many-fields", "internal-error", "service-unavailable", "database-unavailable")
         if "{" in self.path:
-            add("not-found")
+            yield "not-found"
         if self.method in BODY_METHODS:
-            add(
-                "malformed-request",
-                "unreadable-request",
-                "length-required",
-                "request-too-large",
-                "unsupported-media-type",
-                "validation-error",
-            )
+            yield from _BODY_PROBLEMS
         if self.method in UNSAFE_METHODS:
-            add("conflict")
+            yield "conflict"
         if self._is_list_view() and isinstance(self._get_paginator(), KeysetPagination):
-            add("invalid-parameters", "invalid-cursor")
+            yield from ("invalid-parameters", "invalid-cursor")
         elif isinstance(view, StrictQueryParametersMixin):  # an undeclared parameter, on any method
-            add("invalid-parameters")
+            yield "invalid-parameters"
         options = self._idempotency_options()
         if options is not None:
-            add(
-                "idempotency-key-invalid",
-                "idempotency-key-reused",
-                "idempotency-key-in-use",
-                "idempotency-lease-expired",
-                "idempotency-store-unavailable",
-                "idempotency-response-too-large",
-            )
+            yield from _IDEMPOTENCY_PROBLEMS
             if options.required:
-                add("idempotency-key-missing")
+                yield "idempotency-key-missing"
         if view.get_throttles():
-            add("rate-limited")
+            yield "rate-limited"
+        yield from self._auth_problems()
+        if any(getattr(d, "sunset", None) for d in self._deprecations()):
+            yield "endpoint-retired"
+
+    def _auth_problems(self) -> Iterator[str]:
+        view: Any = self.view
         authenticators = view.get_authenticators()
         if authenticators:
             # Wrong credentials fail even where anonymous callers are welcome. DRF answers with
             # the first authenticator's challenge (401), or 403 when it has none.
             challenge = authenticators[0].authenticate_header(getattr(view, "request", None))
-            add("authentication-required" if challenge else "permission-denied")
+            yield "authentication-required" if challenge else "permission-denied"
         if any(not isinstance(permission, AllowAny) for permission in view.get_permissions()):
-            add("authentication-required", "permission-denied")
-        if any(getattr(d, "sunset", None) for d in self._deprecations()):
-            add("endpoint-retired")
-        return found
+            yield from ("authentication-required", "permission-denied")
 
     def _problem_response(self, status: int, slugs: list[str], deprecated: bool) -> dict[str, Any]:
-        """A reference to the shared response of ``status`` with these problem types.
-
-        Operations that answer the same problems share one component, so the document grows by
-        one reference per operation and status, not by a copy of the response."""
-        self._register_problem_components()
-        listed = "; ".join(f"`{slug}` ({problem_types[slug].title})" for slug in slugs)
-        response = {
-            "description": f"A problem whose `type` ends in one of: {listed}. Each type URL documents itself.",
-            "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
-            "headers": self._header_refs(problem_headers(status, deprecated)),
-            "x-problem-types": slugs,
-        }
-        name = problem_response_name(status, response)
-        component = ResolvedComponent(name=name, type=ResolvedComponent.RESPONSE, object=name, schema=response)
-        self.registry.register_on_missing(component)
-        return component.ref
-
-    def _register_problem_components(self) -> None:
+        # One component per status and list of problems, that every operation answering them shares.
         for name, schema in COMPONENT_SCHEMAS.items():
             self.registry.register_on_missing(
                 ResolvedComponent(name=name, type=ResolvedComponent.SCHEMA, object=name, schema=schema)
             )
+        listed = "; ".join(f"`{slug}` ({problem_types[slug].title})" for slug in slugs)
+        response = {
+            "description": f"A problem whose `type` ends in one of: {listed}. Each type URL documents itself.",
+            "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+            "headers": self._header_refs(_problem_headers(status, deprecated)),
+            "x-problem-types": slugs,
+        }
+        return self._shared_component(ResolvedComponent.RESPONSE, f"Problem{status}_{_digest(response)}", response)
 
 
 class ProblemAutoSchema(ProblemSchemaMixin, AutoSchema):
     """drf-spectacular's AutoSchema plus the package's headers, problems, lists and deprecations."""
 
 
-def problem_headers(status: int, deprecated: bool) -> dict[str, Any]:
-    """The response headers of a problem with ``status``."""
+def _problem_headers(status: int, deprecated: bool) -> dict[str, Any]:
     headers = trace_id_response_header()
-    if status in RETRY_AFTER_STATUSES:
+    if status in _RETRY_AFTER_STATUSES:
         headers[header_names.RETRY_AFTER] = RETRY_AFTER_HEADER
     if status == 401:
-        headers[header_names.WWW_AUTHENTICATE] = WWW_AUTHENTICATE_HEADER
+        headers[header_names.WWW_AUTHENTICATE] = _WWW_AUTHENTICATE_HEADER
     if deprecated:
         headers.update(DEPRECATION_HEADERS)
     return headers
 
 
-def problem_response_name(status: int, response: dict[str, Any]) -> str:
-    """``Problem<status>_<digest>``: the same name for the same response, whichever operation
-    answers it, and another name for another list of problem types or headers."""
-    # Only the package's own strings are in ``response``: plain JSON, whatever the project's schema
-    # class puts elsewhere in the document.
-    return f"Problem{status}_{_digest(response)}"
-
-
 def _digest(definition: dict[str, Any]) -> str:
+    # Only the package's own strings: plain JSON, whatever a project's schema class adds elsewhere.
     return hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:8]
 
 
-def has_own_description(serializer: Any) -> bool:
-    """Whether ``@extend_schema_serializer(description=...)`` describes ``serializer``."""
-    return get_override(serializer, "description", None) is not None
+def _defaults_in_words(schema: dict[str, Any]) -> None:
+    # openapi-typescript reads `default` as "always present", in a request body too: the
+    # generated type would make clients send what the server fills in. Said in words instead,
+    # as DRF's encoder writes it (a Decimal of a project's schema class, say).
+    for prop in schema.get("properties", {}).values():
+        if "default" in prop:
+            said = f"Default: `{json.dumps(prop.pop('default'), cls=JSONEncoder)}`."
+            prop["description"] = f"{prop['description']}\n\n{said}" if prop.get("description") else said
+
+
+def _require_written_fields(schema: dict[str, Any]) -> None:
+    # DRF's to_representation writes every readable field of an object; a deprecated one
+    # (a renamed field's old name) goes away at its sunset, so clients must not need it.
+    properties = schema.get("properties", {})
+    deprecated = {name for name, prop in properties.items() if prop.get("deprecated")}
+    present = {name for name, prop in properties.items() if not prop.get("writeOnly")}
+    required = (set(schema.get("required", ())) | present) - deprecated
+    if required:
+        schema["required"] = sorted(required)
+    else:
+        schema.pop("required", None)

@@ -1,8 +1,5 @@
-"""``path("", include("django_api_conventions.contrib.spectacular.urls"))``.
-
-Serves ``openapi.json`` (the current version's schema; ``?version=v1`` for another served
-version) and ``docs`` (Swagger UI, its assets from drf-spectacular-sidecar, nothing from a CDN).
-"""
+"""``path("", include("django_api_conventions.contrib.spectacular.urls"))``: ``openapi.json``
+(``?version=v1`` for another served version) and ``docs``, Swagger UI with its own assets."""
 
 from django.urls import path
 

@@ -27,50 +27,42 @@ from .hooks import finish_schema
 
 __all__ = ["OpenAPIDocsView", "OpenAPISchemaView"]
 
-#: Query parameters of the schema view.
-SCHEMA_PARAMETERS = ("version",)
 
-
-def requested_version(request: Request) -> str | None:
+def _requested_version(request: Request) -> str | None:
     """The ``?version=`` asked for (a served version), else the current one; else a 400 problem."""
-    unknown = [name for name in request.query_params if name not in SCHEMA_PARAMETERS]
-    repeated = [name for name in SCHEMA_PARAMETERS if len(request.query_params.getlist(name)) > 1]
     table = get_version_table()
-    served = table.served() if table else []
-    accepted = gettext("Unknown parameter. Accepted: {names}.").format(names=", ".join(SCHEMA_PARAMETERS))
-    errors = [parameter_error(name, accepted, "unknown") for name in unknown]
-    errors += [parameter_error(name, gettext("Give it once."), "repeated") for name in repeated]
-    name = request.query_params.get("version")
-    if name is not None and not repeated and name not in served:
-        errors.append(
-            parameter_error(
-                "version",
-                gettext("No served version is called {name}. Served: {served}.").format(
-                    name=repr(name), served=", ".join(served) or gettext("none")
-                ),
-                "invalid",
-            )
-        )
+    errors = _parameter_errors(request.query_params, table.served())
     if errors:
         raise invalid_parameters(errors)
-    if name is not None:
-        return name
-    current = table.current if table else None
-    return current.name if current else None
+    name = request.query_params.get("version")
+    if name is None and table.current is not None:
+        return table.current.name
+    return name
 
 
-class CompactOpenApiJsonRenderer(OpenApiJsonRenderer):
-    """drf-spectacular's renderer without its default indentation: about half the bytes for
-    clients and tools; ``Accept: application/vnd.oai.openapi+json; indent=4`` still indents."""
+def _parameter_errors(query: Any, served: list[str]) -> list[Any]:
+    accepted = gettext("Unknown parameter. Accepted: {names}.").format(names="version")
+    errors = [parameter_error(name, accepted, "unknown") for name in query if name != "version"]
+    if len(query.getlist("version")) > 1:
+        errors.append(parameter_error("version", gettext("Give it once."), "repeated"))
+    elif query.get("version") not in (None, *served):
+        detail = gettext("No served version is called {name}. Served: {served}.").format(
+            name=repr(query["version"]), served=", ".join(served) or gettext("none")
+        )
+        errors.append(parameter_error("version", detail, "invalid"))
+    return errors
+
+
+class _CompactOpenApiJsonRenderer(OpenApiJsonRenderer):
+    """drf-spectacular's renderer without its default indentation (half the bytes); an
+    ``Accept`` with ``indent=4`` still indents."""
 
     def get_indent(self, accepted_media_type: str, renderer_context: Any) -> int | None:
         indent: int | None = JSONRenderer.get_indent(self, accepted_media_type, renderer_context)
         return indent
 
 
-class CompactOpenApiJsonRenderer2(CompactOpenApiJsonRenderer):
-    """The same document as ``application/json``."""
-
+class _CompactOpenApiJsonRenderer2(_CompactOpenApiJsonRenderer):  # as application/json
     media_type = OpenApiJsonRenderer2.media_type
 
 
@@ -79,14 +71,14 @@ class CompactOpenApiJsonRenderer2(CompactOpenApiJsonRenderer):
 class OpenAPISchemaView(SpectacularAPIView):
     """The OpenAPI 3 document of one version as JSON: the current one, or ``?version=v1``."""
 
-    renderer_classes = [CompactOpenApiJsonRenderer2, CompactOpenApiJsonRenderer]
+    renderer_classes = [_CompactOpenApiJsonRenderer2, _CompactOpenApiJsonRenderer]
     # The path carries no version: the schema's version is a query parameter.
     versioning_class = None
 
     @extend_schema(exclude=True)
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if self.api_version is None:
-            self.api_version = requested_version(request)
+            self.api_version = _requested_version(request)
         response: Response = super().get(request, *args, **kwargs)
         # "2 (v1)" is no version string, and response enums are named, whatever the hooks.
         finish_schema(response.data, self.api_version)
@@ -119,12 +111,11 @@ class OpenAPIDocsView(SpectacularSwaggerView):
 
     @extend_schema(exclude=True)
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        primary = requested_version(request)
+        primary = _requested_version(request)
         response: Response = super().get(request, *args, **kwargs)
-        table = get_version_table()
-        if table and primary is not None:
+        if primary is not None:  # a version table is set
             assert isinstance(response.data, dict)
-            served = [version for version in table.versions if not version.is_retired()]
+            served = [version for version in get_version_table().versions if not version.is_retired()]
             response.data["settings"] = _version_switch(
                 reverse(self.url_name), served, primary, response.data["settings"]
             )
@@ -149,11 +140,8 @@ def docs_asset(request: HttpRequest, path: str) -> HttpResponseBase:
 
 
 def _version_switch(schema_path: str, served: list[APIVersion], primary: str, settings: str) -> str:
-    """Swagger UI's settings (a JavaScript expression) with one ``urls`` entry per served version.
-
-    The switch lives in the top bar of Swagger UI's ``StandaloneLayout``, whose preset is a
-    JavaScript object: hence an expression rather than JSON. The validator badge is off: it
-    would fetch an image from outside the service."""
+    # Swagger UI's settings with one ``urls`` entry per served version: a JavaScript expression,
+    # as the top bar's StandaloneLayout preset is an object. No validator badge: an outside image.
     labels = {version.name: _version_label(version) for version in served}
     defaults = {
         "urls": [
