@@ -166,26 +166,26 @@ def test_a_sentinel_s_port_as_the_store_is_a_503(
     assert response.status_code == 503 and response.json()["type"].endswith("/idempotency-store-unavailable")
     assert response["Content-Type"] == "application/problem+json" and response["Retry-After"] == "5"
     assert not Customer.objects.filter(email=email).exists()
-    assert "cannot run its commands (unknown command 'evalsha')" in caplog.text.lower()
+    assert "cannot run its commands (responseerror: unknown command 'evalsha'" in caplog.text.lower()
     assert "redis+sentinel://" in caplog.text, "the log names the URL form of a Sentinel set-up"
 
 
 @pytest.mark.redis_topologies
-def test_a_fault_in_the_store_s_own_script_stays_a_500(
+def test_an_error_reply_to_the_store_s_own_script_is_a_refusal(
     redis_sentinel_topology: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """An error reply that is the script's own doing is not passed off as an outage."""
+    """An error reply is never parsed: whatever its text, the store cannot run its commands."""
     import redis
 
     from django_api_conventions.idempotency.stores.redis import KEY_PREFIX, Script
-    from django_api_conventions.redis import UNAVAILABLE_ERRORS
+    from django_api_conventions.redis import UNAVAILABLE_ERRORS, CommandsRefused
 
     broken = Script("return redis.call('HSET', KEYS[1])")  # too few arguments
     client = redis.Redis(port=redis_sentinel_topology.master_port())
     with (
         caplog.at_level(logging.ERROR, logger="django_api_conventions.idempotency"),
-        pytest.raises(redis.ResponseError) as raised,
+        pytest.raises(CommandsRefused) as raised,
     ):
         broken([KEY_PREFIX + "broken"], [], client=client)
-    assert not isinstance(raised.value, UNAVAILABLE_ERRORS)
-    assert "Redis rejected a command of the idempotency store, not an outage: Wrong number of args" in caplog.text
+    assert isinstance(raised.value, UNAVAILABLE_ERRORS) and isinstance(raised.value.__cause__, redis.ResponseError)
+    assert "cannot run its commands (ResponseError: Wrong number of args" in caplog.text

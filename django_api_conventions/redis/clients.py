@@ -4,8 +4,8 @@ A cache alias lends its connection pool, whichever of these backends it uses (su
 
 - django-redis, ``django_redis.cache.RedisCache``, with its default, Sentinel or Herd client
   (``get_redis_connection(alias)``); not its ``ShardClient``, which has no one connection;
-- Django's own ``django.core.cache.backends.redis.RedisCache`` (its first server, where it
-  writes);
+- Django's own ``django.core.cache.backends.redis.RedisCache``: a pool of the store's own to its
+  first server, where Django writes, with the cache's ``OPTIONS`` (Django's pool is private);
 - django-valkey, ``django_valkey.cache.ValkeyCache`` or ``...cluster_cache.cache.ClusterValkeyCache``
   (``get_valkey_connection(alias)``).
 
@@ -16,13 +16,14 @@ django-redis nor Django's cache offers.
 
 from __future__ import annotations
 
+import re
 import threading
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 import redis
 from django.conf import settings
-from django.core.cache import caches
 from django.utils.module_loading import import_string
 from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
@@ -86,15 +87,44 @@ def redis_client_for_cache(alias: str) -> Any:
 
         return get_redis_connection(alias, write=True)
     if backend == DJANGO_CACHE:
-        # Django keeps its client private; get_client(write=True) is the one its own writes use.
-        return caches[alias]._cache.get_client(None, write=True)  # type: ignore[attr-defined]  # RedisCache's
+        return _django_cache_client(alias)
     from django_valkey import get_valkey_connection
 
     return get_valkey_connection(alias, write=True)
 
 
-_url_clients: dict[str, Any] = {}
+_clients: dict[tuple[str, ...], Any] = {}
 _lock = threading.Lock()
+
+
+def _kept(key: tuple[str, ...], build: Callable[[], Any]) -> Any:
+    """The client under ``key``, built on first use and kept for the process."""
+    client = _clients.get(key)
+    if client is None:
+        with _lock:
+            client = _clients.get(key)
+            if client is None:
+                client = _clients[key] = build()
+    return client
+
+
+def _django_cache_client(alias: str) -> Any:
+    """A client of Django's ``RedisCache``'s first server, where it writes, with its options.
+
+    Django keeps its own client private: the store opens a pool of its own, as Django builds its
+    pool (``redis.ConnectionPool.from_url(server, **OPTIONS)``).
+    """
+    config = settings.CACHES[alias]
+    location = config.get("LOCATION", "")
+    server = re.split("[;,]", location)[0] if isinstance(location, str) else location[0]
+    options = {
+        name: value
+        for name, value in config.get("OPTIONS", {}).items()
+        if name not in ("serializer", "pool_class", "parser_class")
+    }
+    return _kept(
+        ("cache", alias, server, repr(sorted(options.items()))), lambda: redis.Redis.from_url(server, **options)
+    )
 
 
 def redis_client_from_url(url: str) -> Any:
@@ -103,13 +133,7 @@ def redis_client_from_url(url: str) -> Any:
     A Cluster client asks its seed nodes for the cluster's layout when it is built, so an
     unreachable cluster raises here (``RedisClusterException``), at the first request.
     """
-    client = _url_clients.get(url)
-    if client is None:
-        with _lock:
-            client = _url_clients.get(url)
-            if client is None:
-                client = _url_clients[url] = build_client(parse_redis_url(url))
-    return client
+    return _kept(("url", url), lambda: build_client(parse_redis_url(url)))
 
 
 def client_for_key(client: Any, key: str) -> Any:

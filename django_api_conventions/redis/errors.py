@@ -53,24 +53,10 @@ _response_errors: list[type[BaseException]] = [ResponseError]
 
 
 class CommandsRefused(Exception):
-    """The server answered, but cannot run the store's commands (its role or configuration):
-    a Sentinel's or proxy's port, scripting renamed away, an ACL without the store's commands,
-    a server refusing writes (MISCONF, NOREPLICAS) or busy with a script. Its cause is the
-    server's error reply."""
+    """The server answered the store's commands with an error reply: its role or configuration
+    (a Sentinel's or proxy's port, scripting renamed away, writes refused) keeps it from serving
+    the store. Its cause is the server's error reply."""
 
-
-#: Error replies whose reason lies with the server, not with the command sent. Redis keeps
-#: the code of a command failing inside a script (``NOREPLICAS ... script: ...``), while a
-#: mistake in the script itself starts otherwise ("user_script:1: ...", "Wrong number of
-#: args calling Redis command from script", "Unknown Redis command called from script").
-_REFUSED_PREFIXES = (
-    "unknown command",  # the command itself is unknown here: a Sentinel, a proxy, a renamed command
-    "MISCONF",
-    "NOREPLICAS",
-    "BUSY ",
-    "DB index is out of range",
-    "SELECT is not allowed in cluster mode",  # the URL's db on connecting
-)
 
 try:
     from django_redis.exceptions import ConnectionInterrupted
@@ -84,21 +70,22 @@ try:
 except ImportError:  # valkey-py comes with django-valkey only
     pass
 else:  # pragma: no cover - exercised where django-valkey is installed
-    _unavailable.extend(
-        [
-            valkey_errors.ConnectionError,
-            valkey_errors.TimeoutError,
-            valkey_errors.OutOfMemoryError,
-            valkey_errors.ReadOnlyError,
-            valkey_errors.BusyLoadingError,
-            valkey_errors.ValkeyClusterException,
-            valkey_errors.ClusterError,
-            valkey_errors.TryAgainError,
-        ]
-    )
+    _unavailable += [
+        getattr(valkey_errors, name)
+        for name in (
+            "ConnectionError",
+            "TimeoutError",
+            "OutOfMemoryError",
+            "ReadOnlyError",
+            "BusyLoadingError",
+            "NoPermissionError",
+            "ValkeyClusterException",
+            "ClusterError",
+            "TryAgainError",
+        )
+    ]
     _no_script.append(valkey_errors.NoScriptError)
     _response_errors.append(valkey_errors.ResponseError)
-    _unavailable.append(valkey_errors.NoPermissionError)
 
 _unavailable.append(CommandsRefused)
 
@@ -111,25 +98,22 @@ _RESPONSE_ERRORS: tuple[type[BaseException], ...] = tuple(_response_errors)
 
 @contextmanager
 def refusals_as_unavailable(logger: logging.Logger) -> Iterator[None]:
-    """An error reply of the server's making becomes :class:`CommandsRefused` (a 503 and a
-    failing health check); any other error reply, a fault in what the store sent, passes
-    unchanged (a 500). Both are logged at ERROR, with the reply."""
+    """An error reply to the store's commands becomes :class:`CommandsRefused` (a 503 and a
+    failing health check), logged at ERROR with the reply.
+
+    The store's scripts and arguments are fixed and tested, so an error reply is the server's
+    refusal. redis-py raises most replies as a plain ``ResponseError``, with only the text to
+    tell them apart, which Redis may reword: the reply is never parsed.
+    """
     try:
         yield
     except _RESPONSE_ERRORS as exc:
         if isinstance(exc, UNAVAILABLE_ERRORS):
             raise
-        # The reply alone: not the command a pipeline's error names first, nor the arguments
-        # Redis echoes after an unknown command (no key or token in the logs).
-        reply = str(exc).split(" of pipeline caused error: ", 1)[-1].split(", with args", 1)[0]
-        if not reply.startswith(_REFUSED_PREFIXES):
-            logger.error("Redis rejected a command of the idempotency store, not an outage: %s", reply)
-            raise
-        hint = (
-            "; a Sentinel's or a proxy's port? Name a Sentinel set-up as "
-            "redis+sentinel://host:port[,host:port...]/service_name"
-            if reply.startswith("unknown command")
-            else ""
+        logger.error(
+            "The idempotency store's Redis cannot run its commands (%s: %s); is it a primary? "
+            "Name a Sentinel set-up as redis+sentinel://host:port[,host:port...]/service_name",
+            type(exc).__name__,
+            exc,
         )
-        logger.error("The idempotency store's Redis cannot run its commands (%s)%s", reply, hint)
-        raise CommandsRefused(reply) from exc
+        raise CommandsRefused(f"{type(exc).__name__} from the server") from exc

@@ -211,8 +211,12 @@ class RedisStore(IdempotencyStore):
         pipe = client_for_key(self.client, name).pipeline(transaction=False)
         pipe.eval(script.source, 1, name, *args)
         pipe.execute_command("WAIT", replicas, self.wait_timeout_ms)
+        replies = pipe.execute(raise_on_error=False)  # each error reply as its exception, as sent
         with refusals_as_unavailable(logger):
-            reply, acknowledged = pipe.execute()
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+        reply, acknowledged = replies
         return reply, int(acknowledged)
 
     def _claim_script(self, name: str, args: list[Any]) -> Any:
