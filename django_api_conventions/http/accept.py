@@ -1,14 +1,8 @@
 """Reading ``Accept`` within bounds, so that a 64 KB header costs what a short one does.
 
-No server in front of Django need bound a header's length (gunicorn stops at 8190 bytes,
-uvicorn and Daphne at none), and Django parses every range of ``Accept`` for
-``request.get_preferred_type()``, DRF before 3.18.1 every range for its negotiation: a header
-of 10,000 ranges costs 10,000 parses. Here, as DRF 3.18.1 does it, the first
-:data:`MAX_ACCEPT_LENGTH` characters are read, cut at their last comma so that a truncated range
-is not read as another one; a range longer than :data:`MAX_MEDIA_RANGE_LENGTH` is skipped; and
-reading stops at the :data:`MAX_ACCEPT_RANGES`-th range. The rest is ignored, as RFC 9110
-(12.5.1) lets a server disregard ``Accept``: the answer is then in the view's first media type,
-not a 4xx that a client could not act on.
+Django's ``get_preferred_type()`` and DRF before 3.18.1 parse every range, and uvicorn and
+Daphne bound no header. As DRF 3.18.1 does, the ranges read are bounded in characters, in
+length and in number; RFC 9110 (12.5.1) lets a server disregard the rest.
 """
 
 from __future__ import annotations
@@ -19,8 +13,6 @@ from operator import attrgetter
 from django.http import HttpRequest
 from django.http.request import MediaType
 
-__all__: list[str] = []  # the package's own: content negotiation and the problem pages use it
-
 #: Characters of an ``Accept`` header read: DRF's ``max_accept_header_length``.
 MAX_ACCEPT_LENGTH = 8192
 #: Media ranges of an ``Accept`` header read: DRF's ``max_accept_tokens``.
@@ -30,7 +22,8 @@ MAX_MEDIA_RANGE_LENGTH = 256
 
 
 def accept_ranges(header: str) -> list[str]:
-    """The media ranges of an ``Accept`` header that are read, in their order, stripped."""
+    """The media ranges of an ``Accept`` header that are read, in their order, stripped; the
+    header is cut at a comma, so that a truncated range is not read as another one."""
     if len(header) > MAX_ACCEPT_LENGTH:
         cut = header.rfind(",", 0, MAX_ACCEPT_LENGTH)
         header = header[:cut] if cut != -1 else ""
@@ -46,11 +39,7 @@ def accept_ranges(header: str) -> list[str]:
 
 
 def preferred_type(request: HttpRequest, media_types: Sequence[str]) -> str | None:
-    """Django's ``request.get_preferred_type(media_types)``, over the ranges that are read.
-
-    The most specific range that matches an offered type gives it its weight; of the offered
-    types, the one whose range comes first by weight wins; ``None`` when none is acceptable.
-    """
+    """Django's ``request.get_preferred_type(media_types)``, over the ranges that are read."""
     accepted = sorted(
         (
             media_type

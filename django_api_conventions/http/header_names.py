@@ -1,10 +1,6 @@
-"""The one home of every HTTP header name (and ``Link`` relation) the package sends or reads.
-
-Import the constants instead of spelling a name again, so that the code that sets a header,
-the code that reads it and the OpenAPI schema that documents it cannot drift apart. Only the
-trace id header is a setting (``TRACE_ID_HEADER``, read from ``api_settings`` at request time;
-its default is here): the conventions fix the others. Header names are case-insensitive on the
-wire; these are the spellings the package sends.
+"""The one home of every HTTP header name (and ``Link`` relation) the package sends or reads,
+so that the code that sets a header, the code that reads it and the schema cannot drift apart.
+Only the trace id header is a setting (``TRACE_ID_HEADER``; its default is here).
 """
 
 from __future__ import annotations
@@ -29,21 +25,15 @@ __all__ = [
     "WWW_AUTHENTICATE",
 ]
 
-# --- idempotency ------------------------------------------------------------------------------
-
 #: The idempotency key of a request (draft-ietf-httpapi-idempotency-key-header).
 IDEMPOTENCY_KEY = "Idempotency-Key"
 #: ``true`` on a replayed response, ``false`` on the first execution.
 IDEMPOTENT_REPLAYED = "Idempotent-Replayed"
 #: The same for caches and proxies: ``HIT`` on a replay, ``MISS`` on the first execution.
 CACHE_LOOKUP = "X-Cache-Lookup"
-#: On an answer stored under its key (the first one and its replays): how many more seconds the
-#: key is kept, as delta-seconds like ``Retry-After`` and ``max-age`` (no clock to agree on). The
-#: IETF draft defines no such field (its issues 35 and 49 ask for one; 49 proposes a TTL in
-#: seconds); the name says what is kept, beside ``Idempotent-Replayed``.
+#: On an answer stored under its key: how many more seconds the key is kept, as delta-seconds
+#: (no clock to agree on). The IETF draft defines no such field (its issues 35 and 49 ask for one).
 IDEMPOTENCY_RETENTION = "Idempotency-Retention"
-
-# --- tracing and clients ----------------------------------------------------------------------
 
 #: The default of ``TRACE_ID_HEADER``: the request's trace id, read and echoed.
 REQUEST_ID = "X-Request-ID"
@@ -51,8 +41,6 @@ REQUEST_ID = "X-Request-ID"
 TRACEPARENT = "traceparent"
 #: Who calls, when not authenticated: a self-declared label, not a credential.
 CLIENT_ID = "X-Client-ID"
-
-# --- deprecation (RFC 9745, RFC 8594) and links (RFC 8288) ------------------------------------
 
 DEPRECATION = "Deprecation"
 SUNSET = "Sunset"
@@ -62,8 +50,6 @@ REL_NEXT = "next"
 REL_PREV = "prev"
 REL_DEPRECATION = "deprecation"
 REL_SUNSET = "sunset"
-
-# --- caching and retries ----------------------------------------------------------------------
 
 CACHE_CONTROL = "Cache-Control"
 #: RFC 9110: the challenge a 401 carries (how to authenticate).

@@ -1,14 +1,10 @@
 """``HookMiddleware``: Django's ``MiddlewareMixin`` hooks, run inline in sync and async stacks.
 
-Django's ``MiddlewareMixin`` is sync and async capable, but in an async (ASGI) stack it runs
-``process_request`` and ``process_response`` through ``sync_to_async``, and Django wraps a sync
-``process_view`` the same way: a hop to a thread and back, per hook, per request. The package's
-hooks read headers and settings and build responses, work that never waits on anything, so
-here they run where the request is, on the event loop. A hook that must reach a database, a
-cache or a user's signal receivers defines its async twin (``aprocess_request``,
-``aprocess_view``, ``aprocess_response``), used in an async stack, which sends only that call
-to a thread. ``process_exception`` is Django's to schedule: it runs in a thread under ASGI, and
-only for a request whose view raised.
+In an ASGI stack ``MiddlewareMixin`` runs each hook through ``sync_to_async``, a hop to a
+thread per hook per request. The package's hooks never wait, so they run on the event loop; a
+hook that must reach a database, a cache or signal receivers defines its async twin
+(``aprocess_request``, ``aprocess_view``, ``aprocess_response``). ``process_exception`` stays
+Django's to schedule.
 """
 
 from __future__ import annotations

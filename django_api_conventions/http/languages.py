@@ -1,13 +1,7 @@
 """The response's language: never one the client refuses, and the same on a replay.
 
-Django's ``LocaleMiddleware`` picks the first language of ``Accept-Language`` that the site has,
-whatever its weight: ``Accept-Language: de;q=0`` ("anything but German") gets German. RFC 9110
-(12.4.2, 12.5.4) makes ``q=0`` mean "not acceptable". The package's middleware, which comes
-right after ``LocaleMiddleware``, calls :func:`honour_refused_languages` before any problem can
-be answered or any view run, so that every problem and message of the request is in a language
-the client accepts. :func:`response_language` is the language an idempotent response is
-stored with, which its replays state whatever language the retry asks for: their body is the
-stored one.
+Django's ``LocaleMiddleware`` picks the first language of ``Accept-Language`` the site has,
+whatever its weight: ``de;q=0`` ("anything but German", RFC 9110 12.4.2) gets German.
 """
 
 from __future__ import annotations
@@ -28,9 +22,8 @@ __all__ = ["is_refused", "language_from_request"]
 def is_refused(language: str, ranges: Iterable[tuple[str, float]]) -> bool:
     """Whether the parsed ``Accept-Language`` ``ranges`` give ``language`` a weight of 0.
 
-    The most specific range that matches decides (RFC 4647 3.3.1 and RFC 9110 12.5.4):
-    ``de;q=0`` refuses ``de`` and ``de-ch``; ``de-ch;q=0, de`` refuses only Swiss German;
-    ``*;q=0`` refuses every language no other range names.
+    The most specific range that matches decides (RFC 4647 3.3.1): ``de-ch;q=0, de`` refuses
+    only Swiss German; ``*;q=0`` refuses every language no other range names.
     """
     language = language.lower()
     best: tuple[int, float] | None = None
@@ -49,10 +42,8 @@ def is_refused(language: str, ranges: Iterable[tuple[str, float]]) -> bool:
 def language_from_request(request: HttpRequest) -> str:
     """Django's ``get_language_from_request()``, but never a language the client refuses.
 
-    The language cookie and the acceptable ranges of ``Accept-Language``, by weight, as Django
-    reads them; then ``LANGUAGE_CODE``, then the other ``LANGUAGES`` in their order. When the
-    client refuses every one of them, ``LANGUAGE_CODE``: a problem must be written in some
-    language, and RFC 9110 lets a server disregard the header rather than answer 406.
+    After the client's ranges, ``LANGUAGE_CODE`` then the other ``LANGUAGES``; when the client
+    refuses them all, ``LANGUAGE_CODE`` (RFC 9110 lets a server disregard the header).
     """
     chosen = translation.get_language_from_request(request)
     ranges = parse_accept_lang_header(request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
@@ -70,12 +61,8 @@ def language_from_request(request: HttpRequest) -> str:
 
 
 def honour_refused_languages(request: HttpRequest) -> None:
-    """Activate another language when ``LocaleMiddleware`` activated one the client refuses.
-
-    Only after ``LocaleMiddleware`` (it sets ``request.LANGUAGE_CODE``): without it, the site
-    speaks ``LANGUAGE_CODE`` to every client and the header is not read at all. Cheap when no
-    range of the header has ``q=0``: Django caches the parsed header.
-    """
+    """Activate another language when ``LocaleMiddleware`` activated one the client refuses;
+    the problems middleware calls it before any problem can be answered or any view run."""
     if not settings.USE_I18N or not hasattr(request, "LANGUAGE_CODE"):
         return
     if translation.get_language_from_path(request.path_info) is not None:
@@ -93,8 +80,7 @@ def honour_refused_languages(request: HttpRequest) -> None:
 
 @lru_cache(maxsize=8)
 def _negotiates_language(middleware: tuple[str, ...]) -> bool:
-    """Whether ``MIDDLEWARE`` holds ``LocaleMiddleware`` (or a subclass): built once per value of
-    the setting (the tuple is the cache key, so ``override_settings`` is honoured)."""
+    # Keyed by the setting's value, so that override_settings is honoured.
     for path in middleware:
         try:
             if issubclass(import_string(path), LocaleMiddleware):
@@ -105,9 +91,8 @@ def _negotiates_language(middleware: tuple[str, ...]) -> bool:
 
 
 def response_language(response: HttpResponseBase) -> str | None:
-    """The language of a response's body: its ``Content-Language``, else the active language
-    when ``LocaleMiddleware`` is to label the response with it on its way out; ``None`` when the
-    site does not negotiate a language."""
+    """The language an idempotent response is stored with, which its replays state: its
+    ``Content-Language``, else the active one when ``LocaleMiddleware`` will label it."""
     language = response.get("Content-Language")
     if language:
         return language

@@ -1,10 +1,4 @@
-"""Read-only pages: what a documentation page answers to each method.
-
-A page (the problem-type pages, ``/docs`` and its assets, a project's guide) is read with GET
-and HEAD. OPTIONS says so with ``Allow`` and no body; every other method, ``TRACE`` and
-WebDAV's included, is a 405 with the same ``Allow`` (a problem on an API path, by the problems
-middleware), never a CSRF 403, a 500 or the page itself.
-"""
+"""Read-only pages: what a documentation page answers to each method."""
 
 from __future__ import annotations
 
@@ -18,8 +12,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 __all__ = ["read_only"]
 
-#: The methods a read-only page answers, in its ``Allow`` header.
-READ_ONLY_METHODS = ("GET", "HEAD", "OPTIONS")
+_READ_ONLY_METHODS = ("GET", "HEAD", "OPTIONS")
 
 View = TypeVar("View", bound=Callable[..., HttpResponseBase])
 
@@ -36,10 +29,10 @@ def read_only(view: View) -> View:
         if request.method == "OPTIONS":
             answer = HttpResponse(status=204)
             del answer["Content-Type"]  # no content, so no type
-            answer["Allow"] = ", ".join(READ_ONLY_METHODS)
+            answer["Allow"] = ", ".join(_READ_ONLY_METHODS)
             return answer
         if request.method not in ("GET", "HEAD"):
-            refused = HttpResponseNotAllowed(READ_ONLY_METHODS)
+            refused = HttpResponseNotAllowed(_READ_ONLY_METHODS)
             log_response("Method Not Allowed (%s): %s", request.method, request.path, response=refused, request=request)
             return refused
         return view(request, *args, **kwargs)

@@ -1,17 +1,9 @@
 """The state the package keeps on a request: one convention and one table of names.
 
-Every value is an attribute of Django's ``HttpRequest`` (under DRF, the one its ``Request``
-wraps), read and written through :func:`get_state` and :func:`set_state`. Middleware sees
-Django's request; DRF views, filter backends and paginators see DRF's ``Request``, whose
-attribute look-up falls back to the wrapped request. A value set on DRF's ``Request`` itself
-would stay there, unseen by the middleware around the view: so the package never sets an
-attribute on the request object a hook receives, only on the ``HttpRequest`` behind it.
-
-The public names are documented for your code to read, on either request object:
-``request.trace_id`` (:mod:`~django_api_conventions.tracing.trace_ids`), ``request.active_filters``
-(``StrictFilterBackend``), ``request.idempotency`` (a request that holds a key) and
-``request.version`` (the version in the path; DRF's versioning sets it on DRF's ``Request``
-too). The names starting with ``_api_conventions_`` are internal and may change.
+Every value is an attribute of Django's ``HttpRequest``, which DRF's ``Request`` wraps and reads
+through: set on DRF's ``Request`` itself, it would stay unseen by the middleware. Your code
+reads the public names on either request object (``request.trace_id``...); the names starting
+with ``_api_conventions_`` are internal and may change.
 """
 
 from __future__ import annotations
@@ -39,8 +31,7 @@ EXCEPTION = "_api_conventions_exception"
 
 
 def http_request_of(request: Any) -> HttpRequest:
-    """DRF's ``Request`` wraps an ``HttpRequest`` (and copies user and auth onto it once it has
-    authenticated): the wrapped one, or ``request`` itself when it is already Django's."""
+    """The ``HttpRequest`` DRF's ``Request`` wraps, or ``request`` itself when it is Django's."""
     return getattr(request, "_request", request)  # type: ignore[no-any-return]  # DRF's Request._request
 
 

@@ -1,17 +1,6 @@
-"""Resource naming rules over the URLconf (part 2 of the conventions), as system check warnings.
-
-- a path segment that is a verb (``/invoices/{id}/pay``): make the action a sub-resource that is
-  created (``POST /invoices/{id}/payments``) or use the HTTP method;
-- a collection named in the singular (``/invoice/{id}``): ``/invoices/{id}``;
-- nesting deeper than two levels (``/users/{id}/invoices/{id}/payments``): address the
-  independent entity at the root and filter it (``/payments?invoice_id={id}``).
-
-Only routes of DRF views are checked, in every URLconf the project serves (``ROOT_URLCONF`` and
-``EXTRA_URLCONFS``). DRF's format-suffix twins (``/invoices.json``) are the route they suffix. A
-segment of several words whose last word is plural (``export-templates``) names a collection,
-whatever its first word. Silence one route with a regular expression in
-``URL_CONVENTION_SILENCED`` (searched in the route as the warning shows it), a whole kind with
-``SILENCED_SYSTEM_CHECKS`` (``django_api_conventions.W023`` to ``W025``).
+"""Resource naming rules over the project's routes, for the system check warnings W023-W025:
+a verb as a path segment (``/invoices/{id}/pay``), a collection named in the singular
+(``/invoice/{id}``), nesting deeper than two levels (``/users/{id}/invoices/{id}/payments``).
 """
 
 from __future__ import annotations
@@ -28,8 +17,8 @@ from ..conf import api_settings
 
 __all__ = ["VERBS"]
 
-#: Segments that name an action rather than a resource. "search" is absent on purpose: a POST
-#: search endpoint is the conventions' way to express OR filters.
+#: Segments that name an action rather than a resource ("search" is not: a POST search endpoint
+#: is the conventions' way to express OR filters).
 VERBS = frozenset(
     """
     accept activate add apply approve archive assign authorize block calculate cancel capture change
@@ -42,8 +31,7 @@ VERBS = frozenset(
     """.split()  # noqa: SIM905 -- a word list reads best as words
 )
 
-#: The noun that names the sub-resource an action creates, for the hint.
-ACTION_NOUNS = {
+_ACTION_NOUNS = {
     "pay": "payments",
     "cancel": "cancellations",
     "refund": "refunds",
@@ -99,9 +87,8 @@ class Route:
 def display_route(pattern: str) -> str:
     """``^(?P<version>v[0-9]+)/^invoices/(?P<pk>[^/.]+)$`` -> ``/{version}/invoices/{pk}``.
 
-    A group that matches one text only is shown as that text (``(?P<version>v1)`` -> ``v1``), so
-    that routes mounted under one version can be told apart. DRF's format suffix is left out: the
-    suffixed route is the route it suffixes.
+    A group that matches one text only is shown as that text (``(?P<version>v1)`` -> ``v1``);
+    DRF's format suffix is left out.
     """
     text = _without_format_suffix(pattern)
     text = _NAMED_GROUP.sub(lambda m: m.group(2) if _LITERAL.fullmatch(m.group(2)) else "{" + m.group(1) + "}", text)
@@ -112,8 +99,7 @@ def display_route(pattern: str) -> str:
 
 
 def _without_format_suffix(pattern: str) -> str:
-    """``pattern`` without the suffix ``format_suffix_patterns`` (and routers) append: the regular
-    expression ``\\.(?P<format>...)/?$`` or the path converter ``<drf_format_suffix...:format>``."""
+    # The suffix format_suffix_patterns and routers append: \.(?P<format>...)/?$ or a converter.
     from rest_framework.settings import api_settings as drf_settings
 
     kwarg = re.escape(drf_settings.FORMAT_SUFFIX_KWARG)
@@ -122,8 +108,7 @@ def _without_format_suffix(pattern: str) -> str:
 
 
 def project_resolvers() -> list[URLResolver]:
-    """The resolvers of every URLconf the project serves: the root one (``ROOT_URLCONF``, or the
-    one ``set_urlconf`` made current), then those of ``EXTRA_URLCONFS``, each once."""
+    """The resolvers of the root URLconf, then of each of ``EXTRA_URLCONFS``, once each."""
     root = get_resolver()
     extra = [
         get_resolver(name)
@@ -135,7 +120,7 @@ def project_resolvers() -> list[URLResolver]:
 
 def iter_routes(resolver: URLResolver | None = None, prefix: str = "") -> Iterator[Route]:
     """Every endpoint of ``resolver`` with its full route; without one, of every URLconf the
-    project serves (:func:`project_resolvers`), a route served by two of them twice."""
+    project serves (:func:`project_resolvers`)."""
     if resolver is None:
         for root in project_resolvers():
             yield from iter_routes(root)
@@ -165,9 +150,8 @@ def _is_version(segment: str) -> bool:
     return segment == "{version}" or re.fullmatch(r"v[0-9]+", segment) is not None
 
 
-def names_collection(segment: str) -> bool:
-    """Whether ``segment`` is several words whose last is plural (``export-templates``,
-    ``ip-addresses``): a collection named by a noun phrase, whatever its first word."""
+def _names_collection(segment: str) -> bool:
+    # Several words whose last is plural (export-templates): a collection, whatever its first word.
     words = re.split(r"[-_]", segment.lower())
     return len(words) > 1 and looks_plural(words[-1])
 
@@ -189,7 +173,7 @@ def pluralize(word: str) -> str:
 
 @dataclass(frozen=True)
 class Finding:
-    """One broken naming rule: which check, the route, and the values of its message."""
+    """One broken naming rule: the check, the route, and the values of its message."""
 
     check_id: str
     route: str
@@ -223,8 +207,8 @@ def _segment_problem(route: Route, segments: list[str], index: int) -> Finding |
     """A verb (W023) or a singular collection followed by an id (W024) at ``segments[index]``."""
     segment = segments[index]
     first_word = re.split(r"[-_]", segment.lower())[0]
-    if first_word in VERBS and not names_collection(segment):
-        noun = ACTION_NOUNS.get(first_word, f"{first_word}-requests")
+    if first_word in VERBS and not _names_collection(segment):
+        noun = _ACTION_NOUNS.get(first_word, f"{first_word}-requests")
         suggestion = "/".join([*segments[:index], noun])
         return Finding("W023", route.display, {"segment": segment, "suggestion": f"POST /{suggestion}"})
     followed_by_id = index + 1 < len(segments) and _is_parameter(segments[index + 1])
