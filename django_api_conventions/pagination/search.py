@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import QuerySet
@@ -16,33 +14,6 @@ from rest_framework.response import Response
 from ..problems import ErrorItem, ProblemException
 from ..problems.parameters import invalid_parameters, parameter_error
 from .drf import format_override, get_filterset_class, strict_filters
-
-
-@dataclass(frozen=True)
-class SearchMembers:
-    """The names of a search body's members besides ``any``: the paginator's query parameters."""
-
-    cursor: str
-    limit: str
-    sort: str | None = None
-
-    @classmethod
-    def of(cls, paginator: Any) -> SearchMembers:
-        cursor, limit, *sort = paginator.get_query_parameter_names()
-        return cls(cursor, limit, sort[0] if sort else None)
-
-    def names(self) -> tuple[str, ...]:
-        return ("any", self.limit, self.cursor, *([self.sort] if self.sort else []))
-
-
-@dataclass
-class SearchBody:
-    """A search body, read: the cleaned alternatives and the paging members."""
-
-    alternatives: list[Any] = field(default_factory=list)
-    limit: Any = None
-    cursor: Any = None
-    sort: Any = None
 
 
 class SearchMixin:
@@ -61,32 +32,35 @@ class SearchMixin:
     def search(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         view: Any = self
         paginator = view.paginator
-        members = SearchMembers.of(paginator)
-        refuse_query_string(request, members)
-        body = self._read_search_body(request.data, members)
-        # Through the filter backends: a backend that scopes rows (per tenant, say) scopes the
-        # search too; StrictFilterBackend leaves the search action alone.
-        queryset = view.filter_queryset(view.get_queryset())
-        page = _paginate(paginator, _any_of(body.alternatives, queryset), request, view, body)
-        response: Response = paginator.get_paginated_response(view.get_serializer(page, many=True).data)
-        return response
-
-    def _read_search_body(self, body: Any, members: SearchMembers) -> SearchBody:
-        """The body's members, or a 422 naming every one that is wrong."""
+        cursor, limit, *sort = paginator.get_query_parameter_names()
+        _refuse_query_string(request, cursor, limit, sort)
+        body = request.data
         if not isinstance(body, dict):
             detail = gettext("The body must be a JSON object.")
-            raise body_problem([{"pointer": "", "detail": detail, "code": "invalid"}])
-        errors = unknown_members(body, members.names())
-        alternatives = read_alternatives(body, self.search_max_alternatives, errors)
-        read = SearchBody(
-            limit=read_limit(body, members.limit, errors),
-            cursor=read_text(body, members.cursor, errors),
-            sort=read_text(body, members.sort, errors) if members.sort else None,
-        )
-        read.alternatives = self._clean_alternatives(alternatives, errors)
+            raise _body_problem([{"pointer": "", "detail": detail, "code": "invalid"}])
+        names = ("any", limit, cursor, *sort)
+        detail = gettext("Unknown member. Accepted: {names}.").format(names=", ".join(names))
+        errors: list[ErrorItem] = [
+            {"pointer": f"/{name}", "detail": detail, "code": "unknown"} for name in body if name not in names
+        ]
+        alternatives = _read_alternatives(body, self.search_max_alternatives, errors)
+        paging = {
+            "limit": _read_limit(body, limit, errors),
+            "cursor": _read_text(body, cursor, errors),
+            "sort": _read_text(body, sort[0], errors) if sort else None,
+        }
+        alternatives = self._clean_alternatives(alternatives, errors)
         if errors:
-            raise body_problem(errors)
-        return read
+            raise _body_problem(errors)
+        # Through the filter backends: a backend that scopes rows (per tenant, say) scopes the
+        # search too; StrictFilterBackend leaves the search action alone.
+        from .filtersets import any_of  # valid alternatives were read: django-filter is installed
+
+        queryset = any_of(alternatives, view.filter_queryset(view.get_queryset()))
+        filters = {"any": [alternative.signature_data() for alternative in alternatives]}
+        page = _paginate(paginator, queryset, request, view, filters=filters, **paging)
+        response: Response = paginator.get_paginated_response(view.get_serializer(page, many=True).data)
+        return response
 
     def _clean_alternatives(self, alternatives: list[Any], errors: list[ErrorItem]) -> list[Any]:
         """Each alternative validated by the view's FilterSet; ``errors`` gets what is wrong."""
@@ -100,7 +74,10 @@ class SearchMixin:
                 detail = gettext("Each alternative must be an object with at least one filter.")
                 errors.append({"pointer": pointer, "detail": detail, "code": "invalid"})
             elif filters is None:  # a view without filters: every member is unknown
-                errors.extend(unknown_filter(pointer, name, []) for name in alternative)
+                detail = gettext("Unknown filter. Accepted: {names}.").format(names="")
+                errors.extend(
+                    {"pointer": f"{pointer}/{name}", "detail": detail, "code": "unknown"} for name in alternative
+                )
             else:
                 try:
                     cleaned.append(
@@ -111,34 +88,24 @@ class SearchMixin:
         return cleaned
 
 
-def refuse_query_string(request: Request, members: SearchMembers) -> None:
+def _refuse_query_string(request: Request, cursor: str, limit: str, sort: list[str]) -> None:
     """A 400 naming each query parameter: the search reads its body (DRF's format override aside,
     which chooses the renderer, as everywhere)."""
     misplaced = [name for name in request.query_params if name not in format_override()]
     if not misplaced:
         return
-    if members.sort:
+    if sort:
         detail = gettext(
             "The search takes its filters, {limit}, {cursor} and {sort} from the body, not the query string."
-        ).format(limit=members.limit, cursor=members.cursor, sort=members.sort)
+        ).format(limit=limit, cursor=cursor, sort=sort[0])
     else:
         detail = gettext(
             "The search takes its filters, {limit} and {cursor} from the body, not the query string."
-        ).format(limit=members.limit, cursor=members.cursor)
+        ).format(limit=limit, cursor=cursor)
     raise invalid_parameters([parameter_error(name, detail, "unknown") for name in misplaced])
 
 
-def unknown_members(body: dict[str, Any], names: Sequence[str]) -> list[ErrorItem]:
-    detail = gettext("Unknown member. Accepted: {names}.").format(names=", ".join(names))
-    return [{"pointer": f"/{name}", "detail": detail, "code": "unknown"} for name in body if name not in names]
-
-
-def unknown_filter(pointer: str, name: str, accepted: list[str]) -> ErrorItem:
-    detail = gettext("Unknown filter. Accepted: {names}.").format(names=", ".join(accepted))
-    return {"pointer": f"{pointer}/{name}", "detail": detail, "code": "unknown"}
-
-
-def read_alternatives(body: dict[str, Any], maximum: int, errors: list[ErrorItem]) -> list[Any]:
+def _read_alternatives(body: dict[str, Any], maximum: int, errors: list[ErrorItem]) -> list[Any]:
     alternatives = body.get("any")
     if isinstance(alternatives, list) and 1 <= len(alternatives) <= maximum:
         return alternatives
@@ -147,7 +114,7 @@ def read_alternatives(body: dict[str, Any], maximum: int, errors: list[ErrorItem
     return []
 
 
-def read_limit(body: dict[str, Any], name: str, errors: list[ErrorItem]) -> Any:
+def _read_limit(body: dict[str, Any], name: str, errors: list[ErrorItem]) -> Any:
     limit = body.get(name)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
         # A JSON integer, as the schema says: "5", 5.0 or true would each be a guess.
@@ -156,38 +123,23 @@ def read_limit(body: dict[str, Any], name: str, errors: list[ErrorItem]) -> Any:
     return limit
 
 
-def read_text(body: dict[str, Any], name: str, errors: list[ErrorItem]) -> Any:
+def _read_text(body: dict[str, Any], name: str, errors: list[ErrorItem]) -> Any:
     value = body.get(name)
     if value is not None and not isinstance(value, str):
-        errors.append(
-            {"pointer": f"/{name}", "detail": gettext("{name} must be a string.").format(name=name), "code": "invalid"}
-        )
+        detail = gettext("{name} must be a string.").format(name=name)
+        errors.append({"pointer": f"/{name}", "detail": detail, "code": "invalid"})
     return value
 
 
-def _any_of(alternatives: list[Any], queryset: QuerySet[Any]) -> QuerySet[Any]:
-    from .filtersets import any_of  # only reached with alternatives, so with django-filter
-
-    return any_of(alternatives, queryset)
-
-
-def _paginate(paginator: Any, queryset: QuerySet[Any], request: Request, view: Any, body: SearchBody) -> Any:
+def _paginate(paginator: Any, queryset: QuerySet[Any], request: Request, view: Any, **paging: Any) -> Any:
     """The page of ``queryset``; a paging member the paginator refuses is a 422 pointing at it."""
     try:
-        return paginator.paginate_queryset(
-            queryset,
-            request,
-            view,
-            limit=body.limit,
-            cursor=body.cursor,
-            sort=body.sort,
-            filters={"any": [alternative.signature_data() for alternative in body.alternatives]},
-        )
+        return paginator.paginate_queryset(queryset, request, view, **paging)
     except ProblemException as problem:
         if problem.problem_type.slug != "invalid-parameters":
             raise
         # The paginator names the query parameter; here it is the body member of that name.
-        raise body_problem(
+        raise _body_problem(
             [
                 {"pointer": f"/{item['parameter']}", "detail": item["detail"], "code": item["code"]}
                 for item in problem.errors
@@ -198,21 +150,18 @@ def _paginate(paginator: Any, queryset: QuerySet[Any], request: Request, view: A
 
 def _json_kind(value: Any) -> str:
     """How the client wrote ``value``, for a detail: ``the string "5"``, ``the number 5.0``."""
-    if isinstance(value, str):
-        text = json.dumps(value, ensure_ascii=False)
-        return gettext("the string {text}").format(text=_shortened(text))
     if isinstance(value, bool):
         return gettext("the boolean {text}").format(text=str(value).lower())
-    if isinstance(value, (int, float)):
-        # a JSONNumber's str() is the client's own spelling
-        return gettext("the number {text}").format(text=_shortened(str(value)))
-    return gettext("an array") if isinstance(value, list) else gettext("an object")
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, (int, float)):
+        text = str(value)  # a JSONNumber's str() is the client's own spelling
+    else:
+        return gettext("an array") if isinstance(value, list) else gettext("an object")
+    text = text if len(text) <= 40 else text[:40] + "..."
+    return (gettext("the string {text}") if isinstance(value, str) else gettext("the number {text}")).format(text=text)
 
 
-def _shortened(text: str) -> str:
-    return text if len(text) <= 40 else text[:40] + "..."
-
-
-def body_problem(errors: list[ErrorItem]) -> ProblemException:
+def _body_problem(errors: list[ErrorItem]) -> ProblemException:
     detail = gettext("The search body breaks the rules of the filters.")
     return ProblemException("validation-error", detail, errors=errors)
