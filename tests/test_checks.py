@@ -16,9 +16,9 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
-from django_api_conventions import checks
-from django_api_conventions.checks import MESSAGES, SETTING_TYPES
-from django_api_conventions.checks.settings import REPLACED_SETTINGS
+from django_api_conventions import check_messages, checks
+from django_api_conventions.check_messages import MESSAGES
+from django_api_conventions.checks.settings import REPLACED_SETTINGS, SETTING_TYPES
 from django_api_conventions.conf import DEFAULTS
 from django_api_conventions.content import StrictJSONParser
 from django_api_conventions.idempotency import checks as idempotency_checks
@@ -48,14 +48,14 @@ def test_checks_are_registered_by_the_app_config() -> None:
 def test_a_replaced_setting_says_what_replaced_it(name: str) -> None:
     assert name not in DEFAULTS
     with override_settings(API_CONVENTIONS={name: 1}):
-        (error,) = checks.check_settings()
+        (error,) = checks.settings.check_settings()
     assert error.id == "django_api_conventions.E002"
     assert error.hint == f"{name} is not a setting: {REPLACED_SETTINGS[name]}."
 
 
 def test_a_replaced_setting_names_its_replacement() -> None:
     with override_settings(API_CONVENTIONS={"JSON_MAX_DEPTH": 64}):
-        (error,) = checks.check_settings()
+        (error,) = checks.settings.check_settings()
     assert error.hint == "JSON_MAX_DEPTH is not a setting: subclass StrictJSONParser and set max_depth."
 
 
@@ -100,8 +100,8 @@ def test_every_message_formats() -> None:
         "where",
     )
     values = dict.fromkeys(names, "x")
-    for name, (check_id, _text, _hint) in MESSAGES.items():
-        assert checks.message(name, **values).id == f"django_api_conventions.{check_id}"
+    for check_id, name in MESSAGES:
+        assert check_messages.message(name, **values).id == f"django_api_conventions.{check_id}"
 
 
 @pytest.mark.parametrize(
@@ -135,18 +135,18 @@ def test_every_message_formats() -> None:
 )
 def test_settings_checks(user_settings: Any, expected: list[str]) -> None:
     with override_settings(API_CONVENTIONS=user_settings):
-        assert ids(checks.check_settings()) == [f"django_api_conventions.{i}" for i in expected]
+        assert ids(checks.settings.check_settings()) == [f"django_api_conventions.{i}" for i in expected]
 
 
 def test_unknown_key_without_a_close_match_lists_the_known_keys() -> None:
     with override_settings(API_CONVENTIONS={"ZZZZZZZZ": 1}):
-        (message,) = checks.check_settings()
+        (message,) = checks.settings.check_settings()
     assert "Known keys:" in message.hint and "PAGINATION_MAX_LIMIT" in message.hint
 
 
 def test_drf_not_pointed_at_the_package() -> None:
     with override_settings(REST_FRAMEWORK={}):
-        assert ids(checks.check_drf_settings()) == ["django_api_conventions.W001", "django_api_conventions.W006"]
+        assert ids(checks.setup.check_drf_settings()) == ["django_api_conventions.W001", "django_api_conventions.W006"]
 
 
 @pytest.mark.parametrize(
@@ -162,21 +162,21 @@ def test_throttle_without_its_rate(settings: Any, throttle: str) -> None:
         "DEFAULT_THROTTLE_CLASSES": [throttle],
         "DEFAULT_THROTTLE_RATES": {},
     }
-    assert "django_api_conventions.E012" in ids(checks.check_drf_settings())
+    assert "django_api_conventions.E012" in ids(checks.setup.check_drf_settings())
 
 
 def test_idempotency_middleware_must_be_last(settings: Any) -> None:
     settings.MIDDLEWARE = [
-        *checks.MIDDLEWARE_ORDER,
+        *checks.setup.MIDDLEWARE_ORDER,
         "django_api_conventions.idempotency.IdempotencyMiddleware",
         "django.middleware.csrf.CsrfViewMiddleware",
     ]
-    assert ids(checks.check_middleware()) == ["django_api_conventions.W003"]
+    assert ids(checks.setup.check_middleware()) == ["django_api_conventions.W003"]
 
 
 def test_non_dict_rest_framework_is_left_to_drf(settings: Any) -> None:
     settings.REST_FRAMEWORK = "oops"
-    assert checks.check_drf_settings() == []
+    assert checks.setup.check_drf_settings() == []
 
 
 @pytest.mark.parametrize(
@@ -194,17 +194,17 @@ def test_shared_state_checks(settings: Any, overrides: dict[str, Any], expected:
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     settings.API_CONVENTIONS = {"MAINTENANCE_SWITCH_STORE": "database", **overrides}
     if expected is None:  # a settings error is reported by check_settings, not twice
-        assert ids(checks.check_settings()) == ["django_api_conventions.E003"]
-        assert [*checks.check_maintenance_switch(), *idempotency_checks.check_idempotency_store()] == []
+        assert ids(checks.settings.check_settings()) == ["django_api_conventions.E003"]
+        assert [*checks.setup.check_maintenance_switch(), *idempotency_checks.check_idempotency_store()] == []
         return
-    found = [*checks.check_maintenance_switch(), *idempotency_checks.check_idempotency_store()]
+    found = [*checks.setup.check_maintenance_switch(), *idempotency_checks.check_idempotency_store()]
     assert ids(found) == [f"django_api_conventions.{i}" for i in expected]
 
 
 def test_missing_middleware(settings: Any) -> None:
     settings.MIDDLEWARE = ["django.middleware.common.CommonMiddleware"]
     settings.API_CONVENTIONS = {"MAINTENANCE_RETRY_AFTER": 60}
-    assert ids(checks.check_middleware()) == ["django_api_conventions.W002"] * 3
+    assert ids(checks.setup.check_middleware()) == ["django_api_conventions.W002"] * 3
 
 
 def test_a_projects_own_maintenance_mode_leaves_the_packages_out(settings: Any) -> None:
@@ -212,20 +212,20 @@ def test_a_projects_own_maintenance_mode_leaves_the_packages_out(settings: Any) 
     settings.MIDDLEWARE = [name for name in settings.MIDDLEWARE if name != MAINTENANCE]
     settings.API_CONVENTIONS = {k: v for k, v in settings.API_CONVENTIONS.items() if not k.startswith("MAINTENANCE_")}
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    assert checks.check_middleware() == []
-    assert checks.check_maintenance_switch() == []  # no switch to reach, wherever the cache is
+    assert checks.setup.check_middleware() == []
+    assert checks.setup.check_maintenance_switch() == []  # no switch to reach, wherever the cache is
 
 
 def test_the_maintenance_middleware_is_asked_for_once_maintenance_is_configured(settings: Any) -> None:
     settings.MIDDLEWARE = [name for name in settings.MIDDLEWARE if name != MAINTENANCE]
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "MAINTENANCE_MODE": True}
-    (warning,) = checks.check_middleware()
+    (warning,) = checks.setup.check_middleware()
     assert warning.id == "django_api_conventions.W002" and MAINTENANCE in warning.msg
 
 
 def test_middleware_out_of_order(settings: Any) -> None:
-    settings.MIDDLEWARE = list(reversed(checks.MIDDLEWARE_ORDER))
-    assert ids(checks.check_middleware()) == ["django_api_conventions.W003"] * 2
+    settings.MIDDLEWARE = list(reversed(checks.setup.MIDDLEWARE_ORDER))
+    assert ids(checks.setup.check_middleware()) == ["django_api_conventions.W003"] * 2
 
 
 def test_with_the_admin_installed_api_paths_is_suggested(settings: Any) -> None:
@@ -378,9 +378,9 @@ def _with(settings: Any, name: str, *, first: bool) -> list[Any]:
 )
 def test_a_projects_own_locale_or_request_id_middleware_is_recognised(settings: Any, middleware: str) -> None:
     settings.MIDDLEWARE = _with(settings, middleware, first=True)
-    assert checks.check_middleware() == []
+    assert checks.setup.check_middleware() == []
     settings.MIDDLEWARE = _with(settings, middleware, first=False)
-    (warning,) = checks.check_middleware()
+    (warning,) = checks.setup.check_middleware()
     assert warning.id == "django_api_conventions.W003"
     assert warning.msg.startswith(f"{middleware} comes after TraceIdMiddleware")
 
@@ -390,7 +390,7 @@ def test_a_locale_middleware_that_needs_the_session_may_stay_after(settings: Any
         "django.middleware.locale.LocaleMiddleware",
         *_with(settings, f"{__name__}.SessionLocaleMiddleware", first=False),
     ]
-    assert checks.check_middleware() == []
+    assert checks.setup.check_middleware() == []
 
 
 class LaxParserView(APIView):
@@ -425,9 +425,9 @@ urlpatterns = [
 
 
 def test_a_view_naming_drfs_json_parser_in_its_own_parser_classes(settings: Any) -> None:
-    assert checks.check_view_parsers() == []  # the recommended configuration: StrictJSONParser
+    assert checks.setup.check_view_parsers() == []  # the recommended configuration: StrictJSONParser
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "EXTRA_URLCONFS": [__name__]}
-    warnings = checks.check_view_parsers()
+    warnings = checks.setup.check_view_parsers()
     assert ids(warnings) == ["django_api_conventions.W006"] * 2
     assert [w.obj for w in warnings] == [LaxParserView, NotesViewSet]
     assert warnings[0].msg.startswith(f"{__name__}.LaxParserView.parser_classes names DRF's JSONParser")

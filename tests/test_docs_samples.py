@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from django.utils.module_loading import import_string
 
-from django_api_conventions.checks import MESSAGES
+from django_api_conventions.check_messages import MESSAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted((ROOT / "docs").glob("*.md"))
@@ -125,7 +125,7 @@ def test_blocks_can_opt_out_of_compiling_only_with_a_reason() -> None:
 
 #: A system check's id, as SILENCED_SYSTEM_CHECKS names it.
 _CHECK_ID = re.compile(r"django_api_conventions\.[EWI]\d{3}")
-CHECK_IDS = {check_id for check_id, _text, _hint in MESSAGES.values()}
+CHECK_IDS = {check_id for check_id, _name in MESSAGES}
 
 
 def _is_module(dotted: str) -> bool:

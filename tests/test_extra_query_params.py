@@ -124,7 +124,7 @@ class _View:
 )
 def test_a_wrong_entry_fails_the_settings_check_and_the_view(entry: Any, reason: str) -> None:
     with override_settings(API_CONVENTIONS={"EXTRA_QUERY_PARAMS": ["brief", entry]}):
-        (message,) = checks.check_settings()
+        (message,) = checks.settings.check_settings()
     assert message.id == "django_api_conventions.E003"
     assert message.msg.startswith("API_CONVENTIONS['EXTRA_QUERY_PARAMS'] must be a list whose entries are each")
     assert reason in message.msg and message.msg.endswith(f", not {entry!r}.")
@@ -140,9 +140,9 @@ def test_the_settings_check_takes_every_shape() -> None:
         {"name": "tag[*]"},
     ]
     with override_settings(API_CONVENTIONS={"EXTRA_QUERY_PARAMS": shapes}):
-        assert checks.check_settings() == []
+        assert checks.settings.check_settings() == []
     with override_settings(API_CONVENTIONS={"EXTRA_QUERY_PARAMS": "brief"}):
-        assert [m.id for m in checks.check_settings()] == ["django_api_conventions.E003"]
+        assert [m.id for m in checks.settings.check_settings()] == ["django_api_conventions.E003"]
 
 
 def test_the_views_own_entry_wins_over_the_settings() -> None:

@@ -21,7 +21,7 @@ from django.test import AsyncClient, Client, RequestFactory
 from django.utils import translation
 
 import django_api_conventions
-from django_api_conventions.checks import MESSAGES, message
+from django_api_conventions.check_messages import MESSAGES, message
 from django_api_conventions.http.languages import honour_refused_languages
 from django_api_conventions.problems import problem_types
 from django_api_conventions.problems.built_in import BUILT_IN
@@ -229,7 +229,7 @@ def test_every_problem_type_has_a_german_title_and_description() -> None:
 
 
 def test_every_check_message_and_hint_has_a_german_translation() -> None:
-    for name, (_check_id, text, hint) in MESSAGES.items():
+    for (_check_id, name), (text, hint) in MESSAGES.items():
         for template in (text, hint):
             if template == "{suggestion}":  # the hint is the suggestion itself
                 continue

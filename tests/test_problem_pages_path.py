@@ -75,7 +75,7 @@ def test_the_pages_move_to_the_path_of_the_base_url(pages_at: Callable[[str], No
 def test_a_base_url_the_pages_cannot_take_stops_the_start_up(settings: Any, value: str) -> None:
     try:
         with override_settings(API_CONVENTIONS={**settings.API_CONVENTIONS, "PROBLEM_BASE_URL": value}):
-            assert [m.id for m in checks.check_settings()] == ["django_api_conventions.E003"]
+            assert [m.id for m in checks.settings.check_settings()] == ["django_api_conventions.E003"]
             with pytest.raises(ImproperlyConfigured, match=r"PROBLEM_BASE_URL'\] = .* '/api/problem-types'"):
                 importlib.reload(package_urls)
     finally:

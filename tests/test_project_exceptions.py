@@ -16,7 +16,8 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import APIView, exception_handler
 
-from django_api_conventions.checks import check_drf_settings, check_project_handlers, check_settings
+from django_api_conventions.checks.settings import check_settings
+from django_api_conventions.checks.setup import check_drf_settings, check_project_handlers
 from django_api_conventions.problems import ProblemException
 from django_api_conventions.problems.details import retry_after_header
 from django_api_conventions.problems.drf_handler import problem_exception_handler

@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_protect
 
-from django_api_conventions.checks import check_project_handlers
+from django_api_conventions.checks.setup import check_project_handlers
 from django_api_conventions.problems import django_handlers
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
@@ -205,7 +205,7 @@ def test_a_wrong_view_is_an_error(settings: Any, handlers: dict[str, Any], check
 
 
 def test_a_setting_of_the_wrong_type_is_reported_once(settings: Any) -> None:
-    from django_api_conventions.checks import check_settings
+    from django_api_conventions.checks.settings import check_settings
 
     settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "HTML_ERROR_HANDLERS": [OWN["handler404"]]}
     assert [error.id for error in check_settings()] == ["django_api_conventions.E003"]

@@ -22,7 +22,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from django_api_conventions.checks import check_settings
+from django_api_conventions.checks.settings import check_settings
 from django_api_conventions.problems import ProblemException
 from django_api_conventions.tracing import trace_ids as tracing
 from django_api_conventions.tracing.trace_ids import TraceIdFilter, log_trace_id

@@ -50,7 +50,7 @@ def findings(display: str) -> list[tuple[str, str]]:
 
 @pytest.mark.urls("tests.urls_netbox_shaped")
 def test_a_netbox_shaped_api_that_keeps_the_conventions_has_no_url_warning() -> None:
-    assert checks.check_url_conventions() == []
+    assert checks.routes.check_url_conventions() == []
 
 
 @pytest.mark.django_db
@@ -95,12 +95,12 @@ def test_a_hyphenated_plural_is_a_collection_and_a_verb_is_still_one(display: st
 @pytest.mark.urls("tests.urls_netbox_shaped")
 def test_the_urlconfs_of_other_hosts_are_checked_when_named(settings: Any) -> None:
     settings.API_CONVENTIONS = {**EXAMPLE_SETTINGS, "EXTRA_URLCONFS": [OTHER_HOST]}
-    assert found(checks.check_url_conventions()) == {
+    assert found(checks.routes.check_url_conventions()) == {
         ("W023", "/api/portal/data-sources/{pk}/sync"),
         ("W023", "/api/portal/export-jobs/{pk}/cancel"),
         ("W023", "/api/portal/report/{pk}"),
     }
-    assert len(checks.check_url_conventions()) == 3  # a route and its ".json" twin: one warning
+    assert len(checks.routes.check_url_conventions()) == 3  # a route and its ".json" twin: one warning
 
 
 @pytest.mark.urls("tests.urls_netbox_shaped")
@@ -126,16 +126,16 @@ def test_the_pagination_checks_read_the_other_urlconfs(settings: Any) -> None:
 
 def test_extra_urlconfs_must_be_module_paths() -> None:
     with override_settings(API_CONVENTIONS={**EXAMPLE_SETTINGS, "EXTRA_URLCONFS": [OTHER_HOST, 3]}):
-        assert [m.id.rsplit(".", 1)[-1] for m in checks.check_settings()] == ["E003"]
+        assert [m.id.rsplit(".", 1)[-1] for m in checks.settings.check_settings()] == ["E003"]
 
 
 @pytest.mark.urls(__name__)
 def test_an_existing_version_is_left_as_it_is_and_the_new_one_checked(settings: Any) -> None:
     settings.API_CONVENTIONS = {**EXAMPLE_SETTINGS, "VERSIONS": VERSIONS}
-    assert found(checks.check_url_conventions()) == {
+    assert found(checks.routes.check_url_conventions()) == {
         ("W023", "/v1/invoice/{invoice_id}/pay"),
         ("W023", "/v1/invoice/{invoice_id}/pay"),
         ("W023", "/v2/invoices/{invoice_id}/pay"),
     }
     settings.API_CONVENTIONS = {**EXAMPLE_SETTINGS, "VERSIONS": VERSIONS, "URL_CONVENTION_SILENCED": [r"^/v1/"]}
-    assert found(checks.check_url_conventions()) == {("W023", "/v2/invoices/{invoice_id}/pay")}
+    assert found(checks.routes.check_url_conventions()) == {("W023", "/v2/invoices/{invoice_id}/pay")}

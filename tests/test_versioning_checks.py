@@ -119,7 +119,7 @@ def today() -> Iterator[None]:
 )
 def test_the_version_table_is_validated(versions: list[Any], expected: list[str]) -> None:
     with override_settings(API_CONVENTIONS=with_versions(*versions)):
-        assert ids(checks.check_settings()) == expected
+        assert ids(checks.settings.check_settings()) == expected
 
 
 @pytest.mark.parametrize(
@@ -189,7 +189,7 @@ def test_endpoint_and_field_deprecations_get_the_window_too(settings: Any) -> No
 )
 def test_the_version_path_regex(regex: str, expected: list[str]) -> None:
     with override_settings(API_CONVENTIONS=with_versions(V1, V2, VERSION_PATH_REGEX=regex)):
-        assert ids(checks.check_settings()) == expected
+        assert ids(checks.settings.check_settings()) == expected
 
 
 def test_versioning_needs_the_middleware_and_the_drf_class(settings: Any) -> None:
@@ -210,9 +210,9 @@ def test_versioning_needs_the_middleware_and_the_drf_class(settings: Any) -> Non
 
 def test_versioned_urls_without_versions_is_a_warning(settings: Any) -> None:
     settings.API_CONVENTIONS = with_versions()
-    assert "W026" in ids(checks.check_url_conventions())
+    assert "W026" in ids(checks.routes.check_url_conventions())
     settings.API_CONVENTIONS = with_versions(V1, V2)
-    assert "W026" not in ids(checks.check_url_conventions())
+    assert "W026" not in ids(checks.routes.check_url_conventions())
 
 
 @pytest.mark.django_db
@@ -228,7 +228,7 @@ def test_version_checks_are_registered() -> None:
 
 @pytest.mark.urls(__name__)
 def test_verbs_singular_collections_and_deep_nesting_are_warned_with_the_shape_to_use() -> None:
-    found = checks.check_url_conventions()
+    found = checks.routes.check_url_conventions()
     assert {(m.id.rsplit(".", 1)[-1], m.obj) for m in found} == BAD_ROUTES
     assert len(found) == 6  # /company/{company_id}/approve has a verb and a singular collection
     by_route = {(m.id.rsplit(".", 1)[-1], m.obj): m for m in found}
@@ -246,11 +246,11 @@ def test_verbs_singular_collections_and_deep_nesting_are_warned_with_the_shape_t
 @pytest.mark.urls(__name__)
 def test_url_convention_warnings_are_silenced_per_pattern_or_per_kind(settings: Any) -> None:
     settings.API_CONVENTIONS = {**EXAMPLE_SETTINGS, "URL_CONVENTION_SILENCED": [r"/pay$", r"^/invoice/"]}
-    routes = {m.obj for m in checks.check_url_conventions()}
+    routes = {m.obj for m in checks.routes.check_url_conventions()}
     assert "/invoices/{invoice_id}/pay" not in routes and "/invoice/{invoice_id}" not in routes
     assert "/users/{user_id}/invoices/{invoice_id}/payments" in routes
     settings.API_CONVENTIONS = EXAMPLE_SETTINGS
-    warnings = checks.check_url_conventions()
+    warnings = checks.routes.check_url_conventions()
     assert warnings and not any(m.is_silenced() for m in warnings)
     # Django's own switch turns a kind of warning off: `manage.py check` does not show it.
     settings.SILENCED_SYSTEM_CHECKS = [f"django_api_conventions.{check_id}" for check_id in ("W023", "W023", "W023")]
@@ -259,7 +259,7 @@ def test_url_convention_warnings_are_silenced_per_pattern_or_per_kind(settings: 
 
 def test_an_invalid_silence_pattern_is_an_error() -> None:
     with override_settings(API_CONVENTIONS={"URL_CONVENTION_SILENCED": ["("]}):
-        assert ids(checks.check_settings()) == ["E003"]
+        assert ids(checks.settings.check_settings()) == ["E003"]
 
 
 @pytest.mark.parametrize(
@@ -293,7 +293,7 @@ def test_plural_heuristics(word: str, plural: bool, singular_form: str) -> None:
 
 
 def test_the_example_service_keeps_the_url_conventions() -> None:
-    assert checks.check_url_conventions() == []
+    assert checks.routes.check_url_conventions() == []
     assert versioning_checks.check_versions() == []
     assert versioning_checks.check_deprecation_dates() == []
 
