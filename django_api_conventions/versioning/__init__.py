@@ -1,8 +1,5 @@
-"""Versions in the URL path, their lifecycle (current, deprecated, retired), deprecated endpoints
-and field renames, announced with ``Deprecation``, ``Sunset`` and ``Link`` (part 9 of the conventions).
-
-See docs/versioning.md. The DRF versioning class lives in :mod:`.drf`.
-"""
+"""Versions in the URL path, their lifecycle, deprecated endpoints and field renames (part 9 of
+the conventions; docs/versioning.md). The DRF versioning class lives in :mod:`.drf`."""
 
 from .deprecation import EndpointDeprecation, deprecated
 from .fields import OpenEnumField, RenamedField, RenamedFieldsMixin

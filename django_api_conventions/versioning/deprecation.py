@@ -1,14 +1,7 @@
-"""Per-endpoint deprecation: one view, or one HTTP method of it, with its own dates.
+"""Per-endpoint deprecation: one view, or some of its methods, with its own dates.
 
-::
-
-    @deprecated(deprecation="2026-09-01", sunset="2027-03-01",
-                migration_guide="https://api.example.com/docs/orders-search", methods=["POST"])
-    class OrderSearch(APIView): ...
-
-or, on a view class, ``api_deprecations = [EndpointDeprecation(...)]``. Until the sunset its
-responses carry ``Deprecation``, ``Sunset`` and ``Link``; from the sunset on it answers 410
-``endpoint-retired``. :class:`~.middleware.VersionLifecycleMiddleware` does both.
+``@deprecated(deprecation=..., sunset=..., migration_guide=..., methods=["POST"])`` on a view,
+or ``api_deprecations = [EndpointDeprecation(...)]`` on a view class.
 """
 
 from __future__ import annotations
@@ -22,7 +15,6 @@ from django.core.exceptions import ImproperlyConfigured
 
 from .lifecycle import DateLike, Deprecation, parse_moment
 
-#: The view attribute (function or class) that holds its deprecations.
 ATTRIBUTE = "api_deprecations"
 
 ViewT = TypeVar("ViewT", bound=Callable[..., Any])

@@ -1,7 +1,4 @@
-"""DRF versioning for :func:`~.urls.versioned_urls`: ``request.version`` and ``reverse`` in it.
-
-``REST_FRAMEWORK["DEFAULT_VERSIONING_CLASS"] = "django_api_conventions.versioning.drf.LifecycleVersioning"``
-"""
+"""``REST_FRAMEWORK["DEFAULT_VERSIONING_CLASS"] = "django_api_conventions.versioning.drf.LifecycleVersioning"``."""
 
 from __future__ import annotations
 

@@ -1,18 +1,8 @@
 """Serializer fields of compatible change: a field rename transition and open enums.
 
-A rename (part 9.6 of the conventions)::
-
-    class InvoiceSerializer(RenamedFieldsMixin, serializers.ModelSerializer):
-        total = RenamedField("amount_due", deprecation="2026-11-01", sunset="2027-06-01",
-                             migration_guide="https://api.example.com/docs/amount-due")
-
-- responses carry both ``amount_due`` and ``total``;
-- requests may send either; both with different values: 422 ``validation-error`` pointing
-  at ``/total`` (code ``rename_conflict``);
-- a request that sends ``total`` gets ``Deprecation`` and a ``Link`` naming the field on its
-  response (with :class:`~.middleware.VersionLifecycleMiddleware`), and the use is signalled
-  and logged;
-- from the sunset on, ``total`` is neither returned nor read, with no code change.
+During a rename (``total = RenamedField("amount_due", deprecation=..., sunset=...)``) responses
+carry both names and requests may send either; a request that sends the old name gets
+``Deprecation`` and ``Link``, and its use is reported. From the sunset on the old name is gone.
 """
 
 from __future__ import annotations
@@ -160,40 +150,40 @@ class RenamedFieldsMixin:
             if not field.active():
                 # After the sunset the old name is an error, never silently ignored: a PATCH of
                 # only the old name would otherwise answer 2xx and change nothing.
-                raise serializers.ValidationError(
-                    {
-                        old: [
-                            gettext("{old} was removed on {date}: use {new}.").format(
-                                old=repr(old), date=f"{field.sunset:%Y-%m-%d}", new=repr(field.new_name)
-                            )
-                        ]
-                    },
-                    code="renamed_field_removed",
+                detail = gettext("{old} was removed on {date}: use {new}.").format(
+                    old=repr(old), date=f"{field.sunset:%Y-%m-%d}", new=repr(field.new_name)
                 )
+                raise serializers.ValidationError({old: [detail]}, code="renamed_field_removed")
         # A QueryDict (form or multipart body) keeps its lists: copy it as one.
         data = data.copy() if hasattr(data, "getlist") else dict(data)  # type: ignore[attr-defined]  # a QueryDict
         request = self.context.get("request")  # type: ignore[attr-defined]  # a mixin of Serializer
         for old, field in renames:
-            value = data.getlist(old) if hasattr(data, "getlist") else data[old]
-            new_value = (
-                (data.getlist(field.new_name) or empty) if hasattr(data, "getlist") else data.get(field.new_name, empty)
-            )
-            if new_value is not empty and not _same_value(new_value, value):
-                detail = gettext("{old} is the old name of {new}: send one of them, or both with one value.").format(
-                    old=repr(old), new=repr(field.new_name)
-                )
-                raise serializers.ValidationError({old: [detail]}, code="rename_conflict")
-            data.pop(old)
-            if new_value is empty:
-                if hasattr(data, "setlist"):
-                    data.setlist(field.new_name, value)
-                else:
-                    data[field.new_name] = value
+            _move_value(data, old, field.new_name)
             if request is not None:
                 deprecation = field.as_deprecation(old, type(self).__name__)
                 if note_deprecation(request, deprecation):
                     report_use(request, deprecated_field_used, deprecation, field=old)
         return data
+
+
+def _move_value(data: Any, old: str, new: str) -> None:
+    """Put the value sent under ``old`` under ``new``; another value sent under ``new`` is a conflict."""
+    if hasattr(data, "getlist"):
+        value, new_value = data.getlist(old), data.getlist(new) or empty
+    else:
+        value, new_value = data[old], data.get(new, empty)
+    if new_value is not empty and not _same_value(new_value, value):
+        detail = gettext("{old} is the old name of {new}: send one of them, or both with one value.").format(
+            old=repr(old), new=repr(new)
+        )
+        raise serializers.ValidationError({old: [detail]}, code="rename_conflict")
+    data.pop(old)
+    if new_value is not empty:
+        return
+    if hasattr(data, "setlist"):
+        data.setlist(new, value)
+    else:
+        data[new] = value
 
 
 def _same_value(one: Any, other: Any) -> bool:

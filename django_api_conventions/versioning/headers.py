@@ -1,12 +1,5 @@
-"""The ``Deprecation``, ``Sunset``, ``Link`` and ``Cache-Control`` headers of deprecated things.
-
-- ``Deprecation`` (RFC 9745): an RFC 9651 Date structured field, ``@`` and the integer seconds
-  since the epoch: ``Deprecation: @1780272000``.
-- ``Sunset`` (RFC 8594): an IMF-fixdate HTTP-date: ``Sunset: Tue, 01 Jun 2027 00:00:00 GMT``.
-- ``Link`` (RFC 8288): the migration guide, ``rel="deprecation"`` (RFC 9745) and
-  ``rel="sunset"`` (RFC 8594), ``type="text/html"``.
-- ``Cache-Control``: no stored response is fresh beyond the sunset.
-"""
+"""The ``Deprecation`` (RFC 9745), ``Sunset`` (RFC 8594), ``Link`` (RFC 8288) and
+``Cache-Control`` headers of deprecated things."""
 
 from __future__ import annotations
 
@@ -22,12 +15,10 @@ from .lifecycle import Deprecation
 
 
 def deprecation_header_value(moment: dt.datetime) -> str:
-    """``@<seconds since the epoch>``; a moment between two seconds is rounded down."""
     return f"@{math.floor(moment.timestamp())}"
 
 
 def sunset_header_value(moment: dt.datetime) -> str:
-    """The IMF-fixdate of ``moment``, e.g. ``Tue, 01 Jun 2027 00:00:00 GMT``."""
     return http_date(math.floor(moment.timestamp()))
 
 
@@ -88,11 +79,8 @@ def _split_links(header: str) -> list[str]:
 
 
 def cap_freshness(response: HttpResponseBase, sunset: dt.datetime, now: dt.datetime) -> None:
-    """Let no cache keep ``response`` fresh past ``sunset``.
-
-    ``max-age`` and ``s-maxage`` are lowered to the seconds left; a response without either
-    (and not ``no-store``) gets ``no-cache``, so a cache must ask again before reusing it.
-    """
+    """Lower ``max-age`` and ``s-maxage`` to the seconds left before ``sunset``; without either
+    (and not ``no-store``), ``no-cache``."""
     directives: dict[str, str | None] = {}
     for part in response.get(header_names.CACHE_CONTROL, "").split(","):
         name, equals, value = part.strip().partition("=")
@@ -115,11 +103,8 @@ def cap_freshness(response: HttpResponseBase, sunset: dt.datetime, now: dt.datet
 def apply_deprecation_headers(
     response: HttpResponseBase, deprecations: Sequence[Deprecation], now: dt.datetime
 ) -> None:
-    """Announce ``deprecations`` on ``response``: the earliest dates, every migration guide.
-
-    A field's sunset is not the resource's: a field deprecation adds ``Deprecation`` and a
-    ``Link`` naming the field, never ``Sunset``.
-    """
+    """Announce ``deprecations`` on ``response``: the earliest dates, every migration guide; a
+    field's sunset is not the resource's, so never its ``Sunset``."""
     if not deprecations:
         return
     dated = [d.deprecation for d in deprecations if d.deprecation is not None]

@@ -1,8 +1,5 @@
-"""The version table of ``API_CONVENTIONS["VERSIONS"]`` and the dates of every deprecation.
-
-Everything is read live from the settings and compared with :func:`django.utils.timezone.now`,
-so a sunset that passes turns a deprecated version into a retired one without a code change.
-"""
+"""The version table of ``API_CONVENTIONS["VERSIONS"]`` and the dates of every deprecation, read
+live, so a sunset that passes retires a version without a code change."""
 
 from __future__ import annotations
 
@@ -23,10 +20,7 @@ DateLike = str | dt.date | dt.datetime
 
 
 def parse_moment(value: DateLike | None, *, what: str = "date") -> dt.datetime | None:
-    """An aware UTC datetime from an ISO 8601 date or date-time (``"2027-06-01"``), a date or a datetime.
-
-    A bare date means midnight UTC at its start; a naive date-time is taken as UTC.
-    """
+    """An aware UTC datetime from an ISO 8601 string, a date (midnight UTC) or a datetime (naive: UTC)."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -183,12 +177,8 @@ def get_version_table() -> VersionTable:
 
 
 def version_in_path(path: str) -> str | None:
-    """The version named by ``VERSION_PATH_REGEX`` in ``path``, if any.
-
-    The version root without its trailing slash (``/v0``, ``/api/v1``) names its version too:
-    ``path + "/"`` is tried, and counts only when the regex's match ends exactly there, so that
-    ``/v0`` is ``v0`` while ``/v0foo`` (and ``/v10`` for ``v1``) name nothing.
-    """
+    """The version named by ``VERSION_PATH_REGEX`` in ``path``, if any; also in the version root
+    without its slash (``/v0``, but not ``/v0foo``)."""
     regex = api_settings.VERSION_PATH_REGEX
     match = re.search(regex, path)
     if match is None and not path.endswith("/"):

@@ -1,10 +1,6 @@
-"""The deprecation headers of each version, as entries of the nginx recipe's maps.
-
-Every response of a deprecated version carries ``Deprecation``, ``Sunset`` and ``Link``, the
-answers a proxy in front gives itself (a 413, a 414, a 502...) included. The recipe
-(deploy/nginx/api.conf.template) keeps one map per header, keyed by the request target; these
-are their entries, rendered from ``VERSIONS`` by ``manage.py deprecations --nginx``.
-"""
+"""The deprecation headers of each version as entries of the nginx recipe's maps (one per header,
+keyed by the request target), so that nginx's own answers carry them: ``manage.py deprecations
+--nginx``."""
 
 from __future__ import annotations
 

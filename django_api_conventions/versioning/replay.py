@@ -1,12 +1,5 @@
-"""The deprecations a view noted, kept with an idempotent response so that its replay announces them.
-
-:class:`~.middleware.VersionLifecycleMiddleware` adds ``Deprecation`` and ``Link`` after the
-view answered, from the deprecations noted on the request. Those of the version and the
-endpoint come from the URL and are noted again on a replay; those a view notes (the old name
-of a renamed field, read from the body) are not, because a replay never runs the view. These
-are stored with the response, and noted again on the replayed request, so that the middleware
-computes the replay's headers as it computed the first answer's.
-"""
+"""The deprecations a view noted, kept with an idempotent response so that its replay announces
+them: a replay never runs the view, which notes a renamed field's old name from the body."""
 
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""Mount one API under every version prefix: ``/v1/...``, ``/v2/...``.
+"""Mount one API under every version prefix: ``*versioned_urls(api_patterns)`` serves ``/v1/...``.
 
-::
-
-    urlpatterns = [
-        *versioned_urls(api_patterns),   # /<version>/..., the version checked live against VERSIONS
-        path("", include("django_api_conventions.urls")),
-    ]
-
-The version segment is captured, checked against ``API_CONVENTIONS["VERSIONS"]`` on every
-request (an unknown version: 404; a retired one, or one whose sunset passed: 410) and never
-passed to the views as a keyword argument. :func:`reverse` (and DRF's ``reverse`` with
-:class:`~.drf.LifecycleVersioning`) builds URLs in the request's version.
+The version segment is checked live against ``VERSIONS`` (unknown: 404; retired: 410) and
+never passed to the views. :func:`reverse` builds URLs in the request's version.
 """
 
 from __future__ import annotations
