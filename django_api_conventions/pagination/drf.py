@@ -1,8 +1,6 @@
 """Wiring into DRF: the strict filter backend and strict query parameters.
 
-Both apply a django-filter ``FilterSet`` (the ``filter`` extra). Without django-filter installed
-the package imports, and a view without ``filterset_class`` or ``filterset_fields`` works: only
-a view that names filters needs it (:func:`strict_filters` says so).
+Both apply a django-filter ``FilterSet`` (the ``filter`` extra), needed only by a view that names filters.
 """
 
 from __future__ import annotations
@@ -25,9 +23,6 @@ from .extra_parameters import ExtraParameters, extra_parameters_of
 if TYPE_CHECKING:
     from .filter_schema import UntypedFilterDescriber
     from .filtersets import StrictFilters
-
-#: What a view that names filters needs installed.
-FILTER_EXTRA = 'pip install "django-api-conventions[filter]"'
 
 
 def get_filterset_class(view: Any, queryset: QuerySet[Any] | None = None) -> Any:
@@ -55,20 +50,20 @@ def strict_filters(view: Any, filterset_class: Any, queryset: QuerySet[Any] | No
 
 
 def _filtersets() -> Any:
-    """The django-filter based module, imported when a view names filters."""
     try:
         from . import filtersets
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "django_filters":
             raise
-        raise ImproperlyConfigured(f"A view with filters needs django-filter: {FILTER_EXTRA}.") from exc
+        raise ImproperlyConfigured(
+            'A view with filters needs django-filter: pip install "django-api-conventions[filter]".'
+        ) from exc
     return filtersets
 
 
-def pagination_parameters(view: Any) -> list[str]:
-    """The query parameters the view's paginator reads: ``KeysetPagination.get_query_parameter_names()``,
-    else every ``*_query_param`` attribute it has, whatever its class (DRF's ``limit`` and
-    ``offset``, ``cursor``, ``page``; a project's own ``start``); none without a paginator."""
+def _pagination_parameters(view: Any) -> list[str]:
+    """The query parameters of the view's paginator: ``get_query_parameter_names()``, else every
+    ``*_query_param`` attribute it has, whatever its class (DRF's ``limit``, ``cursor``, ``page``)."""
     paginator = getattr(view, "paginator", None)
     if paginator is None:
         return []
@@ -78,10 +73,9 @@ def pagination_parameters(view: Any) -> list[str]:
     return _named_by(paginator, "_query_param")
 
 
-def backend_parameters(view: Any) -> list[str]:
-    """The query parameters the view's other filter backends read: each ``*_param`` attribute of
-    a backend in its ``filter_backends`` (``ordering_param`` of DRF's ``OrderingFilter``,
-    ``search_param`` of its ``SearchFilter``)."""
+def _backend_parameters(view: Any) -> list[str]:
+    """Each ``*_param`` attribute of the view's other filter backends (``ordering_param`` of DRF's
+    ``OrderingFilter``, ``search_param`` of its ``SearchFilter``)."""
     names: list[str] = []
     for backend in getattr(view, "filter_backends", None) or ():
         if not (isinstance(backend, type) and issubclass(backend, StrictFilterBackend)):
@@ -89,22 +83,15 @@ def backend_parameters(view: Any) -> list[str]:
     return names
 
 
-def extra_parameters(view: Any) -> list[str]:
-    """The parameters the project names (:func:`extra_declarations`), families as their pattern
-    (``attr[*]``)."""
-    return list(extra_declarations(view).names)
-
-
 def extra_declarations(view: Any) -> ExtraParameters:
     """The parameters the project names: the view's ``extra_query_params`` and the
-    ``EXTRA_QUERY_PARAMS`` setting (``brief``, ``fields``, ``omit`` read by its serializers),
-    with which may be repeated and which are families (:mod:`.extra_parameters`)."""
+    ``EXTRA_QUERY_PARAMS`` setting (:mod:`.extra_parameters`)."""
     return extra_parameters_of(view, api_settings.EXTRA_QUERY_PARAMS)
 
 
 def _named_by(source: Any, suffix: str) -> list[str]:
-    """The text values of ``source``'s attributes whose name ends with ``suffix``; ``None`` and
-    ``""`` (DRF's way to switch one off, ``page_size_query_param = None``) left out."""
+    """The text values of ``source``'s attributes named ``*<suffix>``; ``None`` and ``""`` (DRF's
+    way to switch one off) left out."""
     attributes = _attributes_ending(source if isinstance(source, type) else type(source), suffix)
     own = [name for name in vars(source) if name.endswith(suffix)] if not isinstance(source, type) else []
     values = (getattr(source, name, None) for name in dict.fromkeys([*attributes, *own]))
@@ -116,35 +103,33 @@ def _attributes_ending(cls: type, suffix: str) -> tuple[str, ...]:
     return tuple(name for name in dir(cls) if name.endswith(suffix) and not name.startswith("__"))
 
 
-def declared_parameters(view: Any) -> list[str]:
-    """Every query parameter a list of ``view`` accepts besides its filters: its paginator's, its
-    other filter backends', the project's (:func:`extra_parameters`) and DRF's format override."""
+def _declared_parameters(view: Any) -> list[str]:
+    """Every query parameter a list of ``view`` accepts besides its filters."""
     return list(
         dict.fromkeys(
-            [*pagination_parameters(view), *backend_parameters(view), *extra_parameters(view), *format_override()]
+            [
+                *_pagination_parameters(view),
+                *_backend_parameters(view),
+                *extra_declarations(view).names,
+                *format_override(),
+            ]
         )
     )
 
 
-def speaks_several_formats(view: Any) -> bool:
-    """The view has renderers of more than one format, so ``?format=`` chooses among them."""
-    renderers = getattr(view, "renderer_classes", None) or ()
-    return len({getattr(renderer, "format", None) for renderer in renderers}) > 1
-
-
-def unlisted_parameters(view: Any, query: Mapping[str, Sequence[str]]) -> list[str]:
+def _unlisted_parameters(view: Any, query: Mapping[str, Sequence[str]]) -> list[str]:
     """The names accepted but left out of the list an error gives: DRF's format override when
-    the view speaks one format (``?format=json`` works, yet naming it would mislead), unless the
-    request repeats it (then the error is about it)."""
-    if speaks_several_formats(view):
+    the view speaks one format (naming it would mislead), unless the request repeats it."""
+    renderers = getattr(view, "renderer_classes", None) or ()
+    if len({getattr(renderer, "format", None) for renderer in renderers}) > 1:
         return []
     return [name for name in format_override() if len(query.get(name, ())) <= 1]
 
 
 class StrictFilterBackend(BaseFilterBackend):
     """Applies the view's filter set (:meth:`get_filterset_class`) to list requests; any other
-    query parameter than its filters and those the view declares (:func:`declared_parameters`)
-    is a 400.
+    query parameter than its filters and those the view declares (its paginator's, its other
+    backends', the project's) is a 400.
 
     A drop-in for django-filter's ``DjangoFilterBackend``: it calls the same hooks,
     :meth:`get_filterset_class` and :meth:`get_filterset_kwargs`, so a subclass that passes
@@ -158,9 +143,9 @@ class StrictFilterBackend(BaseFilterBackend):
         filters = strict_filters(view, self.get_filterset_class(view, queryset), queryset)
         kwargs = self.get_filterset_kwargs(request, queryset, view) if filters is not None else {}
         query = _lists(kwargs.get("data", request.query_params))
-        unlisted = unlisted_parameters(view, query)
+        unlisted = _unlisted_parameters(view, query)
         query = {name: values for name, values in query.items() if name not in unlisted}
-        allowed_extra = [name for name in declared_parameters(view) if name not in unlisted]
+        allowed_extra = [name for name in _declared_parameters(view) if name not in unlisted]
         extras = extra_declarations(view)
         if filters is None:
             refuse_undeclared(query, allowed_extra, repeatable=extras.repeatable, declared_as=extras.declared_as)
@@ -178,28 +163,25 @@ class StrictFilterBackend(BaseFilterBackend):
         return bound.filter_queryset(queryset)
 
     def get_filterset_class(self, view: Any, queryset: QuerySet[Any] | None = None) -> Any:
-        """django-filter's hook, with its signature: override it in a backend of your own to
-        choose the FilterSet elsewhere than on the view (:func:`get_filterset_class`)."""
+        """django-filter's hook: override it to choose the FilterSet elsewhere than on the view."""
         return get_filterset_class(view, queryset)
 
     def get_filterset_kwargs(self, request: Request, queryset: QuerySet[Any], view: Any) -> dict[str, Any]:
-        """django-filter's hook, with its signature and default: the keyword arguments of the
-        view's django-filter FilterSet. Override it to pass arguments of your own; ``data`` is
-        the query the backend validates (the FilterSet gets its validated values)."""
+        """django-filter's hook and default: the FilterSet's keyword arguments. ``data`` is the
+        query the backend validates (the FilterSet gets its validated values)."""
         return {"data": request.query_params, "queryset": queryset, "request": request}
 
     def get_schema_operation_parameters(
         self, view: Any, describe_untyped: UntypedFilterDescriber | None = None
     ) -> list[dict[str, Any]]:
-        """The FilterSet's parameters, typed as strictly as they are checked. A filter the package
-        cannot type is ``describe_untyped``'s (drf-spectacular's, through ``contrib.spectacular``),
-        else a string, with a warning either way."""
+        """The FilterSet's parameters, typed as strictly as they are checked; one the package cannot
+        type is ``describe_untyped``'s (drf-spectacular's), else a string, with a warning."""
         filters = strict_filters(view, self.get_filterset_class(view))
         return filters.schema_parameters(describe_untyped) if filters is not None else []
 
 
 def _lists(data: Any) -> dict[str, list[str]]:
-    """A query (a ``QueryDict``, or a plain mapping a ``get_filterset_kwargs()`` returned) as name -> values."""
+    """A ``QueryDict``, or a plain mapping ``get_filterset_kwargs()`` returned, as name -> values."""
     getlist = getattr(data, "getlist", None)
     if callable(getlist):
         return {name: getlist(name) for name in data}
@@ -218,8 +200,7 @@ def _is_detail(view: Any) -> bool:
 
 
 def format_override() -> list[str]:
-    """DRF's ``?format=`` parameter, which every request may carry (``FallbackContentNegotiation``
-    refuses a format the view does not speak); none when ``URL_FORMAT_OVERRIDE`` is off."""
+    """DRF's ``?format=`` parameter, which every request may carry; none when ``URL_FORMAT_OVERRIDE`` is off."""
     name = drf_settings.URL_FORMAT_OVERRIDE
     return [name] if name else []
 
@@ -248,7 +229,7 @@ class StrictQueryParametersMixin:
             return  # the strict backend checks the same names, with the one FilterSet of the request
         accepted = self.get_query_parameters(request)
         query = _query_counting_repeatable_once(request, _repeatable_parameters(self) if list_read else [])
-        unlisted = unlisted_parameters(self, query)
+        unlisted = _unlisted_parameters(self, query)
         extras = extra_declarations(self)
         repeatable = extras.repeatable
         if list_read and repeatable:  # a filter of the same name keeps its own rule
@@ -261,13 +242,12 @@ class StrictQueryParametersMixin:
         )
 
     def get_query_parameters(self, request: Request) -> list[str]:
-        """The parameters ``request`` may carry: on a list, its filters (:func:`get_filterset_class`)
-        and those the view declares (:func:`declared_parameters`: its paginator's, its other filter
-        backends', the project's); elsewhere the project's (:func:`extra_parameters`); DRF's
-        ``format`` everywhere. Override it for an action of your own that reads the query string."""
+        """The parameters ``request`` may carry: on a list, its filters, its paginator's, its other
+        filter backends' and the project's; elsewhere the project's; DRF's ``format`` everywhere.
+        Override it for an action of your own that reads the query string."""
         if _is_list_read(self, request):
-            return [*filter_parameter_names(self), *declared_parameters(self)]
-        return list(dict.fromkeys([*extra_parameters(self), *format_override()]))
+            return [*filter_parameter_names(self), *_declared_parameters(self)]
+        return list(dict.fromkeys([*extra_declarations(self).names, *format_override()]))
 
 
 def _is_allowed(view: Any, request: Request) -> bool:
@@ -276,8 +256,7 @@ def _is_allowed(view: Any, request: Request) -> bool:
 
 
 def _query_counting_repeatable_once(request: Request, repeatable: list[str]) -> dict[str, list[str]]:
-    """The query string as name -> values, a repeatable parameter's values cut to one: it is
-    never "sent twice"."""
+    """The query string as name -> values, a repeatable parameter's cut to one (never "sent twice")."""
     return {
         name: request.query_params.getlist(name)[: 1 if name in repeatable else None] for name in request.query_params
     }
