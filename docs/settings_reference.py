@@ -40,73 +40,57 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "PROBLEM_BASE_URL": SettingDoc(
         "a URL string or None",
         (
-            "Absolute base URL of the problem type pages: `type` is `<PROBLEM_BASE_URL>/<slug>`. A path instead "
-            '(`"/api/problem-types"`) moves the package\'s own pages there, read when the URLconf loads; `type` '
-            "is built from the request. `None`: built from the request and the package's own `/problems/<slug>` "
-            "view. Neither form, or no path segment, is error `E005`. See [Problem "
-            "details](problem-details.md#problem_base_url)."
+            'Base of every problem\'s `type`: `<PROBLEM_BASE_URL>/<slug>`. A path (`"/api/problem-types"`) '
+            "moves the package's own pages there. `None`: the package's own pages, from the request. No path "
+            "segment: error `E005`. See [Problem details](problem-details.md#problem_base_url)."
         ),
     ),
     "API_PATHS": SettingDoc(
         "a list of regular expressions",
         (
-            "The API's paths, searched in `request.path`: there every error is a problem. Elsewhere (Django's "
-            "admin) Django's error pages and CSRF page answer as usual; DRF views answer problems on every path. "
-            'The default is the whole site; `[r"^/(?!admin/)"]` leaves the admin out. Unset with the admin '
-            "installed: warning `W012`. See [API paths and HTML pages](problem-details.md#api-paths-and-html-pages)."
+            "The API's paths, searched in `request.path`: there every error is a problem; elsewhere (the "
+            'admin) Django\'s pages answer. `[r"^/(?!admin/)"]` leaves the admin out; unset with the admin '
+            "installed: warning `W012`. See [API paths and HTML "
+            "pages](problem-details.md#api-paths-and-html-pages)."
         ),
     ),
     "KEEP_ERROR_BODY_PATHS": SettingDoc(
         "a list of regular expressions",
         (
-            "Paths under `API_PATHS`, searched in `request.path`, whose error answers keep their own body, "
-            "members and `Content-Type`, only the trace id header added: a third-party app's whose clients read "
-            'its bodies (allauth\'s headless API, `[r"^/api/_allauth/"]`). Exceptions and unrouted paths still '
-            "answer problems. Views you can edit are marked with `keep_error_body` instead. An invalid pattern is "
-            "error `E006`. See [Keeping a body as it is](problem-details.md#keeping-a-body-as-it-is)."
+            "Paths under `API_PATHS` whose error answers keep their own body (a third-party app's, "
+            '`[r"^/api/_allauth/"]`). Invalid pattern: error `E006`. See [Keeping a body as it '
+            "is](problem-details.md#keeping-a-body-as-it-is)."
         ),
     ),
     "HTML_ERROR_HANDLERS": SettingDoc(
         "a dict of Django's error handler names to dotted paths",
         (
-            'The project\'s own error views, by Django\'s names: `"handler400"`, `"handler403"`, '
-            '`"handler404"`, `"handler500"`, `"CSRF_FAILURE_VIEW"`. Outside `API_PATHS` the package\'s '
-            "error views hand over to them (to Django's own for a name left out). Another name, or one of the "
-            "package's own views, is error `E003`; a path that cannot be imported, `E004`. See [Your own error "
-            "views outside the API](problem-details.md#your-own-error-views-outside-the-api)."
+            'The project\'s own error views (`"handler404"`, ..., `"CSRF_FAILURE_VIEW"`), which answer outside '
+            "`API_PATHS`. Errors `E003`, `E004`. See [Your own error views outside the "
+            "API](problem-details.md#your-own-error-views-outside-the-api)."
         ),
     ),
     "PROJECT_EXCEPTION_HANDLER": SettingDoc(
         "a dotted path or None",
         (
-            'The project\'s own DRF exception handler (its previous `REST_FRAMEWORK["EXCEPTION_HANDLER"]`): '
-            "the package's handler runs it first and converts its answer into a problem, keeping its status, "
-            "`detail`, field messages and headers (`Retry-After`). A path that cannot be imported is error "
-            "`E004`; the package's own handler, `E003`. See [Keeping your DRF exception "
+            "The project's previous DRF exception handler, run first; its answer becomes a problem. Errors "
+            "`E003`, `E004`. See [Keeping your DRF exception "
             "handler](problem-details-own-types.md#keeping-your-drf-exception-handler)."
         ),
     ),
     "TRACE_ID_HEADER": SettingDoc(
         "a header name",
-        (
-            "Response header that carries the trace id; also read on the way in. Set only where the response "
-            "has none: a header the project set itself is kept. See [Tracing](tracing-and-clients.md#trace-ids)."
-        ),
+        "Header that carries the trace id, out and in. See [Tracing](tracing-and-clients.md#trace-ids).",
     ),
     "TRUST_INCOMING_TRACE_ID": SettingDoc(
         "True or False",
-        (
-            "Honour a valid incoming trace id header or W3C `traceparent`. `False`: every request gets a new id "
-            "(or, with opentelemetry-api installed, its span's)."
-        ),
+        "Honour a valid incoming trace id header or `traceparent`; `False`: a new id for every request.",
     ),
     "REQUEST_ID_ATTRIBUTE": SettingDoc(
         "an attribute name or None",
         (
-            "The request attribute where the project's own middleware puts its request id (NetBox's "
-            '`request.id`: `"id"`). Once set, that id is the trace id: in problems, log lines and the '
-            "`TRACE_ID_HEADER` header, ahead of the span's, the caller's and a new one. `\"trace_id\"`, the "
-            "package's own, is error `E003`. See [Your project's own request "
+            'The request attribute holding the project\'s own request id (`"id"` for `request.id`), which then '
+            'is the trace id. `"trace_id"`: error `E003`. See [Your project\'s own request '
             "id](tracing-and-clients.md#your-projects-own-request-id)."
         ),
     ),
@@ -127,82 +111,64 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "MAINTENANCE_SWITCH_STORE": SettingDoc(
         "`'cache'` or `'database'`",
         (
-            "Where the run-time maintenance switch lives: the `default` cache, which every worker must share (a "
-            "local-memory or dummy cache is warning `W007`, and `manage.py maintenance` refuses to run on it), "
-            "or the database. See [Where the switch lives](operations.md#where-the-switch-lives)."
+            "Where the run-time maintenance switch lives: the shared `default` cache (a local-memory one is "
+            "warning `W007`) or the database. See [Where the switch "
+            "lives](operations.md#where-the-switch-lives)."
         ),
     ),
-    "MAINTENANCE_RETRY_AFTER": SettingDoc(
-        "a positive number of seconds",
-        (
-            "`Retry-After` sent during maintenance (the static setting, and the run-time switch when turned on "
-            "without `--retry-after`)."
-        ),
-    ),
+    "MAINTENANCE_RETRY_AFTER": SettingDoc("a positive number of seconds", "`Retry-After` sent during maintenance."),
     "MAINTENANCE_EXEMPT_PATHS": SettingDoc(
         "a list of regular expressions",
         (
-            'Paths that keep working during maintenance, searched in `request.path`, e.g. `[r"^/admin/"]`. '
-            "The package's problem type pages, `/openapi.json` and `/docs` keep working without being listed, "
-            "wherever they are mounted. See [Exempt paths](operations.md#exempt-paths)."
+            'Paths that keep working during maintenance (`[r"^/admin/"]`), besides the problem pages and the '
+            "OpenAPI views. See [Exempt paths](operations.md#exempt-paths)."
         ),
     ),
     "IDEMPOTENCY_STORE": SettingDoc(
         "`'database'`, `'redis'` or the dotted path of a store class",
         (
-            "Where idempotency records live: the [database store](idempotency-stores.md#the-database-store), "
-            "the [Redis store](idempotency-stores.md#the-redis-store), or your own `IdempotencyStore` "
-            "subclass. A store that cannot be loaded is error `E009`."
+            "The [database store](idempotency-stores.md#the-database-store), the [Redis "
+            "store](idempotency-stores.md#the-redis-store), or your `IdempotencyStore` subclass. Cannot be "
+            "loaded: error `E009`."
         ),
     ),
     "IDEMPOTENCY_DATABASE": SettingDoc(
-        "a database alias",
-        (
-            "Alias of `DATABASES` of the database store: always this one, whatever the database routers say. Not "
-            "an alias of `DATABASES`: error `E010`."
-        ),
+        "a database alias", "The database store's alias, whatever the routers say. Unknown alias: error `E010`."
     ),
     "IDEMPOTENCY_CACHE": SettingDoc(
         "a cache alias",
         (
-            "Alias of `CACHES` whose connection the Redis store uses: django-redis (`django_redis.cache.RedisCache`, "
-            "its Sentinel client included), Django's `django.core.cache.backends.redis.RedisCache` or django-valkey's "
-            "caches; anything else is error `E011`. Not read when `IDEMPOTENCY_REDIS_URL` is set. See [the Redis "
-            "store](idempotency-stores.md#the-redis-store)."
+            "The cache alias whose Redis connection the Redis store uses (django-redis, Django's Redis cache, "
+            "django-valkey; else error `E011`). See [the Redis store](idempotency-stores.md#the-redis-store)."
         ),
     ),
     "IDEMPOTENCY_REDIS_URL": SettingDoc(
         "a Redis URL or None",
         (
-            "The Redis store's own client, used instead of `IDEMPOTENCY_CACHE`: `redis://` or `rediss://` (one "
-            "server), `redis+sentinel://sentinel,.../service_name[/db]`, `redis+cluster://node,...`. A URL of "
-            "another form is error `E014` at start-up. See [the Redis store](idempotency-stores.md#the-redis-store)."
+            "The Redis store's own client instead of `IDEMPOTENCY_CACHE`: `redis://`, `rediss://`, "
+            "`redis+sentinel://`, `redis+cluster://`. Malformed: error `E014`. See [the Redis "
+            "store](idempotency-stores.md#the-redis-store)."
         ),
     ),
     "IDEMPOTENCY_REDIS_WAIT_REPLICAS": SettingDoc(
         "a number of replicas, 0 or more",
         (
-            "Redis store: how many replicas must acknowledge a claim (`WAIT`) before the view runs, and the "
-            "committing record before the commit. `0`: Redis' asynchronous replication, and a failover may lose "
-            "a claim, so a retry runs again. `N`: fewer than N acknowledgements within half a second "
-            "(`RedisStore.wait_timeout_ms`) release the claim and answer 503 `idempotency-store-unavailable` "
+            "Redis store: replicas that must acknowledge a claim before the view runs; too few in time: 503 "
             "with `Retry-After`. See [Redis failovers](reliability.md#redis-failovers)."
         ),
     ),
     "IDEMPOTENCY_LEASE_SECONDS": SettingDoc(
         "a positive number of seconds",
         (
-            "How long a started (in-flight) key is held before the same request may take it over; a view can set "
-            "its own and [renew it](idempotency-concurrency.md#renewing-the-lease)."
+            "How long an in-flight key is held before the same request may take it over; a view can set its "
+            "own and [renew it](idempotency-concurrency.md#renewing-the-lease)."
         ),
     ),
     "IDEMPOTENCY_RETENTION_SECONDS": SettingDoc(
         "a positive number of seconds",
         (
-            "How long a resolved key answers replays, counted from when its response was stored; a started or "
-            "failed record lives this long (at least its lease) from its claim. Stored answers say it in "
-            "`Idempotency-Retention` (the time left, on a replay), and the OpenAPI `Idempotency-Key` parameter "
-            "states it. Shorter than the lease: warning `W008`."
+            "How long a resolved key answers replays (sent as `Idempotency-Retention`). Shorter than the "
+            "lease: warning `W008`."
         ),
         default="`86400` (`24 * 60 * 60`)",
     ),
@@ -211,91 +177,66 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         (
             "Paths that "
             "[`IdempotencyMiddleware`](idempotency-views.md#idempotencymiddleware-for-views-you-cannot-edit) "
-            "protects, searched in `request.path`. An invalid pattern is error `E006`."
+            "protects. Invalid pattern: error `E006`."
         ),
     ),
-    "IDEMPOTENCY_REQUIRED": SettingDoc(
-        "True or False",
-        "Whether the paths of `IDEMPOTENCY_PATHS` require a key (400 `idempotency-key-missing` without one).",
-    ),
+    "IDEMPOTENCY_REQUIRED": SettingDoc("True or False", "Whether the paths of `IDEMPOTENCY_PATHS` require a key."),
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": SettingDoc(
         "a positive number of bytes, or `None` for no limit",
         (
-            "Largest response body stored for replay. A larger response is sent to the first request as usual "
-            "but not stored: its key is resolved with the status (and `Location`) only, and a retry gets 410 "
-            "[`idempotency-response-too-large`](idempotency.md#responses-too-large-to-store), never a second "
-            "run. Logged at `WARNING`. See [Security](security.md#what-is-stored)."
+            "Largest response body stored; a larger one is sent but not stored, and a retry gets 410 "
+            "[`idempotency-response-too-large`](idempotency.md#responses-too-large-to-store)."
         ),
         default="`1048576` (`1024 * 1024`)",
     ),
     "IDEMPOTENCY_STORE_UNAVAILABLE": SettingDoc(
         '`"fail-closed"` or `"fail-open"`',
         (
-            "What a keyed request does when the idempotency store cannot be reached for its claim: "
-            '`"fail-closed"` answers 503 `idempotency-store-unavailable` and the view does not run; '
-            '`"fail-open"` runs the view once without idempotency, as if no key had been sent (nothing is '
-            "stored: a retry runs it again). Another value is error `E003`. See "
-            "[When the store is unreachable](idempotency-concurrency.md#when-the-store-is-unreachable)."
+            'When the store cannot be reached for a claim: `"fail-closed"` answers 503; `"fail-open"` runs '
+            "the view once without the key. See [When the store is "
+            "unreachable](idempotency-concurrency.md#when-the-store-is-unreachable)."
         ),
     ),
     "PAGINATION_DEFAULT_LIMIT": SettingDoc(
-        "a positive integer",
-        (
-            "Page size of a [keyset-paginated list](pagination.md#page-size-limit) when the client sends no "
-            "`limit`; capped at `PAGINATION_MAX_LIMIT`. Also the `default` of `limit` in the OpenAPI schema."
-        ),
+        "a positive integer", "Page size of a [keyset-paginated list](pagination.md#page-size-limit) without `limit`."
     ),
     "PAGINATION_MAX_LIMIT": SettingDoc(
-        "a positive integer",
-        (
-            "Largest `limit` a client may ask for; a `limit` outside 1 to this value is a 400 "
-            "`invalid-parameters` (a 422 at `/limit` in a search body). Also the `maximum` of `limit` in the "
-            "OpenAPI schema."
-        ),
+        "a positive integer", "Largest `limit`; outside 1 to this value: 400 `invalid-parameters`."
     ),
     "EXTRA_QUERY_PARAMS": SettingDoc(
         "a list of query parameter names, families and dicts",
         (
-            "Query parameters every view with "
-            "[strict query parameters](pagination-filters.md#parameters-the-view-declares) "
-            "accepts besides its filters and its paginator's, on any method: those the project's serializers or "
-            'views read (`["brief", "fields"]`). A family, `"attr[*]"`, accepts every `attr[<key>]`; a dict, '
-            '`{"name": "expand", "repeatable": True, "description": "..."}`, a name or a family that may be '
-            "sent more than once, with its OpenAPI description. A view adds its own with `extra_query_params`. "
-            "A wrong entry is error `E003`. See "
-            "[Repeated parameters and families](pagination-filters.md#repeated-parameters-and-families)."
+            "Query parameters every [strict](pagination-filters.md#parameters-the-view-declares) view accepts "
+            'on any method: names, families (`"attr[*]"`) and dicts (`{"name": "expand", "repeatable": '
+            "True}`). Wrong entry: error `E003`. See [Repeated parameters and "
+            "families](pagination-filters.md#repeated-parameters-and-families)."
         ),
     ),
     "VERSIONS": SettingDoc(
         "a list of version dicts, oldest first",
         (
-            'The API versions: each a dict with `name`, `status` (`"current"`, `"deprecated"` or `"retired"`), '
-            "`deprecation` and `sunset` dates and a `migration_guide` URL. Empty: versioning off. See [The "
-            "lifecycle](versioning.md#the-lifecycle); errors `E020` to `E024`."
+            "The API versions, dicts with `name`, `status`, `deprecation`, `sunset`, `migration_guide`; "
+            "empty: versioning off. See [The lifecycle](versioning.md#the-lifecycle); errors `E020` to "
+            "`E024`."
         ),
     ),
     "VERSION_PATH_REGEX": SettingDoc(
         "a regular expression with a `version` group",
         (
-            "Searched in `request.path_info`; its `version` group names the version of a request. Without the "
-            "group: error `E025`. See [URLs in a version](versioning.md#urls-in-a-version)."
+            "Searched in `request.path_info`; its `version` group names the version. No group: error `E025`. "
+            "See [URLs in a version](versioning.md#urls-in-a-version)."
         ),
         default='`r"^/(?P<version>v[0-9]+)/"`',
     ),
     "URL_CONVENTION_SILENCED": SettingDoc(
         "a list of regular expressions",
-        (
-            "Routes the URL convention checks skip, searched in the route as the warning shows it "
-            "(`/{version}/invoices/{pk}/pay`). An invalid pattern is error `E006`."
-        ),
+        "Routes the URL convention checks skip, as the warning shows them. Invalid pattern: error `E006`.",
     ),
     "EXTRA_URLCONFS": SettingDoc(
         "a list of dotted module paths",
         (
-            "The URLconfs the project serves besides `ROOT_URLCONF`: per-host URLconfs (django-hosts' "
-            "`host_patterns`), those a middleware sets as `request.urlconf`. The checks that read URLconfs "
-            "(error handlers `W004`, URL conventions `W023` to `W026`, pagination, idempotency, deprecations) "
-            "read each of them too. See [URL convention checks](versioning.md#url-convention-checks)."
+            "URLconfs served besides `ROOT_URLCONF` (per host, or set as `request.urlconf`), which the checks "
+            "read too. See [URL convention checks](versioning.md#url-convention-checks)."
         ),
     ),
 }
