@@ -1,8 +1,6 @@
 """The package's own problem types: what each one means, how a client fixes it, what it carries.
 
-Registered when :mod:`.types` is imported. Each text is Markdown (the subset of
-:mod:`.markdown`) and goes through ``gettext_lazy``: the pages and the problems speak the
-request's language.
+Each text is in the Markdown of :mod:`.markdown`, translated lazily into the request's language.
 """
 
 from __future__ import annotations
@@ -12,7 +10,6 @@ from django.utils.translation import gettext_lazy as _
 from ..http import header_names
 from .types import ProblemField, ProblemType, problem_types
 
-# Members and headers several types carry.
 _ERRORS_POINTER = ProblemField(
     "errors",
     _("One item per broken rule: `pointer` (a JSON Pointer to the member of the request body), `detail` and `code`."),
@@ -566,27 +563,13 @@ BUILT_IN: list[ProblemType] = [
     ),
 ]
 
-_STATUS_DEFAULTS = {
-    "bad-request",
-    "authentication-required",
-    "permission-denied",
-    "not-found",
-    "method-not-allowed",
-    "not-acceptable",
-    "conflict",
-    "gone",
-    "length-required",
-    "request-too-large",
-    "unsupported-media-type",
-    "validation-error",
-    "rate-limited",
-    "internal-error",
-    "service-unavailable",
-    "uri-too-long",
-    "request-headers-too-large",
-    "bad-gateway",
-    "gateway-timeout",
-}
+_STATUS_DEFAULTS = frozenset(
+    """
+    bad-request authentication-required permission-denied not-found method-not-allowed not-acceptable
+    conflict gone length-required request-too-large unsupported-media-type validation-error rate-limited
+    internal-error service-unavailable uri-too-long request-headers-too-large bad-gateway gateway-timeout
+    """.split()  # noqa: SIM905 -- a word list reads best as words
+)
 
 for _type in BUILT_IN:
     problem_types.register(_type, default_for_status=_type.slug in _STATUS_DEFAULTS)

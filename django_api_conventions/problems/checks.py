@@ -17,7 +17,7 @@ from ..http.routes import project_resolvers
 
 HANDLERS = f"{PACKAGE}.problems.django_handlers"
 EXCEPTION_HANDLER = f"{PACKAGE}.problems.drf_handler.problem_exception_handler"
-ERROR_HANDLERS = {
+_ERROR_HANDLERS = {
     "handler400": "bad_request",
     "handler403": "permission_denied",
     "handler404": "page_not_found",
@@ -35,25 +35,19 @@ def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
     # Django takes the error handlers from the URLconf of the request (request.urlconf), and the
     # type URLs are reversed in it: each URLconf the project serves needs both.
     for resolver in project_resolvers():
-        for handler, view in ERROR_HANDLERS.items():
+        urlconf_name = _module_name(resolver)
+        for handler, view in _ERROR_HANDLERS.items():
             value = getattr(resolver.urlconf_module, handler, None)
             if value != f"{HANDLERS}.{view}" and getattr(value, "__module__", None) != HANDLERS:
-                errors.append(
-                    message(
-                        "error_handler_not_problems",
-                        handler=handler,
-                        view=view,
-                        value=value,
-                        urlconf=_module_name(resolver),
-                    )
-                )
+                values = {"handler": handler, "view": view, "value": value, "urlconf": urlconf_name}
+                errors.append(message("error_handler_not_problems", **values))
         if needs_pages:
             try:
                 # Django's reverse() takes a URLconf module as well as its dotted path.
                 urlconf: Any = resolver.urlconf_name
                 reverse("api_conventions:problem-type", kwargs={"slug": "not-found"}, urlconf=urlconf)
             except NoReverseMatch:
-                unrouted_pages.append(message("problem_pages_unrouted", obj=_module_name(resolver)))
+                unrouted_pages.append(message("problem_pages_unrouted", obj=urlconf_name))
     csrf_failure_view = settings.CSRF_FAILURE_VIEW
     if csrf_failure_view != f"{HANDLERS}.csrf_failure":
         errors.append(message("csrf_view_not_problems", value=csrf_failure_view))

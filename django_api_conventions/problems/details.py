@@ -29,8 +29,8 @@ PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 logger = logging.getLogger("django_api_conventions.problems")
 
-#: Members of every problem body; extensions can never overwrite them, and field errors live
-#: in ``errors`` so a field called ``title`` or ``status`` keeps its message.
+#: Members of every problem body, which extensions never overwrite (a field called ``title``
+#: keeps its message: field errors live in ``errors``).
 RESERVED_MEMBERS = frozenset({"type", "title", "status", "detail", "instance", "trace_id", "errors"})
 
 ErrorItem = dict[str, str]
@@ -73,7 +73,6 @@ def retry_after_header(seconds: float) -> dict[str, str]:
 
 
 def _origin(request: HttpRequest) -> str:
-    """Scheme and host of ``request``, without trusting a Host header Django or the package rejects."""
     try:
         checked_host(request)  # build_absolute_uri() would echo a port such as 99999999999999999999
         return request.build_absolute_uri("/").rstrip("/")
@@ -83,8 +82,8 @@ def _origin(request: HttpRequest) -> str:
 
 
 def problem_type_url(request: HttpRequest, slug: str) -> str:
-    """The absolute ``type`` URL of ``slug``: an absolute configured base, else the package's own
-    view (routed at the path of a base that is a path), on the request's host."""
+    """The absolute ``type`` URL of ``slug``: under an absolute ``PROBLEM_BASE_URL``, else the
+    package's own page on the request's host."""
     base = api_settings.PROBLEM_BASE_URL
     if base and not base.startswith("/"):
         return f"{base.rstrip('/')}/{slug}"
@@ -115,12 +114,9 @@ def render_problem(request: HttpRequest, problem: ProblemException) -> HttpRespo
         status=problem.status_code,
         content_type=PROBLEM_CONTENT_TYPE,
     )
-    # The body as data too, as DRF's Response has it: tests written against DRF read
-    # ``response.data`` after an error. A plain HttpResponse still, so that content
+    # Tests written against DRF read response.data; a plain HttpResponse still, so that content
     # negotiation can never pick an HTML renderer for a problem.
     response.data = body  # type: ignore[attr-defined]  # as DRF's Response has it
-    # The language title and detail are in (RFC 9110 8.5): LocaleMiddleware's choice from
-    # Accept-Language, else LANGUAGE_CODE. LocaleMiddleware itself adds Vary: Accept-Language.
     language = translation.get_language()
     if language:
         response["Content-Language"] = language
@@ -134,7 +130,7 @@ def render_problem(request: HttpRequest, problem: ProblemException) -> HttpRespo
 
 
 def _log_rejection(request: HttpRequest, problem: ProblemException, trace_id: str) -> None:
-    """One line per rejected request: what was answered, never what was sent (no body, no header)."""
+    # What was answered, never what was sent (no body, no header).
     logger.info(
         "Rejected %s %s: %s %s",
         ascii(request.method or "")[1:-1],  # ascii(): a path's CR, LF or NUL cannot forge a log line

@@ -1,18 +1,7 @@
 """Django's error views (``handler400`` ... ``handler500``, ``CSRF_FAILURE_VIEW``) as problems.
 
-Point your root URLconf at them:
-
-    handler400 = "django_api_conventions.problems.django_handlers.bad_request"
-    handler403 = "django_api_conventions.problems.django_handlers.permission_denied"
-    handler404 = "django_api_conventions.problems.django_handlers.page_not_found"
-    handler500 = "django_api_conventions.problems.django_handlers.server_error"
-
-and ``CSRF_FAILURE_VIEW = "django_api_conventions.problems.django_handlers.csrf_failure"``.
-
-Outside ``API_PATHS`` each hands over to the view the project names for it in
-``API_CONVENTIONS["HTML_ERROR_HANDLERS"]`` (its previous ``handler404``, say), else to Django's
-own view (``django.views.defaults``, ``django.views.csrf.csrf_failure``), templates
-``404.html``... included.
+Point your root URLconf at them: ``handler404 = "django_api_conventions.problems.django_handlers.page_not_found"``
+and so on. Outside ``API_PATHS`` each hands over to the view ``HTML_ERROR_HANDLERS`` names, else to Django's.
 """
 
 from __future__ import annotations
@@ -42,10 +31,9 @@ logger = logging.getLogger("django_api_conventions.problems")
 HTML_ERROR_HANDLER_NAMES = ("handler400", "handler403", "handler404", "handler500", "CSRF_FAILURE_VIEW")
 
 
-def html_error_handler(name: str) -> Callable[..., HttpResponse] | None:
-    """The project's view named ``name`` in ``HTML_ERROR_HANDLERS`` (``"handler404"``...), or
-    ``None``: none named, one of the package's own views (which would call itself), or one that
-    cannot be imported (logged; check E004 says so at start-up)."""
+def _html_error_handler(name: str) -> Callable[..., HttpResponse] | None:
+    # None: none named, one of the package's own views (which would call itself), or one that
+    # cannot be imported (logged; check E004 says so at start-up).
     handlers = api_settings.HTML_ERROR_HANDLERS
     target = handlers.get(name) if isinstance(handlers, dict) else None
     if target is None:
@@ -70,14 +58,12 @@ def _import_view(path: str) -> Any:
 
 
 def is_own_view(view: object) -> bool:
-    """Whether ``view`` is one of this module's error views."""
     return getattr(view, "__module__", None) == __name__
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if not is_api_path(request):
-        # Django always passes the exception; a direct call may not.
-        view: Callable[..., HttpResponse] = html_error_handler("handler400") or defaults.bad_request
+        view: Callable[..., HttpResponse] = _html_error_handler("handler400") or defaults.bad_request
         return view(request, exception)
     problem = problem_for_exception(exception) if exception is not None else None
     return render_problem(request, problem or ProblemException("bad-request"))
@@ -85,26 +71,22 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if not is_api_path(request):
-        view: Callable[..., HttpResponse] = html_error_handler("handler403") or defaults.permission_denied
+        view: Callable[..., HttpResponse] = _html_error_handler("handler403") or defaults.permission_denied
         return view(request, exception)
     return render_problem(request, ProblemException("permission-denied", PERMISSION_DENIED_DETAIL))
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if not is_api_path(request):
-        return (html_error_handler("handler404") or defaults.page_not_found)(request, exception)
-    # An Http404 a view raised with its own message (below the middleware: IdempotencyMiddleware
-    # runs the view) says it; a path nothing routes is described by the package, never by
-    # Django's Resolver404, which lists the URL patterns.
+        return (_html_error_handler("handler404") or defaults.page_not_found)(request, exception)
+    # An Http404 a view raised keeps its message; a path nothing routes gets the package's.
     detail = own_not_found_detail(exception) if isinstance(exception, Http404) else None
     return render_problem(request, ProblemException("not-found", detail) if detail else not_found_problem(request))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if not is_api_path(request):
-        # Called in Django's ``except`` block, as Django would call it: sys.exc_info() still
-        # names the failure for a project's view that shows it (NetBox's 500 page).
-        return (html_error_handler("handler500") or defaults.server_error)(request)
+        return (_html_error_handler("handler500") or defaults.server_error)(request)
     # Django calls handler500 inside its ``except`` block: the failure is still at hand, and
     # a database outage deserves a 503 rather than a 500.
     exception = sys.exc_info()[1]
@@ -114,7 +96,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     if not is_api_path(request):
-        return (html_error_handler("CSRF_FAILURE_VIEW") or csrf.csrf_failure)(request, reason=reason)
+        return (_html_error_handler("CSRF_FAILURE_VIEW") or csrf.csrf_failure)(request, reason=reason)
     return render_problem(
         request,
         ProblemException("csrf-failed", gettext("CSRF verification failed: send the CSRF token with the request.")),
@@ -122,8 +104,8 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 
 
 def not_found_problem(request: HttpRequest) -> ProblemException:
-    """The 404 of a path that nothing serves; it names the path with or without its trailing
-    slash when that one is routed (``/v2/users/`` for ``/v2/users``)."""
+    """The 404 of a path that nothing serves, naming the path with or without its trailing slash
+    when that one is routed."""
     detail = gettext("No resource matches {method} {path}.").format(method=request.method, path=request.path)
     near = near_path(request)
     if near is not None:
@@ -132,10 +114,8 @@ def not_found_problem(request: HttpRequest) -> ProblemException:
 
 
 def near_path(request: HttpRequest) -> str | None:
-    """``request.path`` with its trailing slash removed or added, if that path is routed and
-    ``request.path`` itself is not; else ``None``."""
-    # API paths have no trailing slash and APPEND_SLASH redirects only GETs to the slashed
-    # form (and is often off): a client's stray or missing slash is the commonest 404.
+    """``request.path`` with its trailing slash removed or added, if only that one is routed."""
+    # APPEND_SLASH redirects only GETs (and is often off): a stray slash is the commonest 404.
     path_info = request.path_info
     if path_info == "/" or _is_routed(request, path_info):
         return None

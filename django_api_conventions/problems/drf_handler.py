@@ -1,9 +1,4 @@
-"""DRF's ``EXCEPTION_HANDLER``: every exception a DRF view raises becomes a problem.
-
-A project that had its own handler keeps it as ``API_CONVENTIONS["PROJECT_EXCEPTION_HANDLER"]``
-(``REST_FRAMEWORK["EXCEPTION_HANDLER"]`` stays the package's, so check W001 stays quiet): it runs
-first, and its answer is converted into a problem.
-"""
+"""DRF's ``EXCEPTION_HANDLER``: every exception a DRF view raises becomes a problem."""
 
 from __future__ import annotations
 
@@ -25,22 +20,18 @@ from .mapping import mapped_problem, package_problem, report_server_failure
 
 __all__ = ["problem_exception_handler"]
 
-#: Set while the project's handler runs: a project handler that itself ends by calling this one
-#: (the usual way to wrap it) gets the package's answer, not a second call of itself.
+# Set while the project's handler runs: one that ends by calling this one gets the package's
+# answer, not a second call of itself.
 _in_project_handler: ContextVar[bool] = ContextVar("api_conventions_in_project_handler", default=False)
 
 
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponseBase | None:
     """Answer ``exc`` with a problem; ``None`` lets an unexpected failure reach the middleware.
 
-    In order: a :class:`ProblemException` as it is; the project's mapping of the exception's
-    type (``map_exception``); the project's own handler (``PROJECT_EXCEPTION_HANDLER``), whose
-    answer is converted (or kept as it is in a view marked
-    :func:`~django_api_conventions.problems.kept_answers.keep_error_body`); the package's
-    mapping. Unexpected failures propagate so that Django's ``got_request_exception``
-    receivers (error trackers) see them;
-    :class:`~django_api_conventions.middleware.ProblemDetailsMiddleware` then answers the 500
-    problem.
+    In order: a :class:`ProblemException` as it is; the project's ``map_exception``; the
+    project's ``PROJECT_EXCEPTION_HANDLER``, whose answer is converted (or kept, see
+    ``keep_error_body``); the package's mapping. Unexpected failures propagate, so that
+    ``got_request_exception`` receivers (error trackers) see them, and the middleware answers 500.
     """
     request = http_request_of(context["request"])
     answer: HttpResponseBase | None = None
@@ -61,8 +52,6 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpRe
     set_rollback()
     if problem.status_code >= 500:
         report_server_failure(request, exc, problem.status_code)
-    # A plain HttpResponse, not DRF's Response: content negotiation must never pick an HTML
-    # renderer for an error.
     response = render_problem(request, problem)
     if answer is not None:
         response.cookies = answer.cookies
@@ -70,8 +59,7 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpRe
 
 
 def _project_answer(exc: Exception, context: dict[str, Any]) -> tuple[HttpResponseBase | None, Any]:
-    """The project's own handler's answer to ``exc`` (``None`` without one, or when it has none),
-    and what DRF's own handler would have answered, as ``(status, data)`` (``None``: nothing)."""
+    # The project's handler's answer (None: none), and DRF's own handler's as (status, data).
     handler = api_settings.PROJECT_EXCEPTION_HANDLER
     if handler is None or handler is problem_exception_handler or _in_project_handler.get():
         return None, None
@@ -86,7 +74,7 @@ def _project_answer(exc: Exception, context: dict[str, Any]) -> tuple[HttpRespon
 
 
 def _drf_default(exc: Exception) -> tuple[int, Any] | None:
-    """``(status, data)`` of the answer DRF's own ``exception_handler`` gives ``exc``, if any."""
+
     if isinstance(exc, Http404):
         exc = drf.NotFound(*exc.args)
     elif isinstance(exc, PermissionDenied):
@@ -100,14 +88,8 @@ def _drf_default(exc: Exception) -> tuple[int, Any] | None:
 def _problem_of_answer(
     exc: Exception, answer: HttpResponseBase, drf_default: tuple[int, Any] | None
 ) -> ProblemException:
-    """The problem of the project's error answer to ``exc``.
-
-    Where it answers as DRF's own handler would (the same status and body: the project handles
-    its own cases and leaves the others to DRF's), the package's problem of ``exc`` (422 for a
-    validation error, ``rate-limited``...); else the project's answer as a problem
-    (:func:`~django_api_conventions.problems.error_answers.problem_for_error_answer`). Either way the
-    answer's headers (``Retry-After``...) are kept.
-    """
+    # An answer the same as DRF's own handler's (the project left the case to DRF) is the
+    # package's problem of exc (a 422, rate-limited...); either way its headers are kept.
     headers = headers_beside_body(answer)
     data = error_answer_data(answer)
     problem = package_problem(exc) if drf_default == (answer.status_code, data) else None

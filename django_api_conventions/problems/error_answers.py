@@ -1,9 +1,6 @@
-"""An error answer a project built itself, as a problem.
-
-One conversion for every layer that meets one: the middleware, for a view's own
-``Response({"detail": ...}, status=409)`` or ``JsonResponse``; DRF's exception handler, for the
-answer of the project's former exception handler. The same body gives the same problem
-whichever layer converts it.
+"""An error answer a project built itself, as a problem: the same body gives the same problem
+whether the middleware (a view's own answer) or DRF's exception handler (the project's handler's
+answer) converts it.
 """
 
 from __future__ import annotations
@@ -26,23 +23,19 @@ __all__ = ["problem_for_error_answer"]
 # Headers of an error answer that describe its body, which the problem replaces.
 _BODY_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "content-disposition"})
 
-#: Members of an error body that hold its message when it has no ``detail``, the first found
-#: wins: ``{"message": ...}``, OAuth 2.0's ``error_description`` (whose ``error`` is a code),
-#: then ``{"error": ...}``. They stay extension members too, for the clients that read them.
+# Members that hold the message of a body without ``detail``, the first found wins (OAuth 2.0's
+# ``error`` is a code, its ``error_description`` the message); they stay members too.
 _MESSAGE_MEMBERS = ("message", "error_description", "error")
-#: The longest plain-text body read as a message. A message is one short line; Django's
-#: technical pages in text (DEBUG, a client that does not accept HTML) are many lines long.
+# A message is one short line; Django's technical pages in text are many lines long.
 _MAX_TEXT_MESSAGE = 500
 # An HTML tag, a comment or a doctype: a page (Django's error pages), not a message.
 _MARKUP = re.compile(r"<[A-Za-z!/?]")
 
 
 def error_answer_data(response: HttpResponseBase) -> Any:
-    """The body of ``response`` as data: a DRF ``Response``'s ``data`` (its ``ErrorDetail``
-    codes included), else the parsed body of an uncompressed JSON (or ``+json``) response such
-    as ``JsonResponse``, else a one-line message of a ``text/plain`` or markup-free
-    ``text/html`` body (``HttpResponseForbidden("Insufficient permissions")``) as a string;
-    ``None`` for anything else (an HTML page, a long text, a stream)."""
+    """The body of ``response`` as data: a DRF ``Response``'s ``data``, a parsed JSON body, or a
+    one-line text message (``HttpResponseForbidden("Insufficient permissions")``); ``None`` for
+    anything else (an HTML page, a long text, a stream, a compressed body)."""
     data = getattr(response, "data", None)
     if data is not None:
         return data
@@ -66,7 +59,6 @@ def headers_beside_body(response: HttpResponseBase) -> dict[str, str]:
 
 
 def _text_message(content: bytes, charset: str, *, html: bool) -> str | None:
-    """The message of a plain-text body, or ``None`` when it is no short message."""
     try:
         text = content.decode(charset).strip()
     except (LookupError, UnicodeDecodeError):
@@ -82,23 +74,17 @@ def _text_message(content: bytes, charset: str, *, html: bool) -> str | None:
 
 def problem_for_error_answer(status: int, data: Any, headers: Mapping[str, str] | None = None) -> ProblemException:
     """The problem of an error answer the project built itself: ``status`` (400 to 599) and
-    ``data``, its body as DRF renders errors, before or after JSON (:func:`error_answer_data`).
+    ``data``, its body as DRF renders errors, before or after JSON.
 
-    The status is kept, with the default type of the status; a ``detail`` string stays the
-    detail, else a ``message``, ``error_description`` or ``error`` string is it (and stays a
-    member too), and a string body (a text message) is it; field messages
-    (``{"status": ["bogus is not a valid choice."]}``, a list of messages,
-    ``non_field_errors``) become ``errors`` items with JSON Pointers; any other member
-    is kept as an extension member unless its name is reserved (``type``, ``title``,
-    ``status``...). ``headers`` (``Retry-After``...) are added to the problem's. A 5xx keeps
-    none of its body, which may describe the failure: the text is the type's (the fixed one of
-    a 500).
+    The status is kept, with its default type. The detail is a ``detail`` string, else a
+    ``message``, ``error_description`` or ``error`` string, or a text body; field messages become
+    ``errors`` items with JSON Pointers; other members stay unless reserved. ``headers`` are
+    added. A 5xx keeps none of its body, which may describe the failure.
     """
     if not 400 <= status <= 599:
         status = 500  # not an error status: a bug of the answer, not the client's failure
     problem_type = problem_types.for_status(status)
     if status >= 500:
-        # Whatever the body says of the failure (NetBox's names the exception) is for the logs.
         failure = INTERNAL_ERROR_DETAIL if status == 500 else problem_type.title
         return ProblemException(problem_type, str(failure), status=status, headers=headers)
     detail, errors, extensions = _read_error_body(data)
@@ -108,7 +94,6 @@ def problem_for_error_answer(status: int, data: Any, headers: Mapping[str, str] 
 
 
 def _read_error_body(data: Any) -> tuple[str | None, list[ErrorItem], dict[str, Any]]:
-    """``(detail, errors, extensions)`` of a body shaped as DRF renders errors."""
     if isinstance(data, str):
         return data, [], {}
     if isinstance(data, list) and is_validation_detail(data):

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # ASCII digits only, no sign, no leading zero: "080" and "80" would be two spellings of one
 # origin, and a URL built from the request would carry the client's spelling.
 _PORT = re.compile(r"[1-9][0-9]{0,4}")
-MAX_PORT = 65535
+_MAX_PORT = 65535
 
 
 class InvalidHostPort(DisallowedHost):
@@ -37,7 +37,7 @@ class InvalidHostPort(DisallowedHost):
         self.detail = detail
 
 
-def host_port_error(host: str) -> StrOrPromise | None:
+def _host_port_error(host: str) -> StrOrPromise | None:
     """Why the port of ``host`` (as ``get_host()`` returns it) is not a TCP port, a lazy
     translation; ``None`` when it is, or is absent."""
     _domain, port = split_domain_port(host)
@@ -45,15 +45,15 @@ def host_port_error(host: str) -> StrOrPromise | None:
         return None
     if port.startswith("0") and port.strip("0"):
         return _("The port of the Host header must be written without leading zeros.")
-    if not _PORT.fullmatch(port) or int(port) > MAX_PORT:
-        return format_lazy(_("The port of the Host header must be a number from 1 to {maximum}."), maximum=MAX_PORT)
+    if not _PORT.fullmatch(port) or int(port) > _MAX_PORT:
+        return format_lazy(_("The port of the Host header must be a number from 1 to {maximum}."), maximum=_MAX_PORT)
     return None
 
 
 def checked_host(request: HttpRequest) -> str:
     """``request.get_host()``, refusing a port outside 1..65535 with :class:`InvalidHostPort`."""
     host = request.get_host()
-    error = host_port_error(host)
+    error = _host_port_error(host)
     if error is not None:
         raise InvalidHostPort(error)
     return host

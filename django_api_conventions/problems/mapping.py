@@ -1,8 +1,5 @@
-"""Which problem each exception becomes, whichever layer raised it.
-
-A project maps its own exception types with :func:`map_exception`; its mappings come before the
-package's own. An error answer the project built itself is :mod:`.error_answers`'.
-"""
+"""Which problem each exception becomes, whichever layer raised it: the project's mappings
+(:func:`map_exception`) first, then the package's own."""
 
 from __future__ import annotations
 
@@ -46,13 +43,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("django_api_conventions.problems")
 
-#: Lazy translations: rendered in the language of the request they answer.
 PERMISSION_DENIED_DETAIL = cast("StrPromise", drf.PermissionDenied.default_detail)  # a gettext_lazy text
-#: Seconds a client waits before retrying a request that lost a uniqueness race: by then the
-#: winner has committed, and the retry gets the definitive answer (a 422, usually).
-UNIQUE_CONFLICT_RETRY_AFTER = 1
-#: Seconds a client waits before retrying when the database cannot be reached: a restart or a
-#: failover of the database is usually over by then.
+# Seconds before retrying a request that lost a uniqueness race: by then the winner has
+# committed, and the retry gets the definitive answer (a 422, usually).
+_UNIQUE_CONFLICT_RETRY_AFTER = 1
+#: Seconds before retrying when the database cannot be reached: a restart or failover is over.
 DATABASE_UNAVAILABLE_RETRY_AFTER = 5
 INTERNAL_ERROR_DETAIL = _("The service failed to answer this request. Quote the trace_id when you contact support.")
 
@@ -69,12 +64,10 @@ def report_server_failure(request: HttpRequest, exc: BaseException, status: int)
     )
 
 
-#: What turns an exception of a project's type into its problem (``None``: not this one).
-ExceptionMapper = Callable[[Any], "ProblemException | None"]
-_MapperT = TypeVar("_MapperT", bound=ExceptionMapper)
+_ExceptionMapper = Callable[[Any], "ProblemException | None"]
+_MapperT = TypeVar("_MapperT", bound=_ExceptionMapper)
 
-#: The project's mappings, by exception type (:func:`map_exception`).
-_project_mappings: dict[type[BaseException], ExceptionMapper] = {}
+_project_mappings: dict[type[BaseException], _ExceptionMapper] = {}
 
 
 def map_exception(
@@ -82,12 +75,10 @@ def map_exception(
 ) -> _MapperT | Callable[[_MapperT], _MapperT]:
     """Answer ``exc_type``, and its subclasses, with the problem ``mapper(exc)`` returns.
 
-    ``mapper`` returns a :class:`ProblemException` (any registered type, status, headers such as
-    ``Retry-After``, extensions) or ``None`` to leave the exception to the mapping of its base
-    classes, then to the package's. The mapping of the nearest class in the exception's MRO
-    wins, ahead of the package's own (so a project can also re-map ``Http404`` or DRF's
-    exceptions); it applies in every layer: DRF's exception handler, the middleware, Django's
-    error views. Call it in an ``AppConfig.ready()``; used without ``mapper``, it is a decorator::
+    ``mapper`` returns a :class:`ProblemException`, or ``None`` to leave the exception to the
+    mapping of its base classes, then to the package's. The nearest class in the exception's MRO
+    wins, ahead of the package's own mapping (``Http404`` can be re-mapped), in every layer.
+    Call it in an ``AppConfig.ready()``; without ``mapper``, it is a decorator::
 
         @map_exception(LockedError)
         def locked(exc):
@@ -128,8 +119,7 @@ def mapped_problem(exc: BaseException) -> ProblemException | None:
 
 
 def problem_for_exception(exc: BaseException) -> ProblemException | None:
-    """The problem ``exc`` answers with, or ``None`` when it is an unexpected failure (500):
-    the project's mapping (:func:`map_exception`) first, then the package's."""
+    """The problem ``exc`` answers with, or ``None`` when it is an unexpected failure (500)."""
     if isinstance(exc, ProblemException):
         return exc
     return mapped_problem(exc) or package_problem(exc)
@@ -173,11 +163,8 @@ def package_problem(exc: BaseException) -> ProblemException | None:
 
 
 def own_not_found_detail(exc: Http404) -> str | None:
-    """The message the project raised ``exc`` with ("No Site matches the given query."), if any.
-
-    Never a ``Resolver404``'s: it is Django's, for a path nothing routes, and holds the URL
-    patterns it tried.
-    """
+    """The message the project raised ``exc`` with, if any; never a ``Resolver404``'s, which
+    lists the URL patterns Django tried."""
     if isinstance(exc, Resolver404) or not exc.args or not isinstance(exc.args[0], (str, Promise)):
         return None
     return str(exc.args[0]).strip() or None
@@ -218,11 +205,10 @@ def _from_api_exception(exc: drf.APIException) -> ProblemException:
 
 
 def _unique_conflict(violation: UniqueViolation) -> ProblemException:
-    # Nothing here may query the database: its transaction is broken (PostgreSQL refuses every
-    # statement until the rollback). The pointers name model fields, which a ModelSerializer's
-    # fields share; the constraint's name and the value stay out of the answer.
+    # The pointers name model fields, which a ModelSerializer's fields share; the constraint's
+    # name and the value stay out of the answer.
     logger.info("Unique constraint %s violated: answered 409", violation.constraint or "(unnamed)")
-    headers = retry_after_header(UNIQUE_CONFLICT_RETRY_AFTER)
+    headers = retry_after_header(_UNIQUE_CONFLICT_RETRY_AFTER)
     fields = violation.fields
     if not fields:
         return ProblemException(

@@ -45,12 +45,12 @@ from .types import ProblemField, ProblemType, problem_types
 #: URL-safe characters: the package's pages are routed at that path, and never at the root,
 #: where their ``<slug>`` route would take every one-segment path of the site.
 BASE_URL_FORM = re.compile(r"(?:https?://[^/\s?#]+)?(?:/[A-Za-z0-9._~-]+)+/?")
-DEFAULT_PAGES_PATH = "problems/"
+_DEFAULT_PAGES_PATH = "problems/"
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 _STYLESHEET = _PACKAGE / "static" / "django_api_conventions" / "problems.css"
 #: The trace id of the example bodies (a W3C trace id, as the service issues them).
-EXAMPLE_TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+_EXAMPLE_TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 
 
 def problem_pages_path() -> str:
@@ -60,7 +60,7 @@ def problem_pages_path() -> str:
     take stops the start-up here, since no page could be routed."""
     base = api_settings.PROBLEM_BASE_URL
     if base is None:
-        return DEFAULT_PAGES_PATH
+        return _DEFAULT_PAGES_PATH
     if not isinstance(base, str) or BASE_URL_FORM.fullmatch(base) is None:
         raise ImproperlyConfigured(
             f"API_CONVENTIONS['PROBLEM_BASE_URL'] = {base!r} is neither an absolute http(s) URL nor a path, "
@@ -251,8 +251,8 @@ def _example(request: HttpRequest, problem_type: ProblemType) -> str:
         "title": problem_type.title,
         "status": problem_type.status,
         "detail": problem_type.example_detail or problem_type.title,
-        "instance": f"urn:request:{EXAMPLE_TRACE_ID}",
-        "trace_id": EXAMPLE_TRACE_ID,
+        "instance": f"urn:request:{_EXAMPLE_TRACE_ID}",
+        "trace_id": _EXAMPLE_TRACE_ID,
     }
     body.update((member.name, member.example) for member in problem_type.members)
     try:
@@ -264,7 +264,7 @@ def _example(request: HttpRequest, problem_type: ProblemType) -> str:
         f"Content-Type: {PROBLEM_CONTENT_TYPE}",
         f"Content-Language: {get_language() or 'en'}",
         *(f"{header.name}: {header.example}" for header in problem_type.headers),
-        f"{api_settings.TRACE_ID_HEADER}: {EXAMPLE_TRACE_ID}",
+        f"{api_settings.TRACE_ID_HEADER}: {_EXAMPLE_TRACE_ID}",
         "",
         json.dumps(body, cls=DjangoJSONEncoder, indent=2, ensure_ascii=False),
     ]
