@@ -10,7 +10,6 @@ from typing import Any, cast
 from django.conf import settings
 from django.core.cache import caches
 from django.core.exceptions import ImproperlyConfigured
-from django.utils.connection import ConnectionProxy
 from rest_framework.settings import api_settings as drf_settings
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -23,27 +22,17 @@ SLOTS_PER_PERIOD = 60
 
 
 class ClientRateThrottle(SimpleRateThrottle):
-    """One rate per client id, from ``DEFAULT_THROTTLE_RATES["client"]``.
+    """One rate per client id, from ``DEFAULT_THROTTLE_RATES["client"]``, read on each request.
 
-    The rate is read on each request rather than bound at import time, unlike DRF's
-    ``SimpleRateThrottle.THROTTLE_RATES``, so settings changes take effect.
-
-    DRF records one timestamp per request in the cache, and reads and writes the whole list
-    on every request: at ``10000/min`` a busy client's list is 10,000 floats, about 90 kB
-    unpickled and pickled again each time. Here a client's requests are counted per slot of
-    1/60 of the period (a second of a minute), newest first: at most 61 ``[slot start, count]``
-    pairs, whatever the rate. A request counts until the period has passed since the start of
-    its slot, so it may leave the window up to one slot before a timestamp would have.
-
-    On a Redis cache (django-redis, Django's own, django-valkey) the window is a hash of slot
-    counts, read and counted by one script: one round trip per request, and two requests of
-    one client at the same instant are both counted (a read and a write of the whole window
-    would let the later write drop the earlier's count).
+    Where DRF keeps one timestamp per request (10,000 floats at ``10000/min``), a client's
+    requests are counted per slot of 1/60 of the period: at most 61 ``[slot start, count]``
+    pairs, whatever the rate; a request may leave the window up to one slot early. On a Redis
+    cache one script reads and counts the window in one round trip, so that two requests at
+    the same instant are both counted.
     """
 
     scope = "client"
-    #: Not DRF's ``throttle_%(scope)s_%(ident)s``: the value is slot counts, not DRF's list of
-    #: timestamps, and neither may read the other's during a rolling deploy.
+    #: Not DRF's key: neither may read the other's values during a rolling deploy.
     cache_format = "throttle-slots_%(scope)s_%(ident)s"
 
     #: ``[slot start, requests in it]`` pairs of the client's window, newest first.
@@ -114,14 +103,8 @@ class ClientRateThrottle(SimpleRateThrottle):
         return True
 
     def wait(self) -> float:
-        """Seconds until the next slot frees: until enough of the oldest requests leave the window.
-
-        A request is allowed once fewer than ``num_requests`` remain within the period, so the
-        oldest slots must leave it until fewer remain; the last of them to leave decides. This
-        holds also when the window holds more requests than the rate (recorded under a higher
-        rate, or by another service with another rate on the same cache), where DRF's
-        ``wait()`` returns ``None`` and its 429 has no ``Retry-After``.
-        """
+        """Seconds until enough of the oldest requests leave the window; also when it holds more
+        than the rate (recorded under a higher one), where DRF's 429 has no ``Retry-After``."""
         if not self.num_requests:
             return float(self.duration)  # a rate of 0: no slot ever frees, ask again after a window
         must_leave = sum(count for _, count in self.slots) - self.num_requests + 1
@@ -175,15 +158,15 @@ return false
 
 @lru_cache(maxsize=1)
 def _count_in_window() -> Any:
-    """The script, built on first use: redis-py is imported only for a Redis cache."""
+    # Built on first use: redis-py is imported only for a Redis cache.
     from ..redis import RedisScript
 
     return RedisScript(_COUNT_IN_WINDOW)
 
 
 def _redis_client_of(cache: Any) -> Any | None:
-    """The raw client of ``cache`` when it is a Redis cache of :mod:`~..redis`, else ``None``."""
-    alias: str | None = cache.__dict__["_alias"] if isinstance(cache, ConnectionProxy) else _alias_of(cache)
+    # ``==``, not ``is``: Django's ConnectionProxy (``django.core.cache.cache``) equals its cache.
+    alias = next((alias for alias in settings.CACHES if caches[alias] == cache), None)
     if alias is None:
         return None
     backend = str(settings.CACHES[alias].get("BACKEND", "")).lower()
@@ -195,7 +178,3 @@ def _redis_client_of(cache: Any) -> Any | None:
         return redis_client_for_cache(alias)
     except ValueError:
         return None  # a Redis cache the package cannot script (sharded): the whole window is read
-
-
-def _alias_of(cache: Any) -> str | None:
-    return next((alias for alias in settings.CACHES if caches[alias] is cache), None)
