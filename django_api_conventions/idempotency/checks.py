@@ -1,4 +1,4 @@
-"""Checks of idempotency: the store loads and reaches its Redis, keys outlive their lease, scopes are not shared."""
+"""Checks of idempotency: the store loads, keys outlive their lease, scopes are not shared."""
 
 from __future__ import annotations
 
@@ -39,34 +39,28 @@ def check_idempotency_store(**kwargs: Any) -> list[checks.CheckMessage]:
 
 def _check_redis_client() -> list[checks.CheckMessage]:
     """The URL parses, or the cache alias is a Redis cache whose connection the store can use.
-
-    Nothing connects: an unreachable Redis shows at the first keyed request (a 503).
-    """
+    Nothing connects: an unreachable Redis shows at the first keyed request (a 503)."""
     # The store loaded, so redis-py is installed: the adapter can be imported.
     from ..redis import cache_backend, parse_redis_url, redacted
 
-    url = api_settings.IDEMPOTENCY_REDIS_URL
-    if url is not None:
-        try:
-            parse_redis_url(url)
-        except ValueError as exc:
-            return [message("bad_redis_url", value=redacted(url), error=exc)]
-        return []
+    url, alias = api_settings.IDEMPOTENCY_REDIS_URL, api_settings.IDEMPOTENCY_CACHE
     try:
-        cache_backend(api_settings.IDEMPOTENCY_CACHE)
+        if url is not None:
+            parse_redis_url(url)
+        else:
+            cache_backend(alias)
     except ValueError as exc:
-        return [message("cache_cannot_lend", value=api_settings.IDEMPOTENCY_CACHE, error=exc)]
+        if url is not None:
+            return [message("bad_redis_url", value=redacted(url), error=exc)]
+        return [message("cache_cannot_lend", value=alias, error=exc)]
     return []
 
 
 @checks.register(checks.Tags.security)
 def check_unidentified_callers(**kwargs: Any) -> list[checks.CheckMessage]:
-    """Views that take idempotency keys from callers who may have no identity at all.
-
-    With the default client id resolver and scope, such callers that send no client id header
-    share the scope ``anonymous``. Only permission classes known to let anyone in count: a project's own
-    class may well demand credentials.
-    """
+    """Views that take idempotency keys from callers who may have no identity at all: with the
+    default client id resolver and scope, those that send no client id share the scope
+    ``anonymous``. Only permission classes known to let anyone in count."""
     if not settings_are_valid():
         return []
     if api_settings.CLIENT_ID_RESOLVER is not default_client_id_resolver:
@@ -81,15 +75,8 @@ def check_unidentified_callers(**kwargs: Any) -> list[checks.CheckMessage]:
             continue  # the view tells its callers apart its own way
         if _takes_keys(route.callback, view_class) and _lets_anyone_in(view_class):
             seen.add(route.display)
-            warnings.append(
-                message(
-                    "shared_anonymous_scope",
-                    obj=route.display,
-                    route=route.display,
-                    header=header_names.IDEMPOTENCY_KEY,
-                    client_header=header_names.CLIENT_ID,
-                )
-            )
+            headers = {"header": header_names.IDEMPOTENCY_KEY, "client_header": header_names.CLIENT_ID}
+            warnings.append(message("shared_anonymous_scope", obj=route.display, route=route.display, **headers))
     return warnings
 
 

@@ -21,106 +21,78 @@ from .paginator import KeysetPagination
 
 @checks.register(checks.Tags.models)
 def check_paginated_orderings(**kwargs: Any) -> list[checks.CheckMessage]:
-    """Every keyset-paginated view of the URLconf has an index matching its ordering (W010), and
-    one for each sort it lets clients choose (E015)."""
+    """An index serves the ordering of every keyset-paginated view, and each sort it offers."""
     found = []
     for view_class in _view_classes():
         pagination_class = getattr(view_class, "pagination_class", None)
         queryset = getattr(view_class, "queryset", None)
-        if not (isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination)):
+        if not _is_keyset(pagination_class) or queryset is None:
             continue
-        if queryset is None:
-            continue
-        model = queryset.model
+        model, view = queryset.model, view_class.__name__
         try:
             orderings = pagination_class().get_orderings(model)
         except ImproperlyConfigured as exc:
-            found.append(message("not_keyset_paginable", view=view_class.__name__, error=exc))
+            found.append(message("not_keyset_paginable", view=view, error=exc))
             continue
         for sort, ordering in orderings.items():
             if _has_matching_index(model, ordering):
                 continue
+            values = {"view": view, "model": model.__name__, "ordering": ", ".join(ordering)}
             if sort is None:
                 fields = [_column_name(model, name) for name in ordering]
-                found.append(
-                    message(
-                        "ordering_unindexed",
-                        view=view_class.__name__,
-                        model=model.__name__,
-                        ordering=", ".join(ordering),
-                        fields=fields,
-                    )
-                )
+                found.append(message("ordering_unindexed", **values, fields=fields))
             else:
-                found.append(
-                    message(
-                        "sort_unindexed",
-                        view=view_class.__name__,
-                        model=model.__name__,
-                        sort=sort,
-                        ordering=", ".join(ordering),
-                        index=_index_hint(model, ordering),
-                    )
-                )
+                found.append(message("sort_unindexed", **values, sort=sort, index=_index_hint(model, ordering)))
     return found
 
 
 @checks.register(checks.Tags.urls)
 def check_filter_backends(**kwargs: Any) -> list[checks.CheckMessage]:
-    """One warning per list view of the URLconf whose own ``filter_backends`` let an undeclared
-    query parameter through: a keyset-paginated view filtered by another backend than
-    StrictFilterBackend (W040; its cursors are bound to the whole query string instead,
-    :meth:`KeysetPagination.unvalidated_filters`), or a strict view that leaves StrictFilterBackend
-    out (W041): one with StrictQueryParametersMixin, or any list view of a project whose
-    ``DEFAULT_FILTER_BACKENDS`` has it, since a view that sets ``filter_backends`` never gets the
-    setting's."""
+    """The list views whose own ``filter_backends`` let an undeclared query parameter through: a
+    keyset-paginated one filtered by another backend than StrictFilterBackend (its cursors are
+    bound to the whole query string instead), or a strict one that leaves StrictFilterBackend out
+    (a view that sets ``filter_backends`` never gets ``DEFAULT_FILTER_BACKENDS``)."""
     warnings = []
     for view_class in _view_classes():
         backends = list(getattr(view_class, "filter_backends", None) or ())
         others = [backend for backend in backends if not _is_strict_backend(backend)]
-        pagination_class = getattr(view_class, "pagination_class", None)
-        if isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination):
+        view = view_class.__name__
+        if _is_keyset(getattr(view_class, "pagination_class", None)):
             if others:
-                warnings.append(message("keyset_lax_filter_backend", view=view_class.__name__, backend=_names(others)))
+                warnings.append(message("keyset_lax_filter_backend", view=view, backend=_names(others)))
             continue
         # Only a GenericAPIView filters through filter_backends; a list of its own reads no backend.
         listed = issubclass(view_class, GenericAPIView) and hasattr(view_class, "list")
-        if len(others) < len(backends) or not listed or not _meant_strict(view_class):
-            continue
-        warnings.append(
-            message("strict_view_lax_filter_backends", view=view_class.__name__, backend=_names(backends) or "[]")
-        )
+        if len(others) == len(backends) and listed and _meant_strict(view_class):
+            warnings.append(message("strict_view_lax_filter_backends", view=view, backend=_names(backends) or "[]"))
     return warnings
 
 
 @checks.register(checks.Tags.urls)
 def check_strict_filtersets(**kwargs: Any) -> list[checks.CheckMessage]:
-    """An ``OrderingFilter`` in the FilterSet of a view StrictFilterBackend filters is an error
-    (E040): the client would reorder a list whose cursors hold the values of its fixed ordering.
-    Nothing to check where django-filter is not installed: no view can have a FilterSet."""
+    """No ``OrderingFilter`` in the FilterSet of a view StrictFilterBackend filters: the client
+    would reorder a list whose cursors hold the values of its fixed ordering."""
     try:
         from .filtersets import ordering_filters
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] != "django_filters":
             raise
-        return []
+        return []  # without django-filter, no view has a FilterSet
     errors = []
     for view_class in _view_classes():
         backends = getattr(view_class, "filter_backends", None) or ()
-        filterset_class: Any = getattr(view_class, "filterset_class", None)
-        if not any(_is_strict_backend(backend) for backend in backends) or not hasattr(filterset_class, "base_filters"):
+        filterset: Any = getattr(view_class, "filterset_class", None)
+        if not any(_is_strict_backend(backend) for backend in backends) or not hasattr(filterset, "base_filters"):
             continue
-        names = ordering_filters(filterset_class)
+        names = ", ".join(ordering_filters(filterset))
         if names:
-            errors.append(
-                message(
-                    "ordering_filter_in_strict_filterset",
-                    view=view_class.__name__,
-                    name=filterset_class.__name__,
-                    fields=", ".join(names),
-                )
-            )
+            values = {"view": view_class.__name__, "name": filterset.__name__, "fields": names}
+            errors.append(message("ordering_filter_in_strict_filterset", **values))
     return errors
+
+
+def _is_keyset(pagination_class: Any) -> bool:
+    return isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination)
 
 
 def _is_strict_backend(backend: Any) -> bool:
@@ -213,13 +185,9 @@ def _index_hint(model: Any, ordering: tuple[str, ...]) -> str:
         field_name, *transforms = name.lstrip("-").split(LOOKUP_SEP)
         field = model._meta.get_field(field_name)
         expression: Any = field.get_col(model._meta.db_table)
-        text = f"F({field_name!r})"
+        text = repr(field_name)
         for transform in transforms:
             expression = expression.output_field.get_transform(transform)(expression)
-            text = (
-                f"{type(expression).__name__}({field_name!r})"
-                if text.startswith("F(")
-                else f"{type(expression).__name__}({text})"
-            )
-        parts.append(text + (".desc()" if name.startswith("-") else ""))
+            text = f"{type(expression).__name__}({text})"
+        parts.append((text if transforms else f"F({text})") + (".desc()" if name.startswith("-") else ""))
     return f"models.Index({', '.join(parts)}, name=...)"

@@ -55,22 +55,14 @@ def _check_current_and_previous(table: VersionTable) -> list[checks.CheckMessage
     current = [v for v in table.versions if v.status == "current"]
     if len(current) != 1:
         return [message("not_one_current", count=len(current))]
-    index = table.versions.index(current[0])
-    errors = [
-        message("version_after_current", name=v.name, current=current[0].name) for v in table.versions[index + 1 :]
-    ]
+    index, name = table.versions.index(current[0]), current[0].name
+    errors = [message("version_after_current", name=v.name, current=name) for v in table.versions[index + 1 :]]
     previous = table.versions[index - 1] if index > 0 else None
     if previous is not None and previous.status == "retired":
-        errors.append(message("previous_retired", name=previous.name, current=current[0].name))
+        errors.append(message("previous_retired", name=previous.name, current=name))
     elif previous is not None and previous.is_retired():
-        errors.append(
-            message(
-                "previous_past_sunset",
-                name=previous.name,
-                current=current[0].name,
-                sunset=f"{previous.sunset:%Y-%m-%d}",
-            )
-        )
+        sunset = f"{previous.sunset:%Y-%m-%d}"
+        errors.append(message("previous_past_sunset", name=previous.name, current=name, sunset=sunset))
     return errors
 
 
@@ -118,7 +110,7 @@ def check_deprecation_dates(**kwargs: Any) -> list[checks.CheckMessage]:
     for deprecation in _deprecations_to_check(list(iter_routes())):
         if deprecation.deprecation is None or deprecation.sunset is None:
             continue
-        values = {
+        values: dict[str, Any] = {
             "subject": deprecation.subject[:1].upper() + deprecation.subject[1:],
             "deprecation": f"{deprecation.deprecation:%Y-%m-%d}",
             "sunset": f"{deprecation.sunset:%Y-%m-%d}",
@@ -127,14 +119,7 @@ def check_deprecation_dates(**kwargs: Any) -> list[checks.CheckMessage]:
         if days < 0:
             errors.append(message("sunset_before_deprecation", **values, minimum=minimum))
         elif days < minimum:
-            earliest = deprecation.deprecation + datetime.timedelta(days=minimum)
-            errors.append(
-                message(
-                    "support_window_short",
-                    **values,
-                    days=math.floor(days),
-                    minimum=minimum,
-                    earliest=f"{earliest:%Y-%m-%d}",
-                )
-            )
+            earliest = f"{deprecation.deprecation + datetime.timedelta(days=minimum):%Y-%m-%d}"
+            values |= {"days": math.floor(days), "minimum": minimum, "earliest": earliest}
+            errors.append(message("support_window_short", **values))
     return errors
