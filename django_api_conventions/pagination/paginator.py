@@ -1,5 +1,4 @@
-"""``KeysetPagination``: newest first, opaque signed cursors both ways, one query per page, no COUNT
-unless a view asks for one it can afford."""
+"""``KeysetPagination``: opaque signed cursors both ways, one query per page, no COUNT unless asked."""
 
 from __future__ import annotations
 
@@ -7,7 +6,6 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
-from urllib.parse import parse_qs, quote_plus, urlencode, urlsplit, urlunsplit
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Model, QuerySet
@@ -16,6 +14,7 @@ from django.utils.translation import gettext
 from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 
 from ..conf import api_settings
 from ..http import header_names
@@ -31,8 +30,6 @@ __all__ = ["KeysetPagination"]
 
 #: A limit as the query string spells it; nine digits at most, so int() never reads a long string.
 _LIMIT = re.compile(r"[1-9][0-9]{0,8}")
-#: What a cursor we sign is made of: base64url and '.', none of which a URL's query escapes.
-_SIGNED_TOKEN = re.compile(r"[A-Za-z0-9_.-]*")
 
 
 class KeysetPagination(BasePagination):
@@ -43,15 +40,9 @@ class KeysetPagination(BasePagination):
                                        "previous_cursor": null, "has_previous": false, "limit": 20}}
 
     As with DRF's pagination classes, a subclass may rename the query parameters
-    (``cursor_query_param``, ``limit_query_param``: the names of DRF's ``CursorPagination`` and
-    ``LimitOffsetPagination``; ``sort_query_param``) and set its own ``default_limit`` and
-    ``max_limit``; ``None`` reads the ``PAGINATION_DEFAULT_LIMIT`` / ``PAGINATION_MAX_LIMIT``
-    setting at request time. The filter backend, the strict query parameters and the search ask
-    the paginator for the names (:meth:`get_query_parameter_names`).
-
-    Walking back: ``has_previous`` is true when a cursor led to the page and rows come before it
-    (a ``next`` cursor was issued after a row, so it says so without a query; a ``previous``
-    cursor's page asks its extra row, as ``has_next`` does forward). ``has_next`` mirrors it.
+    (``cursor_query_param``, ``limit_query_param``, ``sort_query_param``) and set its own
+    ``default_limit`` and ``max_limit``; ``None`` reads the ``PAGINATION_DEFAULT_LIMIT`` /
+    ``PAGINATION_MAX_LIMIT`` setting at request time.
 
     ``sorts`` maps each ``sort`` value clients may send to its fields (``{"-amount_due":
     ("-amount_due",)}``; a transform such as ``"created_at__year"`` too); ``default_sort`` (by
@@ -80,7 +71,6 @@ class KeysetPagination(BasePagination):
         self.has_previous = False
         self.total: Total | None = None
         self.request: Request | None = None
-        self._link_parts: tuple[Request, list[str], list[str], str, str] | None = None
 
     # --- the page ---------------------------------------------------------------------------
 
@@ -95,12 +85,9 @@ class KeysetPagination(BasePagination):
         filters: Any = None,
         sort: Any = None,
     ) -> list[Any]:
-        """One page of ``queryset``: ``limit + 1`` rows fetched; a COUNT only on the first page
-        of a paginator that asks for one.
-
-        ``limit``, ``cursor``, ``sort`` and ``filters`` (what the cursor is bound to) default to
-        the query string and the filters a :class:`StrictFilterBackend` validated for this request.
-        """
+        """One page of ``queryset``. ``limit``, ``cursor``, ``sort`` and ``filters`` (what the
+        cursors are bound to) default to the query string and the filters a
+        :class:`StrictFilterBackend` validated for this request."""
         self.request = request
         params = request.query_params
         self.limit = self.parse_limit(params.get(self.limit_query_param) if limit is None else limit)
@@ -149,8 +136,7 @@ class KeysetPagination(BasePagination):
     def _fetch(
         self, queryset: QuerySet[Any], ordering: tuple[str, ...], came_from: Cursor | None
     ) -> tuple[list[Any], bool]:
-        """The page's rows in the list's order, and whether a row comes after them (before them
-        when walking back): ``limit + 1`` rows fetched in one query."""
+        """The page's rows in the list's order, and whether the ``limit + 1``-th row came."""
         nullable = nullable_fields(queryset.model, ordering)
         backward = came_from is not None and came_from.backward
         selected = transform_annotations(ordering)
@@ -206,27 +192,13 @@ class KeysetPagination(BasePagination):
         return self._link(self.previous_cursor)
 
     def _link(self, cursor: str | None) -> str | None:
-        """The request's URL with ``cursor`` as the cursor parameter: DRF's
-        ``replace_query_param(request.build_absolute_uri(), ...)``, its URL split and its query
-        parsed once for both links of the page rather than once a link."""
         if cursor is None or self.request is None or self.request.method != "GET":
             return None
-        if self._link_parts is None or self._link_parts[0] is not self.request:
-            self._link_parts = (
-                self.request,
-                *_split_for_links(self.request.build_absolute_uri(), self.cursor_query_param),
-            )
-        _request, before, after, head, tail = self._link_parts
-        # A cursor we sign is base64url and '.' only, which quote_plus leaves as they are (the
-        # long token through quote_plus cost more than the rest of the link).
-        value = cursor if _SIGNED_TOKEN.fullmatch(cursor) else quote_plus(cursor)
-        return head + "&".join([*before, f"{quote_plus(self.cursor_query_param)}={value}", *after]) + tail
+        return replace_query_param(self.request.build_absolute_uri(), self.cursor_query_param, cursor)
 
     def unvalidated_filters(self, request: Request) -> dict[str, list[str]]:
-        """What a cursor is bound to when no :class:`StrictFilterBackend` validated the filters
-        (``DjangoFilterBackend``, ``SearchFilter``, a backend of your own): every query parameter
-        but the paginator's and DRF's ``format``, as sent. A cursor replayed under other filters
-        is then a 400, never a page of another list; check ``W040`` names such views."""
+        """What a cursor is bound to when no :class:`StrictFilterBackend` validated the filters:
+        every query parameter but the paginator's and DRF's ``format``, as sent (check ``W040``)."""
         own = {*self.get_query_parameter_names(), *format_override()}
         return {name: request.query_params.getlist(name) for name in sorted(request.query_params) if name not in own}
 
@@ -296,13 +268,9 @@ class KeysetPagination(BasePagination):
         return raw
 
     def get_ordering(self, model: type[Model], sort: str | None = None) -> tuple[str, ...]:
-        """The ordering of ``sort`` (one of :attr:`sorts`), else the configured :attr:`ordering`,
-        with ``pk`` appended unless it already ends on a unique field that is not nullable (NULLs
-        are not unique). A transform (``created_at__year``) keeps its name.
-
-        A foreign key orders by its column (``user`` becomes ``user_id``), never by the related
-        model's own ordering.
-        """
+        """The ordering of ``sort`` (one of :attr:`sorts`), else :attr:`ordering`, with ``pk``
+        appended unless it ends on a unique field that is not nullable; a foreign key orders by
+        its column (``user`` becomes ``user_id``)."""
         owner = type(self).__name__
         if sort is None:
             return resolve_ordering(owner, model, self.ordering)
@@ -398,24 +366,8 @@ class KeysetPagination(BasePagination):
         }
 
 
-def _split_for_links(url: str, name: str) -> tuple[list[str], list[str], str, str]:
-    """``url`` split as DRF's ``replace_query_param`` splits it: the query's other parameters,
-    encoded, sorted by name, before and after ``name``; and what ``urlunsplit`` writes before and
-    after the query (it only joins the parts: a link is then two concatenations)."""
-    scheme, netloc, path, query, fragment = urlsplit(url)
-    parameters = parse_qs(query, keep_blank_values=True)
-    parameters.pop(name, None)
-    encoded = {key: urlencode([(key, values)], doseq=True) for key, values in parameters.items()}
-    before = [encoded[key] for key in sorted(encoded) if key < name]
-    after = [encoded[key] for key in sorted(encoded) if key > name]
-    head, marker, tail = urlunsplit((scheme, netloc, path, "\x00", fragment)).rpartition("\x00")
-    assert marker, url  # urlunsplit writes a non-empty query after a "?"
-    return before, after, head, tail
-
-
 def _endpoint_of(request: Request) -> str:
-    """What a cursor is bound to: the list's view name and its path (so one invoice's payments
-    do not take a cursor of another's)."""
+    """What a cursor is bound to: the list's view name and its path (one invoice's payments, not another's)."""
     match = getattr(request, "resolver_match", None)
     if match is None:
         return request.path
