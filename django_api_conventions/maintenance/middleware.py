@@ -21,44 +21,23 @@ _View = TypeVar("_View", bound=Callable[..., object])
 
 
 def maintenance_exempt(view: _View) -> _View:
-    """Mark a view, function or class, to keep answering while maintenance is on.
-
-    Like ``csrf_exempt``: the mark travels with the view wherever its URL is mounted, unlike a
-    path in ``MAINTENANCE_EXEMPT_PATHS``. The package's problem type pages and its OpenAPI
-    schema and docs views carry it, so the ``type`` of the 503 and the documentation stay
-    reachable.
-    """
+    """Mark a view, function or class, to keep answering while maintenance is on: like
+    ``csrf_exempt``, the mark travels with the view wherever its URL is mounted. The package's
+    problem type pages and OpenAPI views carry it."""
     view.maintenance_exempt = True  # type: ignore[attr-defined]  # read by the middleware
     return view
 
 
-def is_maintenance_exempt(view: Callable[..., object]) -> bool:
-    """Whether a resolved view (``ResolverMatch.func``) carries :func:`maintenance_exempt`."""
-    # A class-based view resolves to the function as_view() made; the mark is on its class.
-    return bool(
-        getattr(view, "maintenance_exempt", False)
-        or getattr(getattr(view, "view_class", None), "maintenance_exempt", False)
-    )
-
-
 class MaintenanceModeMiddleware(HookMiddleware):
-    """Answers 503 with ``Retry-After`` while maintenance is on, except on the paths of
-    ``MAINTENANCE_EXEMPT_PATHS`` and for views marked :func:`~.maintenance.maintenance_exempt`
-    (the package's problem type pages, its OpenAPI schema and docs).
-
-    ``API_PATHS`` exempts nothing: maintenance takes down every path that is not exempt, API or
-    not. Outside the API the 503 is an HTML page (the project's ``503.html`` template when
-    there is one), with the same ``Retry-After``."""
+    """Answers 503 with ``Retry-After`` while maintenance is on, on every path (API or not) but
+    those of ``MAINTENANCE_EXEMPT_PATHS`` and views marked :func:`maintenance_exempt`. Outside
+    the API the 503 is an HTML page (the project's ``503.html`` template when there is one)."""
 
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
-        if any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS):
-            return None
-        return self._answer(request, maintenance_retry_after())
+        return None if _exempt_path(request) else self._answer(request, maintenance_retry_after())
 
     async def aprocess_request(self, request: HttpRequest) -> HttpResponse | None:
-        if any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS):
-            return None
-        return self._answer(request, await amaintenance_retry_after())
+        return None if _exempt_path(request) else self._answer(request, await amaintenance_retry_after())
 
     def _answer(self, request: HttpRequest, retry_after: int | None) -> HttpResponse | None:
         if retry_after is None or _resolves_to_exempt_view(request):
@@ -83,4 +62,13 @@ def _resolves_to_exempt_view(request: HttpRequest) -> bool:
         match = resolve(request.path_info, getattr(request, "urlconf", None))
     except Resolver404:
         return False
-    return is_maintenance_exempt(match.func)
+    # A class-based view resolves to the function as_view() made; the mark is on its class.
+    view = match.func
+    return bool(
+        getattr(view, "maintenance_exempt", False)
+        or getattr(getattr(view, "view_class", None), "maintenance_exempt", False)
+    )
+
+
+def _exempt_path(request: HttpRequest) -> bool:
+    return any(re.search(pattern, request.path) for pattern in api_settings.MAINTENANCE_EXEMPT_PATHS)

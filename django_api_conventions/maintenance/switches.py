@@ -16,27 +16,24 @@ logger = logging.getLogger("django_api_conventions.maintenance")
 
 SWITCH_NAME = "maintenance"
 CACHE_KEY = "api_conventions:maintenance"
-#: The cache alias of the run-time switch when ``MAINTENANCE_SWITCH_STORE`` is ``"cache"``: the
-#: default cache, which every worker must share (Redis, Memcached, the database cache).
+#: The cache of the run-time switch with ``MAINTENANCE_SWITCH_STORE = "cache"``: every worker must share it.
 SWITCH_CACHE = "default"
-#: How long one process trusts its last reading of the run-time switch, in seconds: the switch
-#: costs one round trip per process per interval, and reaches every worker within it.
+#: How long one process trusts its last reading of the run-time switch, in seconds.
 SWITCH_POLL_SECONDS = 1.0
 
-#: Cache backends private to one process: a switch written there never reaches a server.
-PROCESS_LOCAL_CACHES = {
+# Cache backends private to one process: a switch written there never reaches a server.
+_PROCESS_LOCAL_CACHES = {
     "django.core.cache.backends.locmem.LocMemCache": "local-memory",
     "django.core.cache.backends.dummy.DummyCache": "dummy",
 }
 
 
 def unshared_switch_cache() -> str | None:
-    """The kind of process-local cache ("local-memory", "dummy") the run-time switch lives in,
-    or ``None`` when the switch store is shared (the database, or a cache such as Redis)."""
+    """The kind of process-local cache ("local-memory", "dummy") the run-time switch lives in, if any."""
     if api_settings.MAINTENANCE_SWITCH_STORE != "cache":
         return None
     backend = settings.CACHES.get(SWITCH_CACHE, {}).get("BACKEND")
-    return PROCESS_LOCAL_CACHES.get(backend) if backend else None
+    return _PROCESS_LOCAL_CACHES.get(backend) if backend else None
 
 
 @dataclass(frozen=True)
@@ -47,22 +44,21 @@ class MaintenanceState:
 
 def read_switch(*, strict: bool = False) -> MaintenanceState:
     """The run-time switch as stored; off when the store cannot be read, unless ``strict``."""
+    stored = None
     try:
         if api_settings.MAINTENANCE_SWITCH_STORE == "database":
             from ..models import RuntimeSwitch
 
             switch = RuntimeSwitch.objects.filter(name=SWITCH_NAME).first()
-            if switch is None:
-                return MaintenanceState(False, api_settings.MAINTENANCE_RETRY_AFTER)
-            return MaintenanceState(switch.enabled, switch.retry_after)
-        stored = caches[SWITCH_CACHE].get(CACHE_KEY)
+            stored = switch and {"enabled": switch.enabled, "retry_after": switch.retry_after}
+        else:
+            stored = caches[SWITCH_CACHE].get(CACHE_KEY)
     except Exception as exc:
         if strict:
             raise
         # An unreachable store must not take the whole API down with it: requests that need
         # the database answer 503 on their own.
         logger.warning("Maintenance switch unreadable, treated as off: %s", exc)
-        return MaintenanceState(False, api_settings.MAINTENANCE_RETRY_AFTER)
     if not stored:
         return MaintenanceState(False, api_settings.MAINTENANCE_RETRY_AFTER)
     return MaintenanceState(bool(stored["enabled"]), int(stored["retry_after"]))
@@ -87,9 +83,13 @@ def write_switch(enabled: bool, retry_after: int | None = None) -> MaintenanceSt
     return state
 
 
-# One reading per process, trusted for SWITCH_POLL_SECONDS, so that the switch
-# costs no round trip on most requests.
+# One reading per process, trusted for SWITCH_POLL_SECONDS: no round trip on most requests.
 _last_reading: dict[str, tuple[float, MaintenanceState]] = {}
+
+
+def _fresh_reading(now: float) -> MaintenanceState | None:
+    reading = _last_reading.get(SWITCH_NAME)
+    return reading[1] if reading is not None and now - reading[0] < SWITCH_POLL_SECONDS else None
 
 
 def maintenance_retry_after() -> int | None:
@@ -97,23 +97,18 @@ def maintenance_retry_after() -> int | None:
     if api_settings.MAINTENANCE_MODE:
         return int(api_settings.MAINTENANCE_RETRY_AFTER)
     now = time.monotonic()
-    reading = _last_reading.get(SWITCH_NAME)
-    if reading is None or now - reading[0] >= SWITCH_POLL_SECONDS:
-        reading = (now, read_switch())
-        _last_reading[SWITCH_NAME] = reading
-    state = reading[1]
+    state = _fresh_reading(now)
+    if state is None:
+        state = read_switch()
+        _last_reading[SWITCH_NAME] = (now, state)
     return state.retry_after if state.enabled else None
 
 
 async def amaintenance_retry_after() -> int | None:
-    """:func:`maintenance_retry_after` for async code: the switch's store is read in a thread,
-    and only when the last reading is older than :data:`SWITCH_POLL_SECONDS`."""
+    """:func:`maintenance_retry_after`, reading a stale switch in a thread."""
     if api_settings.MAINTENANCE_MODE:
         return int(api_settings.MAINTENANCE_RETRY_AFTER)
-    reading = _last_reading.get(SWITCH_NAME)
-    if reading is None or time.monotonic() - reading[0] >= SWITCH_POLL_SECONDS:
+    state = _fresh_reading(time.monotonic())
+    if state is None:
         return await sync_to_async(maintenance_retry_after)()
-    # The reading in hand, not maintenance_retry_after(): should it go stale meanwhile, that
-    # would read the store here, on the event loop.
-    state = reading[1]
     return state.retry_after if state.enabled else None

@@ -1,11 +1,8 @@
 """Trace ids: one per request, honoured from the caller when valid, in every log record.
 
-Where the id comes from, first found wins: the project's own request id (the request attribute
-``REQUEST_ID_ATTRIBUTE`` names, once the project's middleware has set it), the current
-OpenTelemetry span's trace id (with opentelemetry-api installed), the caller's request id
-header, the caller's ``traceparent`` (both with ``TRUST_INCOMING_TRACE_ID``), a new id. The
-response header is set only where nothing else set it: a project's own id header is never
-replaced.
+First found wins: the project's own request id (``REQUEST_ID_ATTRIBUTE``), the current
+OpenTelemetry span's trace id, the caller's request id header or ``traceparent`` (with
+``TRUST_INCOMING_TRACE_ID``), a new id. A response header the project set is never replaced.
 """
 
 from __future__ import annotations
@@ -29,22 +26,13 @@ logger = logging.getLogger("django_api_conventions.tracing.trace_ids")
 
 #: The trace id of the request being served by this thread or task.
 current_trace_id: ContextVar[str | None] = ContextVar("api_conventions_trace_id", default=None)
-#: The request being served, kept only with ``REQUEST_ID_ATTRIBUTE`` set: a log line reads the
-#: project's id from it as soon as the project's middleware has set it.
+# Kept only with REQUEST_ID_ATTRIBUTE set: a log line reads the project's id from it.
 _traced_request: ContextVar[HttpRequest | None] = ContextVar("api_conventions_traced_request", default=None)
 
-# A request id is an opaque token: letters, digits and a few separators, never spaces or
-# control characters, so that it is safe to echo in a header and to write to a log line.
+# An opaque token, safe to echo in a header and to write to a log line.
 _REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:\-]{0,127}")
 # W3C Trace Context, version 00: version-traceid-parentid-flags, lower-case hex.
 _TRACEPARENT = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}")
-_ALL_ZERO_TRACE = "0" * 32
-_ALL_ZERO_PARENT = "0" * 16
-
-
-def new_trace_id() -> str:
-    """A fresh id, 32 lower-case hex digits: also valid as a W3C trace-id."""
-    return uuid.uuid4().hex
 
 
 def incoming_trace_id(request: HttpRequest) -> str | None:
@@ -53,38 +41,27 @@ def incoming_trace_id(request: HttpRequest) -> str | None:
     if _REQUEST_ID.fullmatch(header):
         return header
     match = _TRACEPARENT.fullmatch(request.headers.get(header_names.TRACEPARENT, "").strip())
-    if match and match.group(1) != _ALL_ZERO_TRACE and match.group(2) != _ALL_ZERO_PARENT:
+    if match and int(match.group(1), 16) and int(match.group(2), 16):  # all zeros: invalid
         return match.group(1)
     return None
 
 
-#: Where the current span's trace id is read, set once by the app's ``ready()``
-#: (:func:`read_span_trace_ids`): ``None`` without opentelemetry-api.
 _span_trace_id_lookup: Callable[[], str | None] | None = None
 
 
 def span_trace_id() -> str | None:
-    """The current OpenTelemetry span's trace id (32 lower-case hex digits), if any.
-
-    ``None`` when opentelemetry-api is not installed or when no valid span is current.
-    """
-    lookup = _span_trace_id_lookup
-    if lookup is None:
-        return None
-    return lookup()
+    """The current OpenTelemetry span's trace id, if opentelemetry-api is installed and one is valid."""
+    return _span_trace_id_lookup() if _span_trace_id_lookup is not None else None
 
 
 def read_span_trace_ids(lookup: Callable[[], str | None] | None) -> None:
-    """Read the current span's trace id with ``lookup`` (``None``: there are no spans).
-
-    Called once, at start-up, by the app's ``ready()``, which knows whether opentelemetry-api
-    is installed: this module never imports the integration, the integration is handed to it.
-    """
+    """Called once by the app's ``ready()``, which knows whether opentelemetry-api is installed
+    (``None``: there are no spans), so that this module never imports the integration."""
     global _span_trace_id_lookup
     _span_trace_id_lookup = lookup
 
 
-#: Warnings given once per process: what a project's set-up gets wrong is said once, not per request.
+# What a project's set-up gets wrong is said once per process, not per request.
 _warned: set[str] = set()
 
 
@@ -95,9 +72,8 @@ def _warn_once(key: str, text: str, *args: object) -> None:
 
 
 def project_request_id(request: HttpRequest) -> str | None:
-    """The project's own id of ``request``: the attribute ``REQUEST_ID_ATTRIBUTE`` names (NetBox's
-    ``request.id``, a UUID), as a string; ``None`` when the setting is unset, the attribute is not
-    set yet, or its value is not a safe token (then a warning is logged, once)."""
+    """The attribute ``REQUEST_ID_ATTRIBUTE`` names (NetBox's ``request.id``) as a string, if set
+    and a safe token (else a warning, once)."""
     attribute = api_settings.REQUEST_ID_ATTRIBUTE
     if not attribute:
         return None
@@ -118,12 +94,8 @@ def project_request_id(request: HttpRequest) -> str | None:
 
 
 def assign_trace_id(request: HttpRequest) -> str:
-    """Give ``request`` its trace id once, and make it the current one for logging.
-
-    With ``REQUEST_ID_ATTRIBUTE`` set, the project's own id replaces the package's as soon as the
-    project's middleware has set it: every later problem, log line and the response header carry
-    the project's id.
-    """
+    """Give ``request`` its trace id once, and make it the current one for logging; with
+    ``REQUEST_ID_ATTRIBUTE``, the project's own id replaces it as soon as it is set."""
     trace_id: str | None = get_state(request, TRACE_ID)
     own_id = project_request_id(request)
     if own_id is not None:
@@ -136,7 +108,7 @@ def assign_trace_id(request: HttpRequest) -> str:
         trace_id = span_trace_id()
         if trace_id is None and api_settings.TRUST_INCOMING_TRACE_ID:
             trace_id = incoming_trace_id(http_request_of(request))
-        trace_id = trace_id or new_trace_id()
+        trace_id = trace_id or uuid.uuid4().hex  # also a valid W3C trace-id
         set_state(request, TRACE_ID, trace_id)
     current_trace_id.set(trace_id)
     if api_settings.REQUEST_ID_ATTRIBUTE:
@@ -145,8 +117,7 @@ def assign_trace_id(request: HttpRequest) -> str:
 
 
 def log_trace_id() -> str:
-    """The trace id a log line carries: the current request's (the project's own id once its
-    middleware has set it, with ``REQUEST_ID_ATTRIBUTE``); outside a request, the current
+    """The trace id a log line carries: the current request's; outside a request, the current
     OpenTelemetry span's (a task, a command); else ``"-"``. For structlog processors and the like."""
     trace_id = current_trace_id.get()
     request = _traced_request.get()
@@ -159,18 +130,14 @@ def log_trace_id() -> str:
 
 
 def forget_trace_id(**kwargs: object) -> None:
-    """Between requests, log records carry no stale trace id (connected to request_finished)."""
+    """Connected to ``request_finished``: between requests, no stale trace id."""
     current_trace_id.set(None)
     _traced_request.set(None)
 
 
 class TraceIdFilter(logging.Filter):
-    """Adds ``record.trace_id`` (:func:`log_trace_id`) for use in log formats.
-
-    Add it to the handlers in ``LOGGING``:
-
-        "filters": {"trace_id": {"()": "django_api_conventions.tracing.TraceIdFilter"}},
-    """
+    """Adds ``record.trace_id`` (:func:`log_trace_id`) for log formats: in ``LOGGING``,
+    ``"filters": {"trace_id": {"()": "django_api_conventions.tracing.TraceIdFilter"}}``."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "trace_id"):
@@ -179,9 +146,8 @@ class TraceIdFilter(logging.Filter):
 
 
 class TraceIdMiddleware(HookMiddleware):
-    """Gives every request its trace id and echoes it in the response header, unless the
-    response already has that header: a project's own id header (NetBox's ``X-Request-ID``) is
-    never replaced."""
+    """Gives every request its trace id and echoes it in the response header, unless the project
+    set that header itself."""
 
     def process_request(self, request: HttpRequest) -> None:
         assign_trace_id(request)
