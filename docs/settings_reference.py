@@ -42,7 +42,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         (
             'Base of every problem\'s `type`: `<PROBLEM_BASE_URL>/<slug>`. A path (`"/api/problem-types"`) '
             "moves the package's own pages there. `None`: the package's own pages, from the request. No path "
-            "segment: error `E005`. See [Problem details](problem-details.md#problem_base_url)."
+            "segment: error `E003`. See [Problem details](problem-details.md#problem_base_url)."
         ),
     ),
     "API_PATHS": SettingDoc(
@@ -58,7 +58,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         "a list of regular expressions",
         (
             "Paths under `API_PATHS` whose error answers keep their own body (a third-party app's, "
-            '`[r"^/api/_allauth/"]`). Invalid pattern: error `E006`. See [Keeping a body as it '
+            '`[r"^/api/_allauth/"]`). Invalid pattern: error `E003`. See [Keeping a body as it '
             "is](problem-details.md#keeping-a-body-as-it-is)."
         ),
     ),
@@ -66,15 +66,15 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         "a dict of Django's error handler names to dotted paths",
         (
             'The project\'s own error views (`"handler404"`, ..., `"CSRF_FAILURE_VIEW"`), which answer outside '
-            "`API_PATHS`. Errors `E003`, `E004`. See [Your own error views outside the "
+            "`API_PATHS`. Error `E003`. See [Your own error views outside the "
             "API](problem-details.md#your-own-error-views-outside-the-api)."
         ),
     ),
     "PROJECT_EXCEPTION_HANDLER": SettingDoc(
         "a dotted path or None",
         (
-            "The project's previous DRF exception handler, run first; its answer becomes a problem. Errors "
-            "`E003`, `E004`. See [Keeping your DRF exception "
+            "The project's previous DRF exception handler, run first; its answer becomes a problem. Error "
+            "`E003`. See [Keeping your DRF exception "
             "handler](problem-details-own-types.md#keeping-your-drf-exception-handler)."
         ),
     ),
@@ -129,24 +129,24 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         (
             "The [database store](idempotency-stores.md#the-database-store), the [Redis "
             "store](idempotency-stores.md#the-redis-store), or your `IdempotencyStore` subclass. Cannot be "
-            "loaded: error `E009`."
+            "loaded: error `E003`."
         ),
     ),
     "IDEMPOTENCY_DATABASE": SettingDoc(
-        "a database alias", "The database store's alias, whatever the routers say. Unknown alias: error `E010`."
+        "a database alias", "The database store's alias, whatever the routers say. Unknown alias: error `E003`."
     ),
     "IDEMPOTENCY_CACHE": SettingDoc(
         "a cache alias",
         (
             "The cache alias whose Redis connection the Redis store uses (django-redis, Django's Redis cache, "
-            "django-valkey; else error `E011`). See [the Redis store](idempotency-stores.md#the-redis-store)."
+            "django-valkey; else error `E003`). See [the Redis store](idempotency-stores.md#the-redis-store)."
         ),
     ),
     "IDEMPOTENCY_REDIS_URL": SettingDoc(
         "a Redis URL or None",
         (
             "The Redis store's own client instead of `IDEMPOTENCY_CACHE`: `redis://`, `rediss://`, "
-            "`redis+sentinel://`, `redis+cluster://`. Malformed: error `E014`. See [the Redis "
+            "`redis+sentinel://`, `redis+cluster://`. Malformed: error `E003`. See [the Redis "
             "store](idempotency-stores.md#the-redis-store)."
         ),
     ),
@@ -177,7 +177,7 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         (
             "Paths that "
             "[`IdempotencyMiddleware`](idempotency-views.md#idempotencymiddleware-for-views-you-cannot-edit) "
-            "protects. Invalid pattern: error `E006`."
+            "protects. Invalid pattern: error `E003`."
         ),
     ),
     "IDEMPOTENCY_REQUIRED": SettingDoc("True or False", "Whether the paths of `IDEMPOTENCY_PATHS` require a key."),
@@ -223,14 +223,14 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "VERSION_PATH_REGEX": SettingDoc(
         "a regular expression with a `version` group",
         (
-            "Searched in `request.path_info`; its `version` group names the version. No group: error `E025`. "
+            "Searched in `request.path_info`; its `version` group names the version. No group: error `E003`. "
             "See [URLs in a version](versioning.md#urls-in-a-version)."
         ),
         default='`r"^/(?P<version>v[0-9]+)/"`',
     ),
     "URL_CONVENTION_SILENCED": SettingDoc(
         "a list of regular expressions",
-        "Routes the URL convention checks skip, as the warning shows them. Invalid pattern: error `E006`.",
+        "Routes the URL convention checks skip, as the warning shows them. Invalid pattern: error `E003`.",
     ),
     "EXTRA_URLCONFS": SettingDoc(
         "a list of dotted module paths",
