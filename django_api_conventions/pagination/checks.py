@@ -4,7 +4,7 @@ the filter backends refuse what they do not declare."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeGuard
 
 from django.core import checks
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
@@ -91,7 +91,7 @@ def check_strict_filtersets(**kwargs: Any) -> list[checks.CheckMessage]:
     return errors
 
 
-def _is_keyset(pagination_class: Any) -> bool:
+def _is_keyset(pagination_class: Any) -> TypeGuard[type[KeysetPagination]]:
     return isinstance(pagination_class, type) and issubclass(pagination_class, KeysetPagination)
 
 
