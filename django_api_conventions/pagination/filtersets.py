@@ -1,18 +1,7 @@
-"""A django-filter FilterSet as the strict parts apply it (``StrictFilterBackend``,
-``StrictQueryParametersMixin``, ``SearchMixin``, the OpenAPI schema).
-
-1. Every parameter of the query string is one the FilterSet reads (:func:`.parameters_of`),
-   or one the view declares (its paginator's, its other filter backends', the project's, DRF's
-   ``format``); a parameter that is not repeatable is sent once. Otherwise a 400
-   ``invalid-parameters`` names each one (and lists the accepted ones).
-2. Each value is refused before the form sees it when Django would forgive its spelling
-   (:func:`.value_problem`): empty, NUL, white space around it, non-ASCII digits.
-3. The form validates; each of its errors is an ``errors`` item naming the parameter (the
-   ``_after`` or ``_before`` of a range on its own when only one of them is wrong).
-4. The FilterSet filters the queryset itself (``FilterSet.qs``), as ``DjangoFilterBackend``
-   would: ``method=`` filters, ``exclude=True`` and ``distinct`` apply unchanged.
-5. The cleaned values of the parameters sent, JSON-able (:func:`jsonable`), are
-   ``request.active_filters``: the page's cursors are bound to them.
+"""A django-filter FilterSet as the strict parts apply it: every parameter declared and sent
+once unless repeatable, each value refused before the form sees it when Django would forgive its
+spelling (:func:`.value_problem`), the form's errors on the parameter they are about, the
+FilterSet's own ``qs``, and the cleaned values the page's cursors are bound to.
 """
 
 from __future__ import annotations
@@ -59,17 +48,17 @@ class StrictFilters:
                 f"{filterset_class!r} is no django-filter FilterSet: the strict filter backend applies "
                 "a django_filters.FilterSet subclass (filterset_class) or a view's filterset_fields."
             )
-        refuse_ordering_filters(filterset_class)
+        _refuse_ordering_filters(filterset_class)
         self.filterset_class = filterset_class
         self.view = view
         self._queryset = queryset
 
-    # --- what it declares ----------------------------------------------------------------------
-
     @cached_property
     def unbound(self) -> Any:
         """The FilterSet without data: its filters' fields and widgets say the parameters."""
-        return self.filterset_class(queryset=self._model_queryset(), request=getattr(self.view, "request", None))
+        return self.filterset_class(
+            queryset=queryset_of(self.view, self._queryset), request=getattr(self.view, "request", None)
+        )
 
     def parameters(self) -> dict[str, Parameter]:
         return parameters_of(self.unbound)
@@ -87,8 +76,6 @@ class StrictFilters:
     def body_properties(self) -> dict[str, Any]:
         return body_properties(self.unbound, self.parameters())
 
-    # --- a request -----------------------------------------------------------------------------
-
     def from_query(
         self,
         query: Mapping[str, Sequence[str]],
@@ -99,9 +86,7 @@ class StrictFilters:
         queryset: QuerySet[Any],
         filterset_kwargs: Mapping[str, Any] | None = None,
     ) -> BoundFilters:
-        """The one FilterSet of the request, built from ``filterset_kwargs`` (the strict backend's
-        ``get_filterset_kwargs()``), its data the validated values of ``query``. ``extras``: which
-        of ``allowed_extra`` may be repeated, and the families among them."""
+        """The request's one FilterSet, from ``filterset_kwargs``, its data the validated ``query``."""
         filterset = self._new_filterset(request, queryset, filterset_kwargs)
         parameters = parameters_of(filterset)
         # A repeatable parameter counts once for the "sent twice" rule.
@@ -126,8 +111,7 @@ class StrictFilters:
     def from_body(
         self, alternative: Mapping[str, Any], *, pointer: str, request: Any, queryset: QuerySet[Any]
     ) -> BoundFilters:
-        """Validate one object of a search's ``any`` (at JSON Pointer ``pointer``): a 422
-        ``validation-error`` problem whose errors point at ``<pointer>/<name>``."""
+        """One object of a search's ``any``, validated; else a 422 pointing at ``<pointer>/<name>``."""
         parameters = self.parameters()
         values, errors = _body_values(alternative, parameters, pointer)
         filterset = self._new_filterset(request, queryset)
@@ -143,7 +127,6 @@ class StrictFilters:
     def _new_filterset(
         self, request: Any, queryset: QuerySet[Any], filterset_kwargs: Mapping[str, Any] | None = None
     ) -> Any:
-        """A FilterSet bound to data that :meth:`_validate` fills before its form reads it."""
         kwargs = {"queryset": queryset, "request": request, **(filterset_kwargs or {})}
         kwargs["data"] = QueryDict()  # bound (not None); FilterSet keeps {} for an empty one
         return self.filterset_class(**kwargs)
@@ -165,12 +148,8 @@ class StrictFilters:
             )
         return problems
 
-    def _model_queryset(self) -> QuerySet[Any]:
-        return queryset_of(self.view, self._queryset)
-
 
 def _spelling_problems(filterset: Any, parameters: dict[str, Parameter], values: dict[str, list[str]]) -> list[Problem]:
-    """The first spelling the strict backend refuses (:func:`.value_problem`) of each parameter."""
     problems: list[Problem] = []
     for name, texts in values.items():
         field = field_of(filterset, parameters[name])
@@ -191,14 +170,9 @@ def _form_data(parameters: dict[str, Parameter], values: dict[str, list[str]]) -
 
 
 def any_of(alternatives: Sequence[BoundFilters], queryset: QuerySet[Any]) -> QuerySet[Any]:
-    """The rows of ``queryset`` that match ANY of ``alternatives``, in one SQL statement.
-
-    Each alternative filters ``queryset`` its own way (a ``method=`` filter, an ``exclude``,
-    a join that needs ``distinct()``), so they are ORed as primary-key subqueries:
-    ``WHERE pk IN (<alternative 1>) OR pk IN (<alternative 2>)``. Unlike ``qs1 | qs2``, which
-    Django refuses for querysets that differ in ``distinct()`` or slicing, this takes any
-    queryset a filter returns, and a row matched through a multi-valued join appears once.
-    """
+    """The rows of ``queryset`` that match any of ``alternatives``, in one statement: each
+    filters its own way, so they are ORed as ``pk IN (<alternative>)`` subqueries, which unlike
+    ``qs1 | qs2`` take any queryset a filter returns and find a row once."""
     filtered = [alternative.filter_queryset(queryset) for alternative in alternatives]
     if len(filtered) == 1 and _filters_in_place(filtered[0], queryset):
         # The list's own query: a primary-key subquery would keep SQLite from walking the
@@ -209,8 +183,7 @@ def any_of(alternatives: Sequence[BoundFilters], queryset: QuerySet[Any]) -> Que
 
 def _filters_in_place(filtered: QuerySet[Any], queryset: QuerySet[Any]) -> bool:
     """Whether ``filtered`` is ``queryset`` with conditions on its own rows only: no join added
-    (a multi-valued one could repeat a row), no slicing, the same order. A ``distinct()`` there
-    changes nothing: without a join of its own it finds each row once anyway."""
+    (a multi-valued one could repeat a row), no slicing, the same order."""
     query, base = filtered.query, queryset.query
     return not query.is_sliced and _joins(query) == _joins(base) and query.order_by == base.order_by
 
@@ -233,12 +206,11 @@ class BoundFilters:
 
     def signature_data(self) -> dict[str, Any]:
         cleaned = self.filterset.form.cleaned_data
-        return {name: jsonable(cleaned.get(name)) for name in sorted(self.present)}
+        return {name: _jsonable(cleaned.get(name)) for name in sorted(self.present)}
 
 
-def jsonable(value: Any) -> Any:
-    """A cleaned value in JSON: dates in ISO 8601, decimals and UUIDs as text, a model instance
-    as its primary key, a range (``slice``) as ``[start, stop]``."""
+def _jsonable(value: Any) -> Any:
+    """A cleaned value in JSON: a model instance as its primary key, a range as ``[start, stop]``."""
     if value is None or isinstance(value, (bool, int, str, float)):
         return value
     if isinstance(value, (datetime, date, time)):
@@ -246,21 +218,20 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (Decimal, UUID, timedelta)):
         return str(value)
     if isinstance(value, Model):
-        return jsonable(value.pk)
+        return _jsonable(value.pk)
     if isinstance(value, slice):
-        return [jsonable(value.start), jsonable(value.stop)]
+        return [_jsonable(value.start), _jsonable(value.stop)]
     if isinstance(value, Mapping):
-        return {str(key): jsonable(item) for key, item in sorted(value.items(), key=lambda pair: str(pair[0]))}
+        return {str(key): _jsonable(item) for key, item in sorted(value.items(), key=lambda pair: str(pair[0]))}
     if isinstance(value, (list, tuple, QuerySet)):  # a QuerySet of ModelMultipleChoiceField is evaluated already
-        return [jsonable(item) for item in value]
+        return [_jsonable(item) for item in value]
     return str(value)
 
 
 def _body_values(
     alternative: Mapping[str, Any], parameters: dict[str, Parameter], pointer: str
 ) -> tuple[dict[str, list[str]], list[ErrorItem]]:
-    """The texts of each member of a search alternative, as the query string would spell them,
-    and the errors of the members that are no filter or no text."""
+    """Each member of a search alternative as the query string spells it, and the errors."""
     errors: list[ErrorItem] = []
     values: dict[str, list[str]] = {}
     for name, value in alternative.items():
@@ -284,19 +255,14 @@ def _body_values(
 
 def _body_texts(value: Any, *, multiple: bool) -> list[str] | None:
     """A search body's value as the query string would spell it; ``None`` when it cannot be."""
-    if isinstance(value, list) and multiple and value:
-        texts = [_body_text(item) for item in value]
-        return None if None in texts else cast("list[str]", texts)  # no None in it
-    text = _body_text(value)
-    return None if text is None else [text]
-
-
-def _body_text(value: Any) -> str | None:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (str, int, float)):
-        return str(value)  # a JSONNumber's str() is the client's own spelling
-    return None
+    items = value if isinstance(value, list) and multiple and value else [value]
+    # A JSONNumber's str() is the client's own spelling; a boolean is written as in JSON.
+    texts = [
+        str(item).lower() if isinstance(item, bool) else str(item)
+        for item in items
+        if isinstance(item, (str, int, float))
+    ]
+    return texts if len(texts) == len(items) else None
 
 
 def _predicate(name: str, reason: str) -> str:
@@ -310,7 +276,6 @@ def _form_problems(
     filter_name: str,
     errors: list[ValidationError],
 ) -> list[Problem]:
-    """The problems of one entry of the form's errors, each on the parameter it is about."""
     if filter_name not in filterset.filters:  # the form's own clean(): about every parameter sent
         return [(name, _detail(name, None, error)) for name in values for error in errors]
     own = [name for name, parameter in parameters.items() if parameter.filter_name == filter_name]
@@ -324,7 +289,6 @@ def _form_problems(
 
 
 def _range_problems(field: forms.MultiValueField, sent: list[Parameter], values: dict[str, list[str]]) -> list[Problem]:
-    """Which of a range's parameters is wrong, each cleaned by its own sub-field."""
     problems = []
     for parameter in sent:
         sub_field = field.fields[cast(int, parameter.index)]  # a range's parameters each have one
@@ -348,7 +312,7 @@ def _detail(name: str, field: Any, error: ValidationError) -> str:
 
 @cache
 def ordering_filters(filterset_class: Any) -> tuple[str, ...]:
-    """The ``OrderingFilter``s of a FilterSet, which the strict backend refuses (read once per class)."""
+    """The ``OrderingFilter``s of a FilterSet, which the strict backend refuses."""
     return tuple(
         name
         for name, filter_ in filterset_class.base_filters.items()
@@ -356,7 +320,7 @@ def ordering_filters(filterset_class: Any) -> tuple[str, ...]:
     )
 
 
-def refuse_ordering_filters(filterset_class: Any) -> None:
+def _refuse_ordering_filters(filterset_class: Any) -> None:
     names = ordering_filters(filterset_class)
     if names:
         raise ImproperlyConfigured(
@@ -370,7 +334,7 @@ _AUTO_FILTERSETS: dict[tuple[type[Model], str], type[django_filters.FilterSet]] 
 
 
 def auto_filterset(model: type[Model], fields: Any) -> type[django_filters.FilterSet]:
-    """The FilterSet ``DjangoFilterBackend`` builds from a view's ``filterset_fields`` (made once)."""
+    """The FilterSet ``DjangoFilterBackend`` builds from a view's ``filterset_fields``."""
     from django_filters.rest_framework import FilterSet as RestFrameworkFilterSet
 
     key = (model, repr(fields))
