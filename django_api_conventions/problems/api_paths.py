@@ -1,10 +1,5 @@
-"""Which paths are the API: there every error is a problem; elsewhere Django answers as usual.
-
-A site that serves HTML beside its API (Django's admin, most often) keeps Django's own error
-pages and CSRF page there: a browser that posts the admin's login form without its CSRF cookie
-deserves Django's explanation, not ``application/problem+json``. ``API_PATHS`` names the API;
-its default, ``[r"^/"]``, is the whole site.
-"""
+"""Which paths are the API (``API_PATHS``): there every error is a problem; elsewhere (the
+admin) Django answers as usual."""
 
 from __future__ import annotations
 
@@ -25,9 +20,8 @@ def is_api_path(request: HttpRequest) -> bool:
 
 
 def html_error_page(request: HttpRequest, problem: ProblemException) -> HttpResponse:
-    """A problem outside the API, as Django would show an error: the template ``<status>.html``
-    when the project has one, else Django's plain error page, with the problem's headers
-    (``Retry-After``)."""
+    """A problem outside the API, as Django shows an error: the template ``<status>.html``, else
+    Django's plain error page, with the problem's headers."""
     status = problem.status_code
     try:
         content = loader.get_template(f"{status}.html").render(

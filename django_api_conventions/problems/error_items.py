@@ -16,8 +16,7 @@ def escape_pointer_token(token: object) -> str:
 
 
 def is_validation_detail(value: Any) -> bool:
-    """Whether ``value`` (parsed JSON) is shaped as DRF renders validation errors: messages
-    (strings) in lists and objects, such as ``{"status": ["bogus is not a valid choice."]}``."""
+    """Whether ``value`` is shaped as DRF renders validation errors: strings in lists and objects."""
     if isinstance(value, str):
         return True
     if isinstance(value, list):
@@ -28,11 +27,8 @@ def is_validation_detail(value: Any) -> bool:
 
 
 def pointer_items(detail: Any, pointer: str = "") -> list[ErrorItem]:
-    """Flatten DRF's error detail (dicts, lists, ``ErrorDetail``) into pointer items.
-
-    Object-level errors (``non_field_errors``) point at their object; list members,
-    ``many=True`` rows and ``ListField`` / ``DictField`` children get indexed pointers.
-    """
+    """Flatten DRF's error detail into pointer items: ``non_field_errors`` point at their
+    object, list members and ``many=True`` rows get indexed pointers."""
     if isinstance(detail, dict):
         items: list[ErrorItem] = []
         for key, value in detail.items():

@@ -1,8 +1,7 @@
 """The ``Host`` header beyond ``ALLOWED_HOSTS``: its port must be a TCP port.
 
-Django's ``get_host()`` checks the name against ``ALLOWED_HOSTS`` and that a port is made of
-digits, so ``127.0.0.1:0``, ``127.0.0.1:65536`` and ``127.0.0.1:99999999999999999999`` pass and
-are echoed into every URL built from the request (``Location``, ``Link``, problem ``type``).
+Django's ``get_host()`` lets ``127.0.0.1:0`` and ``:99999999999999999999`` through, which every
+URL built from the request would echo (``Location``, ``Link``, problem ``type``).
 """
 
 from __future__ import annotations
@@ -20,16 +19,14 @@ from django.utils.translation import gettext_lazy as _
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
-# ASCII digits only, no sign, no leading zero: "080" and "80" would be two spellings of one
-# origin, and a URL built from the request would carry the client's spelling.
+# No leading zero: "080" and "80" would be two spellings of one origin.
 _PORT = re.compile(r"[1-9][0-9]{0,4}")
 _MAX_PORT = 65535
 
 
 class InvalidHostPort(DisallowedHost):
-    """The ``Host`` header's port is not a number from 1 to 65535; the message says why.
-
-    The message is English, for logs; ``detail`` is the lazy translation, for the client."""
+    """The ``Host`` header's port is not a number from 1 to 65535: the message in English, for
+    logs; ``detail`` translated, for the client."""
 
     def __init__(self, detail: StrOrPromise) -> None:
         with translation.override("en"):
@@ -38,8 +35,6 @@ class InvalidHostPort(DisallowedHost):
 
 
 def _host_port_error(host: str) -> StrOrPromise | None:
-    """Why the port of ``host`` (as ``get_host()`` returns it) is not a TCP port, a lazy
-    translation; ``None`` when it is, or is absent."""
     _domain, port = split_domain_port(host)
     if not port:
         return None

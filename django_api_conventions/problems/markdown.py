@@ -1,14 +1,7 @@
-"""The small Markdown of problem type descriptions, rendered to safe HTML for their pages.
-
-Descriptions are written as Markdown (``errors`` in backticks). The pages render a fixed subset,
-without a dependency: paragraphs (blocks split by a blank line), bullet lists (lines starting
-with ``- `` or ``* ``), code spans, ``**strong**``, ``*emphasis*`` or ``_emphasis_``, and
-``[links](https://...)``. Anything else stays text.
-
-The text is escaped first and converted second, so nothing in a description (a ``<script>``, a
-quote in a link) can become markup that the conversion did not write. Links keep only
-``http``, ``https`` and ``mailto`` URLs and relative ones; any other scheme (``javascript:``)
-leaves the link text alone.
+"""The small Markdown of problem type descriptions, rendered to safe HTML for their pages:
+paragraphs, bullet lists, code spans, strong, emphasis and links (http, https, mailto or
+relative). The text is escaped first and converted second, so nothing in it can become markup
+the conversion did not write.
 """
 
 from __future__ import annotations

@@ -65,7 +65,6 @@ class ProblemDetailsMiddleware(HookMiddleware):
     def process_view(
         self, request: HttpRequest, view_func: Callable[..., Any], view_args: Any, view_kwargs: Any
     ) -> HttpResponse | None:
-        # The view is known only now: its own body limit, larger or smaller than the default.
         try:
             _check_view_body_limit(request, view_body_limit(view_func))
         except (SuspiciousOperation, ProblemException, UnreadablePostError) as exc:
@@ -73,14 +72,11 @@ class ProblemDetailsMiddleware(HookMiddleware):
         return None
 
     def _refuse(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
-        if isinstance(exc, ProblemException):
-            # The checks Django does not make (a chunked body, an absolute-form target naming
-            # another host, a view's own body limit) protect HTML pages too; there they answer
-            # a plain error page.
-            return self.process_exception(request, exc) if is_api_path(request) else html_error_page(request, exc)
-        if not is_api_path(request):
-            raise exc  # Django's own answer: security log, handler400
-        return self.process_exception(request, exc)
+        if is_api_path(request):
+            return self.process_exception(request, exc)
+        if isinstance(exc, ProblemException):  # a check Django does not make: a plain error page
+            return html_error_page(request, exc)
+        raise exc  # Django's own answer: security log, handler400
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not isinstance(exception, ProblemException) and not is_api_path(request):
@@ -112,9 +108,8 @@ class ProblemDetailsMiddleware(HookMiddleware):
 
 
 def _check_request_target_host(host: str, request: HttpRequest) -> None:
-    # An absolute-form target (``GET http://other.example/v2/users``) names the host the request
-    # is for (RFC 9112 3.2.2), but Django reads the Host header: one request, two hosts. gunicorn
-    # keeps the raw target in RAW_URI, uWSGI in REQUEST_URI; the dev server sees no such target.
+    # An absolute-form target (RFC 9112 3.2.2) names a host too, which Django does not read.
+    # gunicorn keeps the raw target in RAW_URI, uWSGI in REQUEST_URI.
     target = request.META.get("RAW_URI") or request.META.get("REQUEST_URI") or ""
     if target.startswith("/") or "://" not in target:
         return
@@ -127,23 +122,20 @@ def _check_request_target_host(host: str, request: HttpRequest) -> None:
 
 def _check_content_length(request: HttpRequest) -> None:
     if "HTTP_TRANSFER_ENCODING" in request.META and not request.META.get("CONTENT_LENGTH"):
-        # A WSGI request without Content-Length reads as an empty body: Django would silently
-        # run the view without the client's data (on ASGI, read it all into memory, unbounded).
+        # Under WSGI Django would run the view with an empty body; under ASGI read it unbounded.
         raise ProblemException(
             "length-required",
             gettext("Send the body with a Content-Length header: this service does not accept chunked request bodies."),
         )
-    # Django applies this limit only when the body is read, deep inside a view or another
-    # middleware, where it becomes a 400 or an HTML page; here it becomes a precise 413.
-    # Multipart bodies stream file parts to disk and are limited field by field instead.
+    # Django applies the limit only when the body is read, where it becomes a 400 or an HTML
+    # page. Multipart bodies stream file parts to disk and are limited field by field.
     limit: int | None = settings.DATA_UPLOAD_MAX_MEMORY_SIZE  # None: no limit (Django's docs)
     if limit is None or request.content_type == "multipart/form-data":
         return
     length = _content_length(request)
     if length <= limit:
         return
-    # Only a body over the default costs a look at the view: one that allows more is let on,
-    # and process_view, which knows the view for certain, applies its limit.
+    # Only a body over the default costs a look at the view; process_view applies its limit.
     view_limit = _view_body_limit_before_routing(request)
     if view_limit is None:
         raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
@@ -159,8 +151,7 @@ def _content_length(request: HttpRequest) -> int:
 
 
 def _view_body_limit_before_routing(request: HttpRequest) -> int | None:
-    # Resolved as Django's handler will resolve it, with the URLconf a middleware before this
-    # one set; one set by a later middleware is seen by process_view, which checks again.
+    # With the URLconf a middleware before this one set; process_view sees a later one's.
     try:
         match = get_resolver(getattr(request, "urlconf", None)).resolve(request.path_info)
     except Resolver404:
@@ -199,17 +190,14 @@ def _read_body_past_default_limit(request: HttpRequest) -> None:
 
 
 def _check_no_nul(request: HttpRequest) -> None:
-    # A NUL character in a path or query value reaches the database in lookups, and PostgreSQL
-    # refuses it with an error that would otherwise be a 500.
+    # PostgreSQL refuses a NUL in a lookup with an error that would otherwise be a 500.
     query = request.GET
     if "\x00" in request.path or any("\x00" in key or "\x00" in "".join(query.getlist(key)) for key in query):
         raise BadRequest("The URL holds a NUL character.")
 
 
 def _check_headers_no_nul(request: HttpRequest) -> None:
-    # A header value reaches database lookups as it is (a client id, a token), and Basic
-    # credentials once decoded (the user name): PostgreSQL refuses a NUL in a string with an
-    # error that would otherwise be a 500 on every service with BasicAuthentication.
+    # A header value (a client id, a token) and Basic credentials (the user name) reach lookups.
     for name, value in request.headers.items():
         if "\x00" in value:
             raise _nul_in_header(name, gettext("The {header} header holds a NUL character.").format(header=name))
@@ -267,7 +255,6 @@ def _problem_of_error_response(request: HttpRequest, response: HttpResponseBase)
 
 @receiver(got_request_exception)
 def _remember_exception(sender: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
-    # Django announces an uncaught exception before rendering its own error page; keeping it
-    # lets process_response pick the precise problem (a 503 for a lost database, say).
+    # Announced before Django renders its error page: process_response picks the precise problem.
     if request is not None:
         set_state(request, EXCEPTION, sys.exc_info()[1])

@@ -1,15 +1,8 @@
-"""The documentation pages of problem types: what a problem's ``type`` URL answers.
-
-``/problems/<slug>`` (or under the path of ``PROBLEM_BASE_URL``) documents one type for the
-developer who follows a ``type`` URL: its
-full URL and status, what happened, how to fix it, the members and headers it carries and an
-example body. ``/problems/`` lists every type behind a table of contents. Both answer JSON to
-clients that ask for it, and link to each other and to ``/docs`` when it is mounted.
+"""The documentation pages of problem types: what a problem's ``type`` URL answers, in HTML or JSON.
 
 The pages render with an engine of their own, so they need no ``TEMPLATES`` setting and no
-static files set-up (the stylesheet has a URL of its own); they touch no database, so they
-answer while it is down, under ``ATOMIC_REQUESTS`` and during maintenance, when the ``type`` of
-the 503 must still explain it.
+static files set-up; they touch no database, so they answer while it is down and during
+maintenance, when the ``type`` of the 503 must still explain it.
 """
 
 from __future__ import annotations
@@ -41,23 +34,19 @@ from .django_handlers import not_found_problem
 from .markdown import markdown_to_html
 from .types import ProblemField, ProblemType, problem_types
 
-#: The forms of PROBLEM_BASE_URL: an absolute http(s) URL or a path, either with at least one segment of
-#: URL-safe characters: the package's pages are routed at that path, and never at the root,
-#: where their ``<slug>`` route would take every one-segment path of the site.
+#: The forms of PROBLEM_BASE_URL: an absolute http(s) URL or a path, with at least one segment:
+#: at the root, the pages' ``<slug>`` route would take every one-segment path of the site.
 BASE_URL_FORM = re.compile(r"(?:https?://[^/\s?#]+)?(?:/[A-Za-z0-9._~-]+)+/?")
 _DEFAULT_PAGES_PATH = "problems/"
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 _STYLESHEET = _PACKAGE / "static" / "django_api_conventions" / "problems.css"
-#: The trace id of the example bodies (a W3C trace id, as the service issues them).
 _EXAMPLE_TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 
 
 def problem_pages_path() -> str:
-    """Where ``django_api_conventions.urls`` routes the pages: the path of ``PROBLEM_BASE_URL``
-    (``/api/problem-types`` routes ``api/problem-types/<slug>``), else ``problems/``. Read when
-    that URLconf loads, as Django's ``static()`` reads ``STATIC_URL``; a value the pages cannot
-    take stops the start-up here, since no page could be routed."""
+    """Where ``django_api_conventions.urls`` routes the pages: the path of ``PROBLEM_BASE_URL``,
+    else ``problems/``; a value the pages cannot take stops the start-up."""
     base = api_settings.PROBLEM_BASE_URL
     if base is None:
         return _DEFAULT_PAGES_PATH
@@ -70,14 +59,11 @@ def problem_pages_path() -> str:
 
 
 def _page_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    # No database (non_atomic), no maintenance 503; read-only: OPTIONS and 405s name the
-    # methods in Allow (http/read_only.py).
     return read_only(maintenance_exempt(transaction.non_atomic_requests(view)))
 
 
 @_page_view
 def problem_type_view(request: HttpRequest, slug: str) -> HttpResponse:
-    """``GET /problems/<slug>``: HTML for browsers, JSON for clients that ask for it."""
     problem_type = problem_types.get(slug)
     if problem_type is None:
         return render_problem(request, not_found_problem(request))
@@ -98,7 +84,6 @@ def problem_type_view(request: HttpRequest, slug: str) -> HttpResponse:
 
 @_page_view
 def problem_type_list_view(request: HttpRequest) -> HttpResponse:
-    """``GET /problems/``: every registered problem type, behind a table of contents."""
     types = list(problem_types)
     if _prefers_json(request):
         return _json([_as_dict(request, t) for t in types])
@@ -114,7 +99,7 @@ def problem_type_list_view(request: HttpRequest) -> HttpResponse:
 
 @_page_view
 def problem_type_redirect_view(request: HttpRequest, slug: str | None = None) -> HttpResponse:
-    """``/problems`` and ``/problems/<slug>/``: a permanent redirect to the page's one URL."""
+    # /problems and /problems/<slug>/: a permanent redirect to the page's one URL.
     if slug is None:
         target = reverse("api_conventions:problem-type-list")
     elif problem_types.get(slug) is not None:
@@ -127,7 +112,6 @@ def problem_type_redirect_view(request: HttpRequest, slug: str | None = None) ->
 
 @_page_view
 def problem_stylesheet_view(request: HttpRequest) -> HttpResponse:
-    """The pages' stylesheet, served by the package whatever the static files set-up."""
     response = HttpResponse(_stylesheet(), content_type="text/css; charset=utf-8")
     response[header_names.CACHE_CONTROL] = "public, max-age=86400"
     return response
@@ -167,7 +151,6 @@ def _json(payload: object) -> HttpResponse:
 
 
 def _docs_url() -> str | None:
-    """The API docs page (``/docs``) when the package's OpenAPI URLs are mounted."""
     try:
         return reverse("api_conventions_openapi:docs")
     except NoReverseMatch:
@@ -184,40 +167,30 @@ def _page_url(slug: str) -> str:
     return reverse("api_conventions:problem-type", kwargs={"slug": slug})
 
 
-def _as_dict(request: HttpRequest, problem_type: ProblemType) -> dict[str, object]:
-    """The JSON variant: the texts in the request's language, as Markdown."""
+def _as_dict(request: HttpRequest, problem_type: ProblemType, text: Callable[[str], str] = str) -> dict[str, object]:
+    """The texts in the request's language: Markdown, or ``text`` of it."""
+
+    def fields(documented: tuple[ProblemField, ...]) -> list[dict[str, str]]:
+        return [{"name": field.name, "description": text(str(field.description))} for field in documented]
+
     return {
         "slug": problem_type.slug,
         "type": problem_type_url(request, problem_type.slug),
         "title": str(problem_type.title),
         "status": problem_type.status,
-        "description": str(problem_type.description),
-        "fix": str(problem_type.fix),
-        "members": [{"name": m.name, "description": str(m.description)} for m in problem_type.members],
-        "headers": [{"name": h.name, "description": str(h.description)} for h in problem_type.headers],
+        "description": text(str(problem_type.description)),
+        "fix": text(str(problem_type.fix)),
+        "members": fields(problem_type.members),
+        "headers": fields(problem_type.headers),
     }
 
 
 def _type_context(request: HttpRequest, problem_type: ProblemType) -> dict[str, object]:
-    return {
-        "slug": problem_type.slug,
-        "url": problem_type_url(request, problem_type.slug),
-        "page": _page_url(problem_type.slug),
-        "title": problem_type.title,
-        "status": problem_type.status,
-        "description": markdown_to_html(str(problem_type.description)),
-        "fix": markdown_to_html(str(problem_type.fix)) if problem_type.fix else "",
-        "members": [_field_context(m) for m in problem_type.members],
-        "headers": [_field_context(h) for h in problem_type.headers],
-    }
-
-
-def _field_context(field: ProblemField) -> dict[str, object]:
-    return {"name": field.name, "description": markdown_to_html(str(field.description))}
+    context = _as_dict(request, problem_type, markdown_to_html)
+    return {**context, "url": context["type"], "page": _page_url(problem_type.slug)}
 
 
 def _standard_members() -> list[dict[str, object]]:
-    """The members every problem carries (RFC 9457 and the package's ``trace_id``)."""
     texts = [
         (
             "type",
@@ -245,7 +218,6 @@ def _standard_members() -> list[dict[str, object]]:
 
 
 def _example(request: HttpRequest, problem_type: ProblemType) -> str:
-    """An example response of the type: status line, headers and body."""
     body: dict[str, object] = {
         "type": problem_type_url(request, problem_type.slug),
         "title": problem_type.title,

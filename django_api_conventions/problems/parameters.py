@@ -27,11 +27,9 @@ def refuse_undeclared(
     repeatable: Collection[str] = (),
     declared_as: Callable[[str], str | None] | None = None,
 ) -> None:
-    """A 400 naming each parameter of ``query`` that is not ``accepted``, or that is sent twice.
-
-    ``query`` maps each name to its values, as ``QueryDict.lists()`` gives them. ``repeatable``:
-    the accepted names that may be sent more than once. ``declared_as``: the accepted name a
-    query name that is not one belongs to (a family's ``attr[*]`` for ``attr[color]``), or ``None``.
+    """A 400 naming each parameter of ``query`` (names to values) that is not ``accepted``, or
+    that is sent twice and not ``repeatable``. ``declared_as`` gives the accepted name a query
+    name belongs to (a family's ``attr[*]`` for ``attr[color]``), or ``None``.
     """
     accepted = list(accepted)
     unknown = (

@@ -20,11 +20,8 @@ _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 @dataclass(frozen=True)
 class ProblemField:
-    """A member of a problem body (``errors``, ``limit_bytes``) or a response header
-    (``Retry-After``) that a problem type carries, as its page documents it.
-
-    ``example`` is the value shown in the page's example (a JSON value for a member, a string
-    for a header); ``description`` may be a lazy translation, in the Markdown subset."""
+    """A member of a problem body (``errors``) or a response header (``Retry-After``) that a
+    problem type carries, as its page documents it, with the ``example`` value its page shows."""
 
     name: str
     description: StrOrPromise
@@ -34,15 +31,11 @@ class ProblemField:
 
 @dataclass(frozen=True)
 class ProblemType:
-    """One kind of error: ``type`` is ``<PROBLEM_BASE_URL>/<slug>``.
+    """One kind of error: ``type`` is ``<PROBLEM_BASE_URL>/<slug>``, whose page documents it.
 
-    Its page, served at that URL, documents it from these fields, each in the Markdown subset
-    of :mod:`~.markdown`: ``description`` says what happened, ``fix`` what the client does
-    about it; ``members`` are the members the body carries beyond the standard ones (``type``,
-    ``title``, ``status``, ``detail``, ``instance``, ``trace_id``), ``headers`` the response
-    headers that matter, and ``example_detail`` the ``detail`` of the page's example body.
-    ``title``, ``description``, ``fix`` and the fields' descriptions may be lazy translations
-    (``gettext_lazy``): they are rendered in the language active when a problem is answered.
+    ``description`` says what happened, ``fix`` what the client does about it (Markdown, lazy
+    translations allowed); ``members`` and ``headers`` are what the problem carries beyond the
+    standard members, ``example_detail`` the ``detail`` of the page's example.
     """
 
     slug: str
@@ -62,7 +55,7 @@ class ProblemType:
 
 
 class ProblemTypeRegistry:
-    """Problem types by slug; registering the same slug twice with other content fails."""
+    """Problem types by slug; registering a slug again with other content fails."""
 
     def __init__(self) -> None:
         self._types: dict[str, ProblemType] = {}
@@ -98,7 +91,7 @@ class ProblemTypeRegistry:
 
     @staticmethod
     def _generic(slug: str) -> ProblemType | None:
-        # Any error status has a documented type, so ``type`` always resolves.
+        # Any error status has a documented type, so that ``type`` always resolves.
         match = re.fullmatch(r"http-([45]\d\d)", slug)
         if match is None:
             return None
@@ -143,11 +136,8 @@ def register_problem_type(
     example_detail: StrOrPromise = "",
     default_for_status: bool = False,
 ) -> ProblemType:
-    """Register a problem type of your own; call it from your ``AppConfig.ready()``.
-
-    ``description`` says what happened, ``fix`` what the client does about it; ``members``
-    and ``headers`` document what the problem carries (see :class:`ProblemType`). Pass the
-    texts through ``gettext_lazy`` to have them translated."""
+    """Register a problem type of your own (see :class:`ProblemType`) from your
+    ``AppConfig.ready()``; pass the texts through ``gettext_lazy`` to have them translated."""
     problem_type = ProblemType(
         slug,
         title,
