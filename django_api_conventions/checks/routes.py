@@ -20,10 +20,10 @@ _NAMING_MESSAGES = {"W023": "verb_in_route", "W024": "singular_collection", "W02
 
 
 def _uses_versioned_urls(resolver: URLResolver) -> bool:
-    for entry in resolver.url_patterns:
-        if isinstance(entry, VersionedURLResolver) or (isinstance(entry, URLResolver) and _uses_versioned_urls(entry)):
-            return True
-    return False
+    return any(
+        isinstance(entry, VersionedURLResolver) or (isinstance(entry, URLResolver) and _uses_versioned_urls(entry))
+        for entry in resolver.url_patterns
+    )
 
 
 @checks.register(checks.Tags.urls)

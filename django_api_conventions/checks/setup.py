@@ -61,18 +61,13 @@ def check_view_parsers(**kwargs: Any) -> list[checks.CheckMessage]:
         name = f"{view_class.__module__}.{view_class.__qualname__}"
         if "parser_classes" in initkwargs:  # @action(parser_classes=[...])
             where, parsers = f"{name} (an action's parser_classes)", initkwargs["parser_classes"]
-        elif _declares_parser_classes(view_class, APIView):
+        elif next(k for k in view_class.__mro__ if "parser_classes" in vars(k)) is not APIView:  # set by the project
             where, parsers = f"{name}.parser_classes", view_class.parser_classes
         else:
             continue  # the default parser classes, checked with the DRF settings
         if any(_is_lax_json_parser(parser) for parser in parsers or ()):
             errors.append(message("lax_json_parser", obj=view_class, where=where))
     return errors
-
-
-def _declares_parser_classes(view_class: type, base: type) -> bool:
-    owner = next(klass for klass in view_class.__mro__ if "parser_classes" in vars(klass))
-    return owner is not base
 
 
 def _is_lax_json_parser(parser: Any) -> bool:

@@ -121,8 +121,7 @@ def _view_classes() -> Iterator[Any]:
 
 
 def _column_name(model: Any, name: str) -> str:
-    """``name`` of an ordering as ``Meta.indexes`` spells it: the field's name (``pk`` and
-    ``user_id`` become ``id`` and ``user``), its transforms kept (``created_at__year``)."""
+    """``name`` of an ordering as ``Meta.indexes`` spells it (``pk`` is ``id``, ``user_id`` is ``user``)."""
     bare = name.lstrip("-")
     field_name, *transforms = bare.split(LOOKUP_SEP)
     field = model._meta.pk if field_name == "pk" else model._meta.get_field(field_name)
@@ -130,9 +129,8 @@ def _column_name(model: Any, name: str) -> str:
 
 
 def _index_keys(model: Any, index: Any) -> list[str]:
-    """The columns of ``index`` as :func:`_column_name` spells them: its ``fields``, or its
-    expressions when each is a field or a chain of transforms of one (``Lower("email").desc()``);
-    an expression of another kind ends the list (what follows it cannot serve a keyset)."""
+    """The columns of ``index`` as :func:`_column_name` spells them, up to the first expression that
+    is not a field or a chain of transforms of one: what follows it cannot serve a keyset."""
     if index.fields:
         return [_column_name(model, name) for name in index.fields]
     keys = []
@@ -150,8 +148,7 @@ def _index_keys(model: Any, index: Any) -> list[str]:
 
 
 def _transform_path(expression: Any) -> str | None:
-    """``created_at__year`` for ``ExtractYear("created_at")`` (or ``F("created_at__year")``), the
-    field's name for ``F("field")``; ``None`` for any other expression."""
+    """``created_at__year`` for ``ExtractYear("created_at")``; ``None`` for what is not a field's transform."""
     if isinstance(expression, F):
         return str(expression.name)  # type: ignore[attr-defined]  # F.__init__ sets it; the stubs omit it
     lookup_name = getattr(expression, "lookup_name", None)

@@ -16,8 +16,8 @@ from .deprecation import endpoint_deprecations
 from .fields import field_renames
 from .lifecycle import Deprecation, VersionTable, get_version_table, version_in_path
 
-#: Shortest support window, in days, between a deprecation and its sunset (``E024``): what the
-#: conventions ask for external consumers. An internal service silences ``E024`` instead.
+#: Shortest support window, in days, from a deprecation to its sunset, for external consumers
+#: (``E024``, which an internal service silences).
 MIN_SUPPORT_DAYS = 90
 
 VERSION_MIDDLEWARE = f"{PACKAGE}.versioning.middleware.VersionLifecycleMiddleware"

@@ -13,10 +13,8 @@ from ...check_messages import message
 
 @checks.register(checks.Tags.compatibility)
 def check_openapi_set_up(**kwargs: Any) -> list[checks.CheckMessage]:
-
     drf = getattr(settings, "REST_FRAMEWORK", {})
     value = drf.get("DEFAULT_SCHEMA_CLASS") if isinstance(drf, dict) else None
-
     try:
         schema_class = import_string(value) if isinstance(value, str) else value
     except ImportError:
