@@ -8,10 +8,8 @@ length and in number; RFC 9110 (12.5.1) lets a server disregard the rest.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
 
 from django.http import HttpRequest
-from django.http.request import MediaType
 
 #: Characters of an ``Accept`` header read: DRF's ``max_accept_header_length``.
 MAX_ACCEPT_LENGTH = 8192
@@ -40,24 +38,6 @@ def accept_ranges(header: str) -> list[str]:
 
 def preferred_type(request: HttpRequest, media_types: Sequence[str]) -> str | None:
     """Django's ``request.get_preferred_type(media_types)``, over the ranges that are read."""
-    accepted = sorted(
-        (
-            media_type
-            for media_range in accept_ranges(request.headers.get("Accept", "*/*"))
-            if (media_type := MediaType(media_range)).quality != 0
-        ),
-        key=attrgetter("quality", "specificity"),
-        reverse=True,
-    )
-    by_precedence = sorted(accepted, key=attrgetter("specificity", "quality"), reverse=True)
-    best: tuple[int, str] | None = None
-    for offered in media_types:
-        offered_type = MediaType(offered)
-        # Django's match() takes a parsed MediaType as well as a string (the stubs say str only).
-        match = next((candidate for candidate in by_precedence if offered_type.match(candidate)), None)  # type: ignore[arg-type]
-        if match is None:
-            continue
-        rank = accepted.index(match)
-        if best is None or rank < best[0]:
-            best = (rank, offered)
-    return best[1] if best else None
+    bounded = HttpRequest()
+    bounded.META["HTTP_ACCEPT"] = ",".join(accept_ranges(request.headers.get("Accept", "*/*")))
+    return bounded.get_preferred_type(media_types)
