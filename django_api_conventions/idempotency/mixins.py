@@ -1,10 +1,7 @@
 """``IdempotencyMixin``: idempotency keys for DRF views and viewsets.
 
-A keyed request is read in :meth:`IdempotencyMixin.dispatch`, DRF's (and adrf's) ``dispatch()``
-composed in the open: DRF's checks in ``initial()``, then the handler that
-:meth:`IdempotencyMixin.get_idempotent_handler` builds around the view's method, run through the
-protocol. ``tests/test_idempotency_wiring.py`` fails when the installed DRF or adrf changes the
-dispatch this one mirrors.
+Its ``dispatch()`` mirrors DRF's (and adrf's): ``tests/test_idempotency_wiring.py`` fails when
+the installed DRF or adrf changes the dispatch it mirrors.
 """
 
 from __future__ import annotations
@@ -92,7 +89,7 @@ class IdempotencyMixin:
         view: Any = self
         if _is_async_view(view.__class__):
             return _async_dispatch(view, request, *args, **kwargs)
-        view.args, view.kwargs = args, kwargs
+        view.args, view.kwargs, view._http_request = args, kwargs, request
         drf_request = view.initialize_request(request, *args, **kwargs)
         view.request, view.headers = drf_request, view.default_response_headers
 
@@ -123,10 +120,10 @@ class IdempotencyMixin:
 async def _async_dispatch(view: Any, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
     """:meth:`IdempotencyMixin.dispatch` of an async view, as adrf's ``async_dispatch()``.
 
-    A function, not a method of the mixin: adrf's ``ViewSet.view_is_async`` counts the class's
-    coroutine methods, and one of the mixin's would make every sync viewset async.
+    Not a method: adrf's ``ViewSet.view_is_async`` counts the class's coroutine methods, and one
+    of the mixin's would make every sync viewset async (so for the async handler below too).
     """
-    view.args, view.kwargs = args, kwargs
+    view.args, view.kwargs, view._http_request = args, kwargs, request
     drf_request = view.initialize_request(request, *args, **kwargs)
     view.request, view.headers = drf_request, view.default_response_headers
 
@@ -140,8 +137,8 @@ async def _async_dispatch(view: Any, request: HttpRequest, *args: Any, **kwargs:
 
 @cache
 def _is_async_view(view_class: type) -> bool:
-    """Whether the class's handlers are coroutines (adrf): Django and adrf look at every handler
-    of the class again on each access, and a class's handlers do not change while it serves."""
+    """Whether the class's handlers are coroutines (adrf), asked once per class: Django and adrf
+    look at every handler of the class again on each access."""
     return bool(getattr(view_class, "view_is_async", False))
 
 
@@ -153,7 +150,7 @@ def _sync_handler(view: Any, handler: Handler, options: IdempotencyOptions | Non
         if options is None:
             return run_unkeyed(run_view)
         return run_idempotently(
-            request._request, options, run_view, scope_request=request, before_view=lambda: _parse_body(request)
+            view._http_request, options, run_view, scope_request=request, before_view=lambda: _parse_body(request)
         )
 
     return handle
@@ -169,8 +166,6 @@ def _respond(view: Any, handler: Handler, request: Request, *args: Any, **kwargs
     return view.finalize_response(request, response, *args, **kwargs)  # type: ignore[no-any-return]  # any view
 
 
-# The async handler is a function's closure, not a method: adrf's ViewSet.view_is_async counts
-# the class's coroutine methods, and would make a sync viewset async.
 def _async_handler(view: Any, handler: Handler, options: IdempotencyOptions | None) -> Handler:
     async def handle(request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if options is None:
@@ -182,14 +177,13 @@ def _async_handler(view: Any, handler: Handler, options: IdempotencyOptions | No
             return async_to_sync(_respond_async)(view, handler, request, *args, **kwargs)
 
         return await run_idempotently_async(
-            request._request, options, run_view, scope_request=request, before_view=lambda: _parse_body(request)
+            view._http_request, options, run_view, scope_request=request, before_view=lambda: _parse_body(request)
         )
 
     return handle
 
 
 async def _respond_async(view: Any, handler: Handler, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
-    """:func:`_respond` as adrf's async dispatch calls a handler."""
     try:
         response = await _call_async(handler, request, *args, **kwargs)
     except Exception as exc:  # noqa: BLE001 -- as in adrf's async_dispatch
@@ -198,7 +192,6 @@ async def _respond_async(view: Any, handler: Handler, request: Request, *args: A
 
 
 async def _call_async(handler: Handler, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
-    """A handler awaited, or a sync one run in a thread, as adrf calls them."""
     if iscoroutinefunction(handler):
         return await handler(request, *args, **kwargs)  # type: ignore[no-any-return]  # any handler
     return await sync_to_async(handler)(request, *args, **kwargs)  # type: ignore[no-any-return]  # any handler
@@ -207,9 +200,7 @@ async def _call_async(handler: Handler, request: Request, *args: Any, **kwargs: 
 async def _respond_unkeyed_async(
     view: Any, handler: Handler, request: Request, *args: Any, **kwargs: Any
 ) -> HttpResponseBase:
-    """A request without a key: in the ``ATOMIC_REQUESTS`` transaction when there is one, as
-    on the sync path (``as_view()`` exempted the view from Django's own wrapping, which Django
-    refuses for async views anyway)."""
+    """In the ``ATOMIC_REQUESTS`` transaction when there is one, as on the sync path."""
     if not any(config.get("ATOMIC_REQUESTS") for config in settings.DATABASES.values()):
         return await _respond_async(view, handler, request, *args, **kwargs)
 
@@ -220,11 +211,6 @@ async def _respond_unkeyed_async(
 
 
 def _parse_body(request: Request) -> None:
-    """Parse a keyed request's body once its key is claimed, before the view's transaction.
-
-    A body the parsers refuse (400 ``malformed-request``, 415) is answered here, before the view
-    ever runs: like an authentication failure it stores nothing, and the key is freed for the
-    corrected request. A replay is answered without parsing: the stored request had the same
-    fingerprint, and its body was parsed when it ran.
-    """
+    """Parse a keyed request's body once its key is claimed, before the view's transaction: a
+    body the parsers refuse (400, 415) stores nothing, and frees the key for the corrected request."""
     request.data  # noqa: B018 -- parsing errors are raised here, before the view
