@@ -1,11 +1,6 @@
-"""Asking the database, later, whether a transaction committed: for stores outside the transaction.
-
-A store that cannot join the view's transaction (Redis) stores the response *before* the
-commit, as "committing", with the id of the transaction. If the worker dies between the commit
-and the store's final write, the next request with the key asks PostgreSQL what became of that
-transaction (``txid_status``) instead of guessing: committed, the stored response answers;
-rolled back, the key is taken over. Other databases give no marker: the store then keeps its
-documented window (see docs/idempotency-stores.md, "The Redis store").
+"""Asking PostgreSQL later (``txid_status``) whether a transaction committed, for a store
+outside the transaction (Redis) whose worker died between the commit and its final write.
+Other databases give no marker (docs/idempotency-stores.md, "The Redis store").
 """
 
 from __future__ import annotations
@@ -33,7 +28,6 @@ def transaction_marker(alias: str) -> str | None:
 
 
 def transaction_status(alias: str, marker: str) -> TransactionStatus:
-    """What became of the transaction ``marker`` of ``alias``."""
     with connections[alias].cursor() as cursor:
         cursor.execute("SELECT txid_status(%s)", [int(marker)])
         status = cursor.fetchone()[0]

@@ -71,21 +71,16 @@ def idempotent(
 def idempotency_exempt(handler: _Handler) -> _Handler:
     """Take no idempotency key on this handler, whatever its view's ``idempotency_methods`` say.
 
-    Like Django's ``@csrf_exempt``, it marks the function and returns it: stack it with DRF's
-    ``@action``, or put it on a viewset's ``create`` or an ``APIView``'s ``post``. The handler runs
-    as on a method the view does not key: a key sent with it is ignored, and the OpenAPI
-    document does not list the header. For an action that commits its own transaction
-    (``transaction.atomic(durable=True)``), which the database store cannot keep an answer for.
+    Like ``@csrf_exempt``, it marks the function: stack it with DRF's ``@action``, or put it on a
+    viewset's ``create`` or an ``APIView``'s ``post``. A key sent is ignored, and the OpenAPI
+    document does not list the header: for an action that commits its own transaction.
     """
     handler.idempotency_exempt = True  # type: ignore[attr-defined]  # read by the mixin and the middleware
     return handler
 
 
 def is_idempotency_exempt(view: Any, method: str, actions: dict[str, str] | None = None) -> bool:
-    """Whether the handler of ``method`` on ``view`` (an instance or a class) is exempt.
-
-    ``actions`` is a viewset route's map of methods to actions (DRF's ``action_map``); without
-    it, the handler is the view's method of that name.
-    """
+    """Whether the handler of ``method`` on ``view`` (an instance or a class) is exempt;
+    ``actions``: a viewset route's ``action_map``."""
     name = (actions or {}).get(method.lower(), method.lower())
     return bool(getattr(getattr(view, name, None), "idempotency_exempt", False))

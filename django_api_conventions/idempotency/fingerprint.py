@@ -1,17 +1,10 @@
 """The fingerprint of a request: what a retry must repeat exactly to be a retry.
 
-Covers the method, the resolved route, the path, the query string (in any order) and the body.
-JSON bodies are canonicalised (object key order, white space and the spelling of numbers do not
-matter); form and multipart bodies are hashed field by field in a stable order, each uploaded
-file by its field, name and content; any other body byte for byte. Only the SHA-256 digest is
-ever stored.
-
-The fingerprint is computed before the view parses the body, so it must survive any body: a
-number is canonicalised from its exact digits (no decimal context: no rounding, so two numbers
-that differ in their 29th digit differ, and no ``Overflow`` on ``1e99999999``), and a huge
-exponent is never expanded into its digits. An uploaded file is hashed where it lies (in
-memory, or spooled to disk) in small blocks, never copied whole, and left at the position it
-was found at: the view reads it in full afterwards.
+The method, the resolved route, the path, the query string (in any order) and the body: JSON
+canonicalised (key order, white space and the spelling of numbers do not matter), forms field
+by field and each upload by its field, name and content, anything else byte for byte. It runs
+before the view parses the body, so it survives any body: numbers are exact, never rounded or
+expanded, and an upload is hashed in place, in blocks. Only the SHA-256 digest is stored.
 """
 
 from __future__ import annotations
@@ -56,7 +49,7 @@ def _canonical_body(request: HttpRequest) -> bytes:
         # request.POST, not request.body: a multipart upload streams to disk field by field.
         fields = sorted((key, value) for key in request.POST for value in request.POST.getlist(key))
         files = sorted(
-            (key, uploaded.name or "", uploaded_file_digest(uploaded))
+            (key, uploaded.name or "", _uploaded_file_digest(uploaded))
             for key in request.FILES
             for uploaded in request.FILES.getlist(key)
         )
@@ -74,15 +67,9 @@ def _canonical_body(request: HttpRequest) -> bytes:
     return b"raw:" + body
 
 
-def uploaded_file_digest(uploaded: UploadedFile[bytes]) -> str:
-    """The SHA-256 of an uploaded file's content, read without consuming it.
-
-    Django's upload handlers keep a small file in a ``BytesIO`` (hashed from its buffer, no
-    copy) and spool a larger one to a temporary file (read in blocks of
-    :data:`_DIGEST_BLOCK_BYTES`), so the fingerprint never holds a large upload in memory. The
-    file is put back where it was: a view (or Pillow behind an ``ImageField``) that reads it
-    from there must see all of it.
-    """
+def _uploaded_file_digest(uploaded: UploadedFile[bytes]) -> str:
+    """The SHA-256 of an upload, from its buffer or in blocks (never a large upload in memory),
+    and the file put back where it was, for the view to read it all."""
     file = uploaded.file
     assert file is not None  # an upload handler's file always has one
     digest = hashlib.sha256()

@@ -33,10 +33,10 @@ def read_idempotency_key(request: HttpRequest) -> str | None:
             return key
     elif _BARE_KEY.fullmatch(value) and not value.startswith('"'):
         return value
-    raise invalid_key_problem(header, value)
+    raise _invalid_key_problem(header, value)
 
 
-def invalid_key_problem(header: str, value: str) -> ProblemException:
+def _invalid_key_problem(header: str, value: str) -> ProblemException:
     # Whole sentences for translators, one per reason.
     if "," in value and not value.startswith('"'):
         detail = gettext("The {header} header is invalid: it appears more than once or holds a comma.")

@@ -1,8 +1,5 @@
-"""One claimed key: its lease, renewed by a long view and held over the commit, and its answer.
-
-A view reaches its :class:`KeyedRequest` as ``request.idempotency``. Every store call made for
-it answers a 503 when the store cannot be reached (fail closed): :func:`store_errors`.
-"""
+"""One claimed key (``request.idempotency``): its lease, renewed by a long view and held over
+the commit, and its answer. A store that cannot be reached answers 503 (fail closed)."""
 
 from __future__ import annotations
 
@@ -32,9 +29,8 @@ __all__ = ["KeyedRequest", "LeaseExpired", "key_hash"]
 logger = logging.getLogger("django_api_conventions.idempotency")
 
 
-#: Seconds a client waits before retrying when the idempotency store cannot be reached: a
-#: restart or a failover of the store is usually over by then.
-STORE_UNAVAILABLE_RETRY_AFTER = 5
+#: Seconds before a retry when the store cannot be reached: a restart or failover is usually over.
+_STORE_UNAVAILABLE_RETRY_AFTER = 5
 
 
 class LeaseExpired(Exception):
@@ -51,16 +47,14 @@ class KeyedRequest:
     owner: str
     lease_seconds: float
     completed: bool = field(default=False)
-    #: ``time.monotonic()`` before which the lease cannot end, whatever the store's clock says:
-    #: measured from just before the claim (or the last renewal) was sent.
+    #: ``time.monotonic()`` before which the lease cannot end: from just before the claim or renewal.
     lease_deadline: float = field(default_factory=time.monotonic)
     #: The request, and the marks of its replayed state (:mod:`.request_state`) before the view.
     request: HttpRequest | None = field(default=None)
     state_marks: dict[str, Any] = field(default_factory=dict)
-    #: The response last made into a :class:`StoredResponse`, and what it made: a store outside
-    #: the transaction stores the same answer twice (committing, then resolved), built once.
+    #: The response last made into a :class:`StoredResponse`, and what it made (built once).
     _stored_from: tuple[HttpResponseBase, StoredResponse] | None = field(default=None, repr=False)
-    #: What logs and signals name this key by, :func:`key_hash` (a SHA-256, worked out once).
+    #: What logs and signals name this key by, :func:`key_hash`.
     hashed_key: str = field(default="")
     #: The store holds the response as committing, with the transaction's id (:meth:`hold_over_commit`).
     prepared: bool = field(default=False)
@@ -85,15 +79,13 @@ class KeyedRequest:
         self.lease_deadline = started + (seconds or self.lease_seconds)
 
     def hold_over_commit(self, response: HttpResponseBase) -> None:
-        """For a store outside the transaction, just before the commit: prove the lease is still
-        ours and extend it over the commit, storing the response as committing where the
-        database can later tell whether the commit happened. Raises :class:`LeaseExpired`."""
+        """Just before the commit, for a store outside the transaction: prove the lease is ours and
+        extend it, storing the response as committing where the database can tell later whether
+        it committed. Raises :class:`LeaseExpired`."""
         alias = api_settings.IDEMPOTENCY_DATABASE
         marker = transaction_marker(alias) if self.store.prepares_commits and alias in settings.DATABASES else None
         if marker is None and not self.lease_half_used():
-            # With half the lease left it cannot have passed to another request, and it
-            # outlasts the commit: no round trip to the store needed.
-            return
+            return  # half the lease left: still ours, and it outlasts the commit
         started = time.monotonic()
         with store_errors(self.store, self.signal_context()):
             if marker is None:
@@ -108,15 +100,11 @@ class KeyedRequest:
         self.prepared = marker is not None
 
     def signal_context(self) -> dict[str, Any]:
-        """The keyword arguments of the :mod:`.signals` sent about this key."""
         return {"request": self.request, "scope": self.scope, "key_hash": self.hashed_key}
 
     def stored(self, response: HttpResponseBase) -> StoredResponse:
         if self._stored_from is not None and self._stored_from[0] is response:
-            # The same response object, not modified in between: hold_over_commit() stored it
-            # just before the commit, complete() stores it again just after (nothing runs
-            # between the two but the COMMIT; the MISS headers are set after both).
-            return self._stored_from[1]
+            return self._stored_from[1]  # stored before the commit; nothing changed it since
         stored = stored_response(response, self.replayed_headers)
         if self.request is not None:
             stored.headers.update(dumps_since(self.request, self.state_marks))
@@ -147,10 +135,8 @@ def key_hash(scope: str, key: str) -> str:
 
 @contextmanager
 def store_errors(store: IdempotencyStore, signal_context: dict[str, Any] | None = None) -> Iterator[None]:
-    """A store that cannot be reached answers 503 (fail closed); the view's own errors pass.
-
-    ``signal_context``: the keyword arguments of the ``store_unavailable`` signal (none sent without).
-    """
+    """A store that cannot be reached answers 503; ``signal_context``: the ``store_unavailable``
+    signal's keyword arguments (none sent without)."""
     try:
         yield
     except store.unavailable_errors as exc:
@@ -171,5 +157,5 @@ def store_unavailable_problem(exc: BaseException) -> ProblemException:
     return ProblemException(
         "idempotency-store-unavailable",
         detail,
-        headers=retry_after_header(STORE_UNAVAILABLE_RETRY_AFTER),
+        headers=retry_after_header(_STORE_UNAVAILABLE_RETRY_AFTER),
     )

@@ -80,22 +80,15 @@ def _view_call(
 
 
 def _protects(request: HttpRequest, view_func: Callable[..., Any]) -> bool:
-    if request.method not in DEFAULT_METHODS or _protected_elsewhere(view_func) or _exempt(request, view_func):
+    """Not a view protected otherwise (the mixin, ``@idempotent``), nor one exempt."""
+    method = str(request.method)
+    view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
+    if (
+        method not in DEFAULT_METHODS
+        or hasattr(view_func, "idempotency_options")
+        or getattr(view_func, "idempotency_exempt", False)
+        or (isinstance(view_class, type) and issubclass(view_class, IdempotencyMixin))
+        or (view_class is not None and is_idempotency_exempt(view_class, method, getattr(view_func, "actions", None)))
+    ):
         return False
     return any(re.search(pattern, request.path) for pattern in api_settings.IDEMPOTENCY_PATHS)
-
-
-def _protected_elsewhere(view_func: Callable[..., Any]) -> bool:
-    view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
-    return hasattr(view_func, "idempotency_options") or (
-        isinstance(view_class, type) and issubclass(view_class, IdempotencyMixin)
-    )
-
-
-def _exempt(request: HttpRequest, view_func: Callable[..., Any]) -> bool:
-    """``@idempotency_exempt`` on a function view, or on the handler of a class view's method."""
-    if getattr(view_func, "idempotency_exempt", False):
-        return True
-    view_class = getattr(view_func, "cls", None) or getattr(view_func, "view_class", None)
-    method = str(request.method)
-    return view_class is not None and is_idempotency_exempt(view_class, method, getattr(view_func, "actions", None))

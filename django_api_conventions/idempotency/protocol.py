@@ -11,10 +11,6 @@ The protocol, whichever way a view is protected (mixin, decorator, middleware):
 4. an unhandled exception or a 5xx the view does not keep marks the key failed, and a 4xx it
    does not keep (by default a 409) releases it; either way the view's transaction is rolled
    back, so a retry runs the view again on a clean slate.
-
-The replayed response is built by :mod:`.replay`, the transactions by :mod:`.transactions`,
-the lease of a claimed key is kept by :mod:`.leases`, and the wait for a request in flight is
-decided by :mod:`.waiting`.
 """
 
 from __future__ import annotations
@@ -59,7 +55,7 @@ logger = logging.getLogger("django_api_conventions.idempotency")
 DEFAULT_METHODS = frozenset({"POST", "PATCH"})
 #: A request that lost its lease was rolled back while a newer attempt runs: one second on, a
 #: retry usually finds that attempt's stored answer (or its 409 with its own estimate).
-LEASE_EXPIRED_RETRY_AFTER = 1
+_LEASE_EXPIRED_RETRY_AFTER = 1
 
 
 def keep_final_answers(status: int) -> bool:
@@ -133,16 +129,11 @@ async def run_idempotently_async(
 ) -> HttpResponseBase:
     """:func:`run_idempotently` for an async caller, whose event loop it never blocks.
 
-    ``run_view`` is still a sync callable (an async view goes through ``async_to_sync``): it
-    runs, with the stored response's write, inside one ``transaction.atomic()`` on Django's
-    thread-sensitive thread. The async ORM (``acreate``, ``sync_to_async`` of the view) sends
-    its queries back to that very thread, so they run on its connection, in its transaction:
-    with the database store the business change and the stored response still commit together.
-    The first claim runs on that thread together with the request's start and, unless its
-    twin is in flight and worth waiting for, with the answer: a replay or a fresh key costs one
-    trip to the thread, not three. Each later look at an in-flight twin is a trip of its own
-    (the claim commits first, outside the transaction); between looks the wait is
-    ``asyncio.sleep``.
+    ``run_view`` is still sync (an async view goes through ``async_to_sync``): it runs with the
+    stored response's write in one ``transaction.atomic()`` on Django's thread-sensitive thread,
+    where the async ORM sends its queries too. The first claim and the answer share one trip to
+    that thread; each later look at an in-flight twin is a trip of its own, with
+    ``asyncio.sleep`` between.
     """
     key = _read_key(http_request, options)
     if key is None:
@@ -151,7 +142,6 @@ async def run_idempotently_async(
     wait = ClaimWait(options.wait_seconds)
 
     def attempt(call: _KeyedCall | None) -> tuple[_KeyedCall, float | None, HttpResponseBase | None]:
-        """One claim, and its answer unless a pause comes first; the call, the pause, the answer."""
         call = call or _KeyedCall.start(store, http_request, options, scope_request or http_request, key)
         claim = call.claim()
         pause = wait.pause_after(claim)
@@ -178,24 +168,6 @@ def _read_key(http_request: HttpRequest, options: IdempotencyOptions) -> str | N
             errors=[{"header": header, "detail": gettext("This header is required."), "code": "required"}],
         )
     return key
-
-
-def _claim_or_fail_open(
-    store: IdempotencyStore, claim: Callable[[], Claim], log_context: dict[str, str], signal_context: dict[str, Any]
-) -> Claim | None:
-    """The claim; ``None`` when the store is unreachable and ``IDEMPOTENCY_STORE_UNAVAILABLE``
-    is ``"fail-open"`` (the request then runs without its key), else the 503 problem."""
-    try:
-        return claim()
-    except store.unavailable_errors as exc:
-        fail_open = api_settings.IDEMPOTENCY_STORE_UNAVAILABLE == "fail-open"
-        signals.store_unavailable.send(sender=store.__class__, fail_open=fail_open, error=exc, **signal_context)
-        if not fail_open:
-            raise store_unavailable_problem(exc) from exc
-        logger.warning(
-            "Idempotency store unavailable, request run without its key (fail-open): %s", exc, extra=log_context
-        )
-        return None
 
 
 @dataclass
@@ -239,14 +211,25 @@ class _KeyedCall:
         )
 
     def claim(self) -> Claim | None:
-        """One claim (``None``: the store is down and the request runs without its key)."""
+        """One claim; ``None`` when the store is down and ``IDEMPOTENCY_STORE_UNAVAILABLE`` is
+        ``"fail-open"``: the request then runs without its key."""
+        store = self.store
         self.claimed_at = time.monotonic()
-        return _claim_or_fail_open(
-            self.store,
-            lambda: self.store.claim(self.scope, self.key, self.fingerprint, self.lease_seconds, self.retention),
-            self.log_context,
-            self.signal_context,
-        )
+        try:
+            return store.claim(self.scope, self.key, self.fingerprint, self.lease_seconds, self.retention)
+        except store.unavailable_errors as exc:
+            fail_open = api_settings.IDEMPOTENCY_STORE_UNAVAILABLE == "fail-open"
+            signals.store_unavailable.send(
+                sender=store.__class__, fail_open=fail_open, error=exc, **self.signal_context
+            )
+            if not fail_open:
+                raise store_unavailable_problem(exc) from exc
+            logger.warning(
+                "Idempotency store unavailable, request run without its key (fail-open): %s",
+                exc,
+                extra=self.log_context,
+            )
+            return None
 
     def answer(
         self, claim: Claim, run_view: Callable[[], HttpResponseBase], before_view: Callable[[], object] | None = None
@@ -352,15 +335,12 @@ def _execute(
 def _run_in_transaction(
     keyed: KeyedRequest, options: IdempotencyOptions, run_view: Callable[[], HttpResponseBase], retention: int
 ) -> tuple[HttpResponseBase, bool]:
-    """The view's response, and whether it is kept; raises :class:`LeaseExpired`."""
     with request_transaction(keyed.store) as (rollback_pending, rollback):
         response = run_view()
         wanted = options.keep_status(response.status_code)
         keep = wanted and keepable(response)
         if not wanted:
-            # A status the view does not keep leaves no trace: the key is failed or
-            # released, so the view's writes must not stay either.
-            rollback()
+            rollback()  # the key is failed or released: the view's writes must not stay either
         elif keep and not rollback_pending():
             _complete_before_commit(keyed, response, retention)
         # A streaming answer cannot be kept: its key is released after, and its writes stay.
@@ -381,11 +361,9 @@ def _complete_before_commit(keyed: KeyedRequest, response: HttpResponseBase, ret
 
 def _complete_after_commit(keyed: KeyedRequest, response: HttpResponseBase, retention: int) -> None:
     if keyed.prepared:
-        # Committed, and the store holds the answer with the transaction's id: from now on every
-        # retry gets it (a retry that comes first asks the database). Marking it resolved can
-        # wait until the response is sent, off the client's path, where the request is sure to
-        # finish: a WSGI server always closes its response. Django's ASGI handler does not when
-        # the client leaves before the answer, which would leave the key to be settled by a retry.
+        # Committed, and the store holds the answer with the transaction's id (a retry that comes
+        # first asks the database). Under WSGI, which always closes its response, marking it
+        # resolved waits until the response is sent; Django's ASGI handler may never close it.
         keyed.warn_if_body_omitted(keyed.stored(response))
         if isinstance(keyed.request, WSGIRequest):
             settle_when_the_request_finishes(keyed, retention)
@@ -415,7 +393,7 @@ def _lease_expired_problem() -> ProblemException:
             "This request outlived its lease and another request with the same key took over; "
             "its changes were rolled back."
         ),
-        headers=retry_after_header(LEASE_EXPIRED_RETRY_AFTER),
+        headers=retry_after_header(_LEASE_EXPIRED_RETRY_AFTER),
     )
 
 

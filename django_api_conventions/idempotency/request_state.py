@@ -1,11 +1,8 @@
 """State a view leaves on its request for the layers around it, kept with the stored response.
 
-A replay never runs the view, so what the view noted on the request (the old name of a renamed
-field it read, say) would be missing when the middleware around it computes the replay's
-headers. Each :class:`ReplayedRequestState` registered here is dumped when the response is
-stored, under a pseudo-header ``:<name>`` that is never sent, and restored on the replayed
-request. The versioning part registers the deprecations its fields note (see the app config):
-this part knows nothing of what is kept.
+A replay never runs the view: each registered :class:`ReplayedRequestState` is stored under a
+pseudo-header ``:<name>`` that is never sent, and restored on the replayed request (the
+versioning part registers the deprecations its fields note).
 """
 
 from __future__ import annotations
@@ -38,7 +35,6 @@ def register_replayed_state(state: ReplayedRequestState) -> None:
 
 
 def marks(request: Any) -> dict[str, Any]:
-    """The mark of every registered state, taken before the view runs."""
     return {name: state.mark(request) for name, state in _registered.items()}
 
 

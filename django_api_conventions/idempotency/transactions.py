@@ -1,10 +1,4 @@
-"""The transactions around a protected view, and what is done once they committed.
-
-A protected view is exempt from Django's own ``ATOMIC_REQUESTS`` wrapping: its key must be
-claimed, and the claim committed, before the view's transaction opens. This module opens that
-transaction again around the view (keyed or not), and settles a key whose answer a store
-outside the transaction held over the commit.
-"""
+"""The transactions around a protected view, and what is done once they committed."""
 
 from __future__ import annotations
 
@@ -30,10 +24,9 @@ logger = logging.getLogger("django_api_conventions.idempotency")
 def request_transaction(store: IdempotencyStore | None) -> Iterator[tuple[Callable[[], bool], Callable[[], None]]]:
     """``transaction.atomic()`` on every ``ATOMIC_REQUESTS`` database and on the store's.
 
-    Views protected here are exempt from Django's own ``ATOMIC_REQUESTS`` wrapping (the claim
-    must commit before the view's transaction starts); this restores it around the view.
-    Yields two functions: whether the store's transaction is already marked for rollback (DRF's
-    exception handler does that for error answers), and one that marks every one for rollback.
+    Protected views are exempt from Django's own ``ATOMIC_REQUESTS`` wrapping (the claim must
+    commit first); this restores it. Yields whether the store's transaction is marked for
+    rollback (DRF does that for error answers), and a function that marks every one.
     """
     aliases = [alias for alias, config in settings.DATABASES.items() if config.get("ATOMIC_REQUESTS")]
     store_alias = store.database_alias if store is not None and store.transactional else None
@@ -54,8 +47,6 @@ def request_transaction(store: IdempotencyStore | None) -> Iterator[tuple[Callab
 
 
 def run_unkeyed(run_view: Callable[[], HttpResponseBase]) -> HttpResponseBase:
-    """A request that runs without a key: as without the package, in the ``ATOMIC_REQUESTS``
-    transactions if any."""
     with request_transaction(None):
         return run_view()
 
@@ -86,7 +77,6 @@ def is_durable_nesting(exc: BaseException) -> bool:
 
 
 def settle(keyed: KeyedRequest, retention: int) -> None:
-    """Mark the prepared, committed key resolved: when its request finishes, or right after the commit."""
     try:
         settled = keyed.store.settle(keyed.scope, keyed.key, keyed.owner, retention)
     except Exception:  # the answer stands; a retry settles the key from the database
@@ -117,9 +107,8 @@ def settle_when_the_request_finishes(keyed: KeyedRequest, retention: int) -> Non
 
 
 def settle_unfinished(**_: Any) -> None:
-    """Run this thread's pending settles: on ``request_finished`` (connected in the app's
-    ``ready()``), and before a keyed request whose thread still holds some (a response never
-    closed: a view called by a test's ``RequestFactory``, say)."""
+    """Run this thread's pending settles: on ``request_finished``, and before a keyed request
+    whose thread still holds some (a response never closed, as of a ``RequestFactory`` call)."""
     pending = getattr(_unfinished, "settles", None)
     if pending:
         _unfinished.settles = []

@@ -15,12 +15,8 @@ _WAIT_LONGEST_PAUSE = 1.0
 
 
 class ClaimWait:
-    """The one wait loop's decisions; the sync and the async driver only claim and sleep.
-
-    A view with ``wait_seconds`` claims its key again while the first request with it runs,
-    after pauses doubling from 50 ms to 1 s, as long as the next look comes before the wait
-    ends; the last claim is answered (a replay, or the 409 after all).
-    """
+    """The wait loop's decisions (the sync and async drivers only claim and sleep): claim again
+    while the twin runs, after pauses doubling from 50 ms to 1 s, until the wait would end."""
 
     def __init__(self, wait_seconds: float) -> None:
         # Counted from before the first claim, as the client counts it.
@@ -28,7 +24,6 @@ class ClaimWait:
         self.pause = _WAIT_FIRST_PAUSE
 
     def pause_after(self, claim: Claim | None) -> float | None:
-        """How long to sleep before claiming again; ``None``: answer ``claim``."""
         if claim is None or claim.outcome is not ClaimOutcome.IN_FLIGHT:
             return None
         if time.monotonic() + self.pause > self.deadline:
@@ -38,14 +33,8 @@ class ClaimWait:
 
 
 def in_flight_retry_after(lease_seconds: float, lease_remaining: float) -> int:
-    """The ``Retry-After`` of a 409 ``idempotency-key-in-use``, in whole seconds, at least 1.
-
-    The first request has run for about ``lease_seconds - lease_remaining`` (since its claim,
-    or its last lease renewal). Most requests finish in milliseconds, and one that has run for
-    a while is likely to run a while longer: wait half of what it has run so far (1 second
-    during its first 2 seconds), and never beyond the end of its lease, when a retry may take
-    the key over.
-    """
+    """The ``Retry-After`` of a 409 ``idempotency-key-in-use``: half of what the first request
+    has run so far (at least 1 s), never beyond the end of its lease, when a retry may take over."""
     elapsed = max(0.0, lease_seconds - lease_remaining)
     estimate = max(1, math.ceil(elapsed / 2))
     return max(1, min(estimate, math.ceil(lease_remaining)))

@@ -6,13 +6,10 @@ django-valkey are used when a cache alias names them. Only this package imports 
 """
 
 try:
-    # Beside the documented clients, the names the Redis store and its checks import.
-    from .clients import SUPPORTED_CACHE_BACKENDS as SUPPORTED_CACHE_BACKENDS
+    # Beside the documented clients, the names the Redis store, its checks and the throttle import.
     from .clients import build_client as build_client
     from .clients import cache_backend as cache_backend
-    from .clients import client_for_key as client_for_key
     from .clients import redis_client_for_cache, redis_client_from_url
-    from .errors import NO_SCRIPT_ERRORS as NO_SCRIPT_ERRORS
     from .errors import UNAVAILABLE_ERRORS as UNAVAILABLE_ERRORS
     from .errors import CommandsRefused as CommandsRefused
     from .errors import refusals_as_unavailable as refusals_as_unavailable

@@ -1,17 +1,8 @@
 """The Redis client of the Redis idempotency store: from a Django cache alias, or from a URL.
 
-A cache alias lends its connection pool, whichever of these backends it uses (subclasses too):
-
-- django-redis, ``django_redis.cache.RedisCache``, with its default, Sentinel or Herd client
-  (``get_redis_connection(alias)``); not its ``ShardClient``, which has no one connection;
-- Django's own ``django.core.cache.backends.redis.RedisCache``: a pool of the store's own to its
-  first server, where Django writes, with the cache's ``OPTIONS`` (Django's pool is private);
-- django-valkey, ``django_valkey.cache.ValkeyCache`` or ``...cluster_cache.cache.ClusterValkeyCache``
-  (``get_valkey_connection(alias)``).
-
-A URL (:mod:`.urls`) builds a client of redis-py's own, one per URL and process: ``Redis``,
-the primary of a Sentinel set-up (``Sentinel.master_for()``), or ``RedisCluster``, which neither
-django-redis nor Django's cache offers.
+django-redis (not its ``ShardClient``) and django-valkey lend their connection; with Django's
+own ``RedisCache``, whose client is private, the store opens a pool to its first server. A URL
+builds a redis-py ``Redis``, a Sentinel set-up's primary or a ``RedisCluster``, once per process.
 """
 
 from __future__ import annotations
@@ -34,10 +25,10 @@ from .connection_urls import RedisURL, parse_redis_url
 
 DJANGO_REDIS = "django_redis.cache.RedisCache"
 DJANGO_CACHE = "django.core.cache.backends.redis.RedisCache"
-DJANGO_VALKEY = "django_valkey.cache.ValkeyCache"
-DJANGO_VALKEY_CLUSTER = "django_valkey.cluster_cache.cache.ClusterValkeyCache"
+_DJANGO_VALKEY = "django_valkey.cache.ValkeyCache"
+_DJANGO_VALKEY_CLUSTER = "django_valkey.cluster_cache.cache.ClusterValkeyCache"
 #: The cache backends whose connection the store can use.
-SUPPORTED_CACHE_BACKENDS = (DJANGO_REDIS, DJANGO_CACHE, DJANGO_VALKEY, DJANGO_VALKEY_CLUSTER)
+SUPPORTED_CACHE_BACKENDS = (DJANGO_REDIS, DJANGO_CACHE, _DJANGO_VALKEY, _DJANGO_VALKEY_CLUSTER)
 _SHARD_CLIENT = "django_redis.client.sharded.ShardClient"
 
 
@@ -57,9 +48,7 @@ def cache_backend(alias: str) -> str:
     return _backend_of(config.get("BACKEND", ""), client_class)
 
 
-# The Redis store asks on every request: the answer depends only on the two dotted paths (and on
-# the classes they name, which do not change while a process runs), so it is kept per pair.
-# A refusal is a ValueError, which lru_cache does not keep: it is raised again each time.
+# Asked on every request, and the classes two dotted paths name do not change (a refusal is not kept).
 @lru_cache(maxsize=16)
 def _backend_of(backend: str, client_class: str) -> str:
     try:
@@ -109,11 +98,8 @@ def _kept(key: tuple[str, ...], build: Callable[[], Any]) -> Any:
 
 
 def _django_cache_client(alias: str) -> Any:
-    """A client of Django's ``RedisCache``'s first server, where it writes, with its options.
-
-    Django keeps its own client private: the store opens a pool of its own, as Django builds its
-    pool (``redis.ConnectionPool.from_url(server, **OPTIONS)``).
-    """
+    """A client of Django's ``RedisCache``'s first server, where it writes, built with its
+    ``OPTIONS`` as Django builds its own (private) pool."""
     config = settings.CACHES[alias]
     location = config.get("LOCATION", "")
     server = re.split("[;,]", location)[0] if isinstance(location, str) else location[0]
@@ -128,11 +114,8 @@ def _django_cache_client(alias: str) -> Any:
 
 
 def redis_client_from_url(url: str) -> Any:
-    """The client of ``url`` (see :mod:`.urls`), built on first use and kept for the process.
-
-    A Cluster client asks its seed nodes for the cluster's layout when it is built, so an
-    unreachable cluster raises here (``RedisClusterException``), at the first request.
-    """
+    """The client of ``url``, built on first use and kept for the process (an unreachable Cluster
+    raises ``RedisClusterException`` here: its client asks its seed nodes when it is built)."""
     return _kept(("url", url), lambda: build_client(parse_redis_url(url)))
 
 

@@ -29,10 +29,10 @@ SCHEMES: dict[str, tuple[str, bool]] = {
     "redis+cluster": ("cluster", False),
     "rediss+cluster": ("cluster", True),
 }
-DEFAULT_PORTS = {"standalone": 6379, "sentinel": 26379, "cluster": 6379}
+_DEFAULT_PORTS = {"standalone": 6379, "sentinel": 26379, "cluster": 6379}
 #: Query options, all numbers of seconds.
 OPTIONS = ("socket_timeout", "socket_connect_timeout")
-FORMS = (
+_FORMS = (
     "redis://[[username]:password@]host[:port][/db], "
     "redis+sentinel://[[username]:password@]host[:port][,host[:port]...]/service_name[/db] or "
     "redis+cluster://[[username]:password@]host[:port][,host[:port]...] (rediss... for TLS)"
@@ -71,7 +71,7 @@ def parse_redis_url(url: str) -> RedisURL:
         raise InvalidRedisURL("it holds white space or a control character")
     scheme, separator, rest = url.partition("://")
     if not separator or scheme.lower() not in SCHEMES:
-        raise InvalidRedisURL(f"the scheme must be one of {', '.join(SCHEMES)}: {FORMS}")
+        raise InvalidRedisURL(f"the scheme must be one of {', '.join(SCHEMES)}: {_FORMS}")
     kind, tls = SCHEMES[scheme.lower()]
     if "#" in rest:
         raise InvalidRedisURL("a Redis URL has no fragment (#...); percent-encode a '#' in the password as %23")
@@ -79,7 +79,7 @@ def parse_redis_url(url: str) -> RedisURL:
     authority, slash, path = rest.partition("/")
     userinfo, at, host_list = authority.rpartition("@")
     username, password = _credentials(userinfo) if at else (None, None)
-    hosts = tuple(_host(part, DEFAULT_PORTS[kind]) for part in host_list.split(","))
+    hosts = tuple(_host(part, _DEFAULT_PORTS[kind]) for part in host_list.split(","))
     if kind == "standalone" and len(hosts) > 1:
         raise InvalidRedisURL("several hosts need redis+sentinel:// (sentinels) or redis+cluster:// (seed nodes)")
     db, service_name = _path(kind, slash + path)

@@ -10,7 +10,7 @@ from django.utils.module_loading import import_string
 from ...conf import api_settings
 from .base import Claim, ClaimOutcome, IdempotencyStore, RecordSummary, StoredResponse
 
-SHORT_NAMES = {
+_SHORT_NAMES = {
     "database": "django_api_conventions.idempotency.stores.database.DatabaseStore",
     "redis": "django_api_conventions.idempotency.stores.redis.RedisStore",
 }
@@ -24,7 +24,7 @@ def load_store_class() -> type[IdempotencyStore]:
 # so the import is done once per value of the setting (a changed setting is a new cache key).
 @lru_cache(maxsize=8)
 def _store_class(path: str) -> type[IdempotencyStore]:
-    store_class = import_string(SHORT_NAMES.get(path, path))
+    store_class = import_string(_SHORT_NAMES.get(path, path))
     if not (isinstance(store_class, type) and issubclass(store_class, IdempotencyStore)):
         raise ImproperlyConfigured(f"{path!r} is not an IdempotencyStore subclass.")
     return store_class

@@ -1,13 +1,9 @@
-"""The package's one use of Django's private API, kept because it was measured to pay for itself.
+"""The package's one use of Django's private API, kept for its measured gain.
 
-Django's cursors bind parameters on the client, and psycopg never prepares such a statement. The
-database store's claim and stored answer go through a cursor that binds on the server instead,
-which psycopg prepares where ``OPTIONS["prepare_threshold"]`` allows it: PostgreSQL then plans
-them once per connection, 250 to 320 µs less a replay (benchmarks/NOTES.md). Django offers no
-public way to wrap such a cursor as it wraps its own (thread check, query log, execute wrappers).
-
-Tested against Django 5.2 and 6.1: tests/test_django_compat.py fails on a Django that changes
-what this relies on.
+The database store's claim and stored answer go through a cursor that binds on the server, so
+that psycopg prepares them where ``OPTIONS["prepare_threshold"]`` allows it: 250 to 320 µs less
+a replay (benchmarks/NOTES.md). Django has no public way to wrap such a cursor as it wraps its
+own. tests/test_django_compat.py fails on a Django that changes what this relies on.
 """
 
 from __future__ import annotations

@@ -97,18 +97,13 @@ class IdempotencyStore(ABC):
         lease_seconds: float,
     ) -> bool:
         """Just before the commit of the transaction ``marker`` of database ``alias``: store the
-        response as "committing" and extend the lease; False when ``owner`` lost the lease.
-
-        A later claim that finds the key committing asks the database what became of ``marker``:
-        committed, the response answers (and the claim settles the key); rolled back, the key is
-        taken over once its lease has passed.
-        """
+        response as "committing" and extend the lease; False when ``owner`` lost the lease. A
+        later claim asks the database what became of ``marker``: committed, the response answers."""
         raise NotImplementedError(f"{type(self).__name__} does not prepare commits")
 
     def settle(self, scope: str, key: str, owner: str, retention_seconds: int) -> bool:
-        """After the commit of a prepared key: mark it resolved, keeping the response
-        :meth:`prepare` stored; False when it is no longer ``owner``'s committing record (a
-        retry settled it first, having asked the database)."""
+        """After the commit of a prepared key: mark it resolved; False when it is no longer
+        ``owner``'s committing record (a retry settled it first)."""
         raise NotImplementedError(f"{type(self).__name__} does not prepare commits")
 
     @abstractmethod

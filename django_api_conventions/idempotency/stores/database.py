@@ -37,7 +37,6 @@ class DatabaseStore(IdempotencyStore):
         self.database_alias: str = alias or api_settings.IDEMPOTENCY_DATABASE
 
     def ping(self) -> None:
-        """``SELECT 1`` on the store's alias (opening its connection when needed)."""
         with connections[self.database_alias].cursor() as cursor:
             cursor.execute("SELECT 1")
 
@@ -72,14 +71,11 @@ class DatabaseStore(IdempotencyStore):
         self, scope: str, key: str, fingerprint: str, lease: dict[str, Any], now: datetime, read_first: bool
     ) -> tuple[bool, IdempotencyRecord | None, datetime]:
         """INSERT the claim in a transaction of its own, or else read the record that holds the
-        key: whether it inserted, the record (``None``: gone again, try again), and the time
-        the record is judged at.
+        key: whether it inserted, the record (``None``: gone again), the time it is judged at.
 
-        SQLite has one writer at a time, and the request that holds a key in flight holds the
-        write lock for as long as its view runs: an INSERT would wait for it, and past the lock
-        timeout answer "database is locked" (a 503) where the contract says 409. Readers are
-        not blocked (WAL), so there (``read_first``) the record is read first: only a key that
-        is new, failed or expired needs the write lock.
+        SQLite (``read_first``) reads first: the request holding a key in flight holds the one
+        write lock while its view runs, and an INSERT would wait for it, then answer "database
+        is locked" (503) where the contract says 409.
         """
         record = self.records.filter(scope=scope, key=key).first() if read_first else None
         if record is not None:
@@ -129,31 +125,14 @@ class DatabaseStore(IdempotencyStore):
     def _insert_or_read(
         self, scope: str, key: str, fingerprint: str, lease: dict[str, Any], now: datetime
     ) -> tuple[bool, _HeldRecord | None]:
-        """PostgreSQL, in autocommit: INSERT the claim, or else read the record that holds the key,
-        in one statement, so one round trip whether the key is new or a retry's.
-
-        The INSERT is one statement, so one implicit transaction: ``set_config(..., true)``
-        relaxes the durability of that transaction alone (as ``SET LOCAL`` would). Answers
-        whether it inserted the record, and else the record that holds the key, judged at
-        ``now``; ``(False, None)`` when the statement's snapshot cannot see that record (it
-        committed while the INSERT waited for it, or it is gone again): try again, with a new
-        snapshot.
+        """PostgreSQL, in autocommit: INSERT the claim, or else read the record that holds the key
+        (judged at ``now``), in one statement and round trip; ``set_config(..., true)`` relaxes
+        the durability of its implicit transaction alone. ``(False, None)`` when its snapshot
+        cannot see that record (committed while the INSERT waited, or gone again): try again.
         """
         connection = connections[self.database_alias]
-        params = [
-            scope,
-            key,
-            lease["state"],
-            fingerprint,
-            lease["lease_owner"],
-            lease["lease_expires_at"],
-            lease["expires_at"],
-            now,
-            now,
-            now,
-            scope,
-            key,
-        ]
+        owned = [lease["lease_owner"], lease["lease_expires_at"], lease["expires_at"]]
+        params = [scope, key, lease["state"], fingerprint, *owned, now, now, now, scope, key]
         with _hot_path_cursor(connection) as cursor:
             cursor.execute(_claim_sql(connection), params)
             claimed, *values = cursor.fetchone()
@@ -225,14 +204,9 @@ class DatabaseStore(IdempotencyStore):
 
     def purge(self, *, batch_size: int, dry_run: bool) -> int:
         """Delete expired records, oldest first, ``batch_size`` a statement, each batch in its own
-        transaction (locks held for one batch only, never across the whole purge).
-
-        Each batch starts where the one before ended (``expires_at >=`` the last one deleted),
-        rather than at the start of the ``expires_at`` index: the entries of the rows just
-        deleted stay in the index until VACUUM, and walking over them again at every batch made
-        a purge of millions of records slower batch after batch (docs/performance.md). The DELETE
-        checks expiry again: a record taken over since the batch was chosen has a new expiry and
-        stays.
+        transaction. Each batch starts where the one before ended, not at the start of the
+        ``expires_at`` index, whose dead entries stay until VACUUM (docs/performance.md); the
+        DELETE checks expiry again, for a record taken over since the batch was chosen.
         """
         now = timezone.now()
         expired = self.records.filter(expires_at__lt=now, lease_expires_at__lt=now)
@@ -282,14 +256,9 @@ class DatabaseStore(IdempotencyStore):
 
 
 def _hot_path_cursor(connection: Any) -> Any:
-    """A cursor for the statements every keyed request sends (the claim, the stored answer).
-
-    On PostgreSQL, when the connection allows prepared statements (Django's
-    ``OPTIONS["prepare_threshold"]``, off by default because a pooler in transaction mode may
-    lose them), the cursor binds its parameters on the server: psycopg then prepares a
-    statement once it has run that many times on the connection, and PostgreSQL plans the
-    claim once per connection rather than on every request. Django's own cursors bind on the
-    client and are never prepared; this one still runs Django's execute wrappers and query log.
+    """A cursor for the claim and the stored answer. Where the connection allows prepared
+    statements (``OPTIONS["prepare_threshold"]``), it binds on the server so that psycopg
+    prepares them: PostgreSQL then plans them once per connection (benchmarks/NOTES.md).
     """
     if connection.vendor != "postgresql":
         return connection.cursor()
@@ -301,12 +270,8 @@ def _hot_path_cursor(connection: Any) -> Any:
 
 
 class _HeldRecord(NamedTuple):
-    """What a claim needs of the record that holds its key, judged at one instant.
-
-    On PostgreSQL the claim statement answers it as it is (its times compared in SQL: decoding
-    two timestamps cost more than the rest of a replay's row); elsewhere :meth:`of` builds it
-    from the model.
-    """
+    """What a claim needs of the record that holds its key, judged at one instant: on PostgreSQL
+    as the claim statement answers it (times compared in SQL), elsewhere built by :meth:`of`."""
 
     state: str
     fingerprint: str
@@ -360,10 +325,8 @@ _statements: dict[tuple[str, ...], str] = {}
 
 
 def _claim_sql(connection: Any) -> str:
-    """The claim on PostgreSQL (see :meth:`DatabaseStore._insert_or_read`): whether it inserted,
-    then the :class:`_HeldRecord` of the record that held the key before, judged at the time
-    of the claim (``NULL`` when it inserted: a data-modifying ``WITH`` is not seen by the rest
-    of its statement)."""
+    """The claim on PostgreSQL: whether it inserted, then the :class:`_HeldRecord` that held the
+    key (``NULL`` when it inserted: a data-modifying ``WITH`` is not seen by the rest)."""
     cache_key = ("claim", connection.vendor)
     sql = _statements.get(cache_key)
     if sql is None:
@@ -413,12 +376,8 @@ def _update_owned_sql(connection: Any, names: tuple[str, ...]) -> str:
 
 
 def _db_value(name: str, value: Any, connection: Any) -> Any:
-    """``value`` of the record's field ``name`` as the database takes it.
-
-    Plain strings and numbers need no adapting, and a time (``timezone.now()`` and later) only
-    the backend's own; the fields' checks on the way cost a keyed request more than the rest of
-    its ``UPDATE``. Anything else (JSON, bytes, a ``State``) goes through its field.
-    """
+    """``value`` of the record's field ``name`` as the database takes it: strings, numbers and
+    times without the fields' checks, which cost more than the ``UPDATE`` (JSON, bytes: the field)."""
     kind = type(value)
     if kind is str or kind is int:
         return value
@@ -428,7 +387,6 @@ def _db_value(name: str, value: Any, connection: Any) -> Any:
 
 
 def _lease(owner: str, now: datetime, lease_seconds: float, retention_seconds: int) -> dict[str, Any]:
-    """The fields of a record claimed by ``owner`` at ``now``."""
     return {
         "state": State.STARTED,
         "lease_owner": owner,

@@ -16,14 +16,9 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from ...conf import api_settings
-from ...redis import (
-    UNAVAILABLE_ERRORS,
-    RedisScript,
-    client_for_key,
-    redis_client_for_cache,
-    redis_client_from_url,
-    refusals_as_unavailable,
-)
+from ...redis import UNAVAILABLE_ERRORS, RedisScript, redis_client_for_cache, redis_client_from_url
+from ...redis.clients import client_for_key
+from ...redis.errors import refusals_as_unavailable
 from ..commit_markers import TransactionStatus, transaction_status
 from .base import (
     Claim,
@@ -42,7 +37,7 @@ logger = logging.getLogger("django_api_conventions.idempotency")
 
 
 class Script(RedisScript):
-    """A script of the store: a server that refuses to run it is unavailable (a 503), not a 500."""
+    """A script of the store: a server that refuses to run it is unavailable (a 503)."""
 
     def __call__(self, keys: list[str], args: list[Any], *, client: Any) -> Any:
         with refusals_as_unavailable(logger):
@@ -131,7 +126,7 @@ return 1
 # A write like the claim's, on a key of its own: PING alone is answered by a Sentinel's port
 # too, and by a replica, where no key can be claimed.
 _PROBE = Script("redis.call('HSET', KEYS[1], 'probe', 1) redis.call('PEXPIRE', KEYS[1], 60000) return 1")
-PROBE_KEY = KEY_PREFIX + "probe"
+_PROBE_KEY = KEY_PREFIX + "probe"
 _FAIL = Script(_OWNED + "redis.call('HSET', KEYS[1], 'state', 'failed') return 1")
 _RELEASE = Script(_OWNED + "redis.call('DEL', KEYS[1]) return 1")
 # ARGV owner, lease ms
@@ -157,11 +152,10 @@ def _response(status: bytes, headers: bytes, body: bytes) -> StoredResponse:
 class RedisStore(IdempotencyStore):
     """Records as Redis hashes that expire on their own.
 
-    Redis cannot join the database transaction. On PostgreSQL the response is stored just
-    before the commit as "committing", with the transaction's id, and marked resolved after
-    it: a worker dying in between leaves a key that the next claim settles by asking
-    PostgreSQL whether the commit happened. Elsewhere the response is stored right after the
-    commit, and a crash between the two lets a retry run the view again.
+    On PostgreSQL the response is stored just before the commit as "committing", with the
+    transaction's id, and marked resolved after it: a claim that finds it committing asks
+    PostgreSQL. Elsewhere it is stored after the commit, and a crash in between lets a retry
+    run the view again.
     """
 
     transactional: ClassVar[bool] = False
@@ -192,7 +186,7 @@ class RedisStore(IdempotencyStore):
     def ping(self) -> None:
         """One write of a probe key through the store's own client (its connection pool and
         timeouts), as a claim would: the server must be one that can hold the keys."""
-        _PROBE([PROBE_KEY], [], client=self.client)
+        _PROBE([_PROBE_KEY], [], client=self.client)
 
     @staticmethod
     def record_key(scope: str, key: str) -> str:
@@ -200,13 +194,8 @@ class RedisStore(IdempotencyStore):
         return KEY_PREFIX + hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()
 
     def _replicated(self, script: Script, name: str, args: list[Any]) -> tuple[Any, int]:
-        """``script`` on ``name``, then ``WAIT`` for IDEMPOTENCY_REDIS_WAIT_REPLICAS replicas.
-
-        WAIT counts the replicas that hold every write of *its connection*: both commands go in
-        one pipeline, on one connection to the key's server. The script goes as EVAL, its
-        source, because a pipeline cannot fall back from a missing EVALSHA in between.
-        Returns the script's reply and how many replicas acknowledged it.
-        """
+        """``script``'s reply on ``name``, and how many replicas ``WAIT`` says hold it: one
+        pipeline, so one connection (WAIT counts its writes); EVAL, as it cannot fall back."""
         replicas = api_settings.IDEMPOTENCY_REDIS_WAIT_REPLICAS
         pipe = client_for_key(self.client, name).pipeline(transaction=False)
         pipe.eval(script.source, 1, name, *args)
