@@ -1,12 +1,6 @@
-"""Counts a list can afford: exact up to a cap, or the planner's estimate (PostgreSQL).
-
-A plain ``COUNT(*)`` reads every matching row on every request, which is what makes offset
-pagination slow on a big table. Here the count is opt-in per paginator and bounded:
-
-- ``"capped"``: ``SELECT COUNT(*) FROM (SELECT 1 ... LIMIT cap + 1)``, which stops reading after
-  ``cap + 1`` rows: the exact total up to ``cap``, else ``cap`` and a lower bound;
-- ``"estimate"``: on PostgreSQL, ``pg_class.reltuples`` for a table read unfiltered, else the
-  rows ``EXPLAIN`` expects of the list's query: no row is read. Elsewhere, the capped count.
+"""Counts a list can afford: exact up to a cap (``"capped"``: a ``COUNT(*)`` over ``LIMIT cap + 1``
+rows), or the planner's estimate on PostgreSQL (``"estimate"``: ``pg_class.reltuples`` for a
+table read unfiltered, else the rows ``EXPLAIN`` expects; elsewhere the capped count).
 """
 
 from __future__ import annotations
@@ -18,9 +12,7 @@ from typing import Any
 from django.db import connections
 from django.db.models import QuerySet
 
-CAPPED = "capped"
-ESTIMATE = "estimate"
-COUNT_MODES = (CAPPED, ESTIMATE)
+COUNT_MODES = ("capped", "estimate")
 
 
 @dataclass(frozen=True)
@@ -67,4 +59,4 @@ def estimated_count(queryset: QuerySet[Any], cap: int) -> Total:
 
 
 def count_rows(queryset: QuerySet[Any], mode: str, cap: int) -> Total:
-    return estimated_count(queryset, cap) if mode == ESTIMATE else capped_count(queryset, cap)
+    return estimated_count(queryset, cap) if mode == "estimate" else capped_count(queryset, cap)

@@ -1,37 +1,28 @@
 """The query parameters a project's own serializers and views read: the ``EXTRA_QUERY_PARAMS``
 setting and a view's ``extra_query_params``.
 
-Each entry is one of:
-
-- a name, ``"brief"``: sent at most once;
-- a family, ``"attr[*]"``: every parameter ``attr[<key>]`` (a key of one character or more,
-  without brackets), each sent at most once; OpenAPI's ``deepObject`` style;
-- a dict, ``{"name": "expand", "repeatable": True, "description": "..."}``: a name or a family
-  that may be sent more than once (``?expand=a&expand=b``), with the description the OpenAPI
-  document gives it.
-
-The package checks the names only; the values are the project's to read (``getlist()`` for a
-repeatable one).
+Each entry is a name (``"brief"``: sent at most once), a family (``"attr[*]"``: every
+``attr[<key>]``, each sent at most once; OpenAPI's ``deepObject``) or a dict (``{"name": "expand",
+"repeatable": True, "description": "..."}``: a name or family that may be repeated, with its
+OpenAPI description). The package checks the names only; the values are the project's to read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
-#: The suffix of a family: ``attr[*]`` declares ``attr[color]``, ``attr[size]`` ...
-FAMILY_SUFFIX = "[*]"
+_FAMILY_SUFFIX = "[*]"
 #: What an entry may be, for the messages that refuse one.
 SHAPES = "a name ('brief'), a family ('attr[*]') or a dict ({'name': 'expand', 'repeatable': True})"
-_KEYS = frozenset({"name", "repeatable", "description"})
 
 
 @dataclass(frozen=True)
-class ExtraParameter:
+class _ExtraParameter:
     """One entry: a parameter name, or a family's pattern (``attr[*]``)."""
 
     name: str
@@ -41,11 +32,11 @@ class ExtraParameter:
     @property
     def family(self) -> str | None:
         """The family's prefix (``attr`` of ``attr[*]``); ``None`` for a plain name."""
-        return self.name[: -len(FAMILY_SUFFIX)] if self.name.endswith(FAMILY_SUFFIX) else None
+        return self.name.removesuffix(_FAMILY_SUFFIX) if self.name.endswith(_FAMILY_SUFFIX) else None
 
     def openapi_parameter(self) -> dict[str, Any]:
-        """The OpenAPI parameter: a string; a repeatable one an array of them (``style: form``,
-        ``explode: true``); a family a ``deepObject`` whose members are its keys."""
+        """A string; a repeatable one an array of them (``style: form``, ``explode: true``); a
+        family a ``deepObject`` whose members are its keys."""
         value: dict[str, Any] = {"type": "string"}
         if self.repeatable:
             value = {"type": "array", "items": value}
@@ -61,13 +52,13 @@ class ExtraParameter:
         return parameter
 
 
-def extra_parameter(entry: Any) -> ExtraParameter:
+def extra_parameter(entry: Any) -> _ExtraParameter:
     """``entry`` read, or a ``ValueError`` that says what is wrong with it (after :data:`SHAPES`)."""
     if isinstance(entry, str):
-        return ExtraParameter(_name(entry))
+        return _ExtraParameter(_name(entry))
     if not isinstance(entry, Mapping):
         raise ValueError(f"an entry is {SHAPES}")
-    unknown = sorted(str(key) for key in entry if key not in _KEYS)
+    unknown = sorted(str(key) for key in entry if key not in ("name", "repeatable", "description"))
     if unknown:
         raise ValueError(f"a dict takes name, repeatable and description, not {', '.join(unknown)}")
     repeatable = entry.get("repeatable", False)
@@ -78,12 +69,12 @@ def extra_parameter(entry: Any) -> ExtraParameter:
         raise ValueError("description is a string")
     if not isinstance(entry.get("name"), str):
         raise ValueError("a dict has a name, a string")
-    return ExtraParameter(_name(entry["name"]), repeatable, description)
+    return _ExtraParameter(_name(entry["name"]), repeatable, description)
 
 
 def _name(name: str) -> str:
     """A valid name or family pattern: not empty, a ``*`` only in a family's ``[*]`` ending."""
-    head = name[: -len(FAMILY_SUFFIX)] if name.endswith(FAMILY_SUFFIX) else name
+    head = name.removesuffix(_FAMILY_SUFFIX)
     if not head:
         raise ValueError("a name is not empty (a family has a prefix: 'attr[*]')")
     if "*" in head or "[" in head or "]" in head:
@@ -94,26 +85,16 @@ def _name(name: str) -> str:
     return name
 
 
-@dataclass(frozen=True)
 class ExtraParameters:
     """The extra parameters of one view, its own first, then the project's."""
 
-    entries: tuple[ExtraParameter, ...] = ()
-    #: The names and family patterns, in order: what an "Accepted:" list shows.
-    names: tuple[str, ...] = field(init=False, compare=False)
-    #: The names and family patterns that may be sent more than once.
-    repeatable: frozenset[str] = field(init=False, compare=False)
-    _families: dict[str, str] = field(init=False, compare=False)
-    _first: dict[str, ExtraParameter] = field(init=False, compare=False)
-
-    def __post_init__(self) -> None:
-        first = {entry.name: entry for entry in reversed(self.entries)}  # the first entry of a name wins
-        ordered = list(dict.fromkeys(entry.name for entry in self.entries))
-        object.__setattr__(self, "_first", first)
-        object.__setattr__(self, "names", tuple(ordered))
-        object.__setattr__(self, "repeatable", frozenset(name for name in ordered if first[name].repeatable))
-        families = {first[name].family: name for name in ordered if first[name].family is not None}
-        object.__setattr__(self, "_families", families)
+    def __init__(self, entries: Sequence[_ExtraParameter]) -> None:
+        self._first = {entry.name: entry for entry in reversed(entries)}  # the first entry of a name wins
+        #: The names and family patterns, in order: what an "Accepted:" list shows.
+        self.names = tuple(dict.fromkeys(entry.name for entry in entries))
+        #: The names and family patterns that may be sent more than once.
+        self.repeatable = frozenset(name for name in self.names if self._first[name].repeatable)
+        self._families = {entry.family: name for name, entry in self._first.items() if entry.family is not None}
 
     def declared_as(self, name: str) -> str | None:
         """The family pattern a query parameter belongs to (``attr[*]`` for ``attr[color]``), else ``None``."""
@@ -152,4 +133,4 @@ def _read_entries(entries: Sequence[Any]) -> ExtraParameters:
                 f"Extra query parameter {entry!r} (EXTRA_QUERY_PARAMS or a view's extra_query_params): "
                 f"each entry is {SHAPES}; {exc}."
             ) from None
-    return ExtraParameters(tuple(read))
+    return ExtraParameters(read)

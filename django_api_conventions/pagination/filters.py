@@ -1,9 +1,4 @@
-"""django-filter filters that parse as strictly as the strict backend: ``TimestampFilter``.
-
-The strict filter parts (``StrictFilterBackend``, ``SearchMixin``, the filters of
-``StrictQueryParametersMixin`` and of the OpenAPI schema) apply django-filter ``FilterSet``s,
-installed with the ``filter`` extra: ``pip install "django-api-conventions[filter]"``.
-"""
+"""django-filter filters that parse as strictly as the strict backend: ``TimestampFilter``."""
 
 from __future__ import annotations
 
@@ -45,9 +40,8 @@ _TIMESTAMP_EXPECTED = _(
 
 
 def parse_timestamp(value: str) -> datetime:
-    """ISO 8601 / RFC 3339, ASCII digits only: ``2026-01-31T12:00:00Z``, ``2026-01-31T12:00+01:00``,
-    ``2026-01-31T12:00:00.5``, ``2026-01-31``. A value without an offset is read in the current
-    time zone; a date alone is its midnight there. Anything else is a ``ValidationError`` whose
+    """ISO 8601 / RFC 3339 in ASCII digits (``2026-01-31T12:00:00Z``, ``2026-01-31``), in UTC; a
+    value without an offset is read in the current time zone. Else a ``ValidationError`` whose
     message is a predicate (code :data:`PREDICATE_CODE`)."""
     if not _TIMESTAMP.fullmatch(value):
         raise ValidationError(str(_TIMESTAMP_EXPECTED), code=PREDICATE_CODE)
