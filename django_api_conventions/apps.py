@@ -13,7 +13,7 @@ class APIConventionsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Importing a part's checks registers them; the middleware module connects its receivers.
+        # Importing a part's checks registers them.
         from . import checks, middleware  # noqa: F401
         from .idempotency import checks as idempotency_checks  # noqa: F401
         from .pagination import checks as pagination_checks  # noqa: F401

@@ -1,12 +1,8 @@
-"""The package's middleware, importable from one place. Put them first in ``MIDDLEWARE``, in this order::
+"""The package's middleware, to put first in ``MIDDLEWARE`` in this order (docs/installation.md)::
 
-    "django_api_conventions.middleware.TraceIdMiddleware",
-    "django_api_conventions.middleware.ProblemDetailsMiddleware",
-    "django_api_conventions.middleware.MaintenanceModeMiddleware",
-
-(with ``versioning.middleware.VersionLifecycleMiddleware`` right after the first when you version
-the API, and ``idempotency.IdempotencyMiddleware`` last when you key paths rather than views).
-Each lives with the part it serves: tracing, the error contract, maintenance.
+"django_api_conventions.middleware.TraceIdMiddleware",
+"django_api_conventions.middleware.ProblemDetailsMiddleware",
+"django_api_conventions.middleware.MaintenanceModeMiddleware",
 """
 
 from .maintenance.middleware import MaintenanceModeMiddleware

@@ -8,10 +8,7 @@ __all__ = ["IdempotencyRecord", "RuntimeSwitch"]
 
 
 class RuntimeSwitch(models.Model):
-    """A switch flipped at run time and seen by every worker on every host (maintenance mode).
-
-    Used when ``MAINTENANCE_SWITCH_STORE`` is ``"database"``.
-    """
+    """A switch flipped at run time and seen by every worker (``MAINTENANCE_SWITCH_STORE = "database"``)."""
 
     name = models.CharField(max_length=64, unique=True)
     enabled = models.BooleanField(default=False)
@@ -27,11 +24,8 @@ class RuntimeSwitch(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """One idempotency key of one client: its claim, its lease, and once resolved its response.
-
-    Used by the database store. ``scope`` is whose key it is (the client id, or a view's ``get_idempotency_scope()``);
-    keys and fingerprints of one scope are never visible to another.
-    """
+    """One idempotency key of one client (``scope``) in the database store: its claim, its lease,
+    and once resolved its response."""
 
     class State(models.TextChoices):
         STARTED = "started"

@@ -1,9 +1,5 @@
-"""URLs of the package: include them at the root, ``path("", include("django_api_conventions.urls"))``.
-
-The problem type pages are routed at the path of ``PROBLEM_BASE_URL`` (``problems/`` by
-default), read when this URLconf loads. Each page has one URL; the same path with or without a trailing slash
-redirects to it (301), as a developer types either, and ``APPEND_SLASH`` is often off in an API.
-"""
+"""``path("", include("django_api_conventions.urls"))``: the problem type pages, at the path of
+``PROBLEM_BASE_URL`` (``problems/`` by default); the other spelling of each page redirects (301)."""
 
 from django.urls import path
 

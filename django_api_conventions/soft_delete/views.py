@@ -13,18 +13,12 @@ from .models import including_deleted
 
 
 class SoftDeleteDestroyMixin:
-    """``DELETE`` soft-deletes and answers 204, also when repeated; an id the client cannot see is 404.
-
-    The row is looked up through the view's own ``get_queryset()`` and filter backends, so a
-    client can never delete, nor learn of, a row outside its scope. Repeats find the deleted
-    row with :meth:`get_queryset_including_deleted`.
-    """
+    """``DELETE`` soft-deletes and answers 204, also when repeated; an id the client cannot see is
+    404: the row is looked up through the view's own ``get_queryset()`` and filter backends."""
 
     def get_queryset_including_deleted(self) -> Any:
-        """The view's queryset with deleted rows. A ``get_queryset()`` that builds its queryset
-        from ``Model.objects`` at call time (the usual way to scope rows) is followed as it is; a
-        class-level ``queryset`` attribute was built at import time, so its model's
-        ``all_objects`` stands in for it."""
+        """The view's queryset with deleted rows: its ``get_queryset()``, or for a class-level
+        ``queryset`` (built at import time) its model's ``all_objects``."""
         view: Any = self
         if type(view).get_queryset is GenericAPIView.get_queryset:
             return view.queryset.model.all_objects.all()

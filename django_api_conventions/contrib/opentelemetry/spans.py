@@ -6,12 +6,7 @@ from opentelemetry import trace
 
 
 def current_span_trace_id() -> str | None:
-    """The current span's trace id as 32 lower-case hex digits; ``None`` when no valid span is current.
-
-    Recording or not: a span started by opentelemetry-instrumentation-django's middleware, by a
-    WSGI/ASGI middleware, or a non-recording span carrying a sampled-out remote parent all
-    name the trace the request belongs to.
-    """
+    """The current span's trace id (32 hex digits), recording or not; ``None`` when none is valid."""
     context = trace.get_current_span().get_span_context()
     if not context.is_valid:
         return None

@@ -113,21 +113,25 @@ class OpenAPIDocsView(SpectacularSwaggerView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         primary = _requested_version(request)
         response: Response = super().get(request, *args, **kwargs)
+        assert isinstance(response.data, dict)
+        for key, filename in _SWAGGER_UI_ASSETS.items():
+            response.data[key] = reverse(
+                "api_conventions_openapi:asset", kwargs={"path": f"swagger-ui-dist/{filename}"}
+            )
         if primary is not None:  # a version table is set
-            assert isinstance(response.data, dict)
             served = [version for version in get_version_table().versions if not version.is_retired()]
             response.data["settings"] = _version_switch(
                 reverse(self.url_name), served, primary, response.data["settings"]
             )
         return response
 
-    @staticmethod
-    def _swagger_ui_resource(filename: str) -> str:
-        return reverse("api_conventions_openapi:asset", kwargs={"path": f"swagger-ui-dist/{filename}"})
 
-    @staticmethod
-    def _swagger_ui_favicon() -> str:
-        return reverse("api_conventions_openapi:asset", kwargs={"path": "swagger-ui-dist/favicon-32x32.png"})
+_SWAGGER_UI_ASSETS = {
+    "swagger_ui_css": "swagger-ui.css",
+    "swagger_ui_bundle": "swagger-ui-bundle.js",
+    "swagger_ui_standalone": "swagger-ui-standalone-preset.js",
+    "favicon_href": "favicon-32x32.png",
+}
 
 
 @maintenance_exempt
