@@ -34,8 +34,7 @@ def check_drf_settings(**kwargs: Any) -> list[checks.CheckMessage]:
     handler = drf.get("EXCEPTION_HANDLER", "rest_framework.views.exception_handler")
     if handler != EXCEPTION_HANDLER:
         errors.append(message("drf_handler_not_problems", value=handler))
-    throttles = drf.get("DEFAULT_THROTTLE_CLASSES", [])
-    if _names_client_rate_throttle(throttles) and "client" not in drf.get("DEFAULT_THROTTLE_RATES", {}):
+    if _names_client_rate_throttle() and "client" not in drf.get("DEFAULT_THROTTLE_RATES", {}):
         errors.append(message("client_rate_missing"))
     if _DRF_JSON_PARSER in drf.get("DEFAULT_PARSER_CLASSES", [_DRF_JSON_PARSER]):
         errors.append(message("lax_json_parser", where="REST_FRAMEWORK['DEFAULT_PARSER_CLASSES']"))
@@ -78,18 +77,17 @@ def _is_lax_json_parser(parser: Any) -> bool:
     return isinstance(parser, type) and issubclass(parser, JSONParser) and not issubclass(parser, StrictJSONParser)
 
 
-def _names_client_rate_throttle(throttles: Any) -> bool:
+def _names_client_rate_throttle() -> bool:
     """Whether DRF's throttle classes include ``ClientRateThrottle``, by whichever path they name it."""
+    from rest_framework.settings import api_settings as drf_settings
+
     from ..clients.throttling import ClientRateThrottle
 
-    for path in throttles if isinstance(throttles, (list, tuple)) else ():
-        try:
-            throttle = import_string(path) if isinstance(path, str) else path
-        except ImportError:
-            continue  # DRF reports a path it cannot import itself
-        if isinstance(throttle, type) and issubclass(throttle, ClientRateThrottle):
-            return True
-    return False
+    try:
+        throttles = drf_settings.DEFAULT_THROTTLE_CLASSES
+    except ImportError:
+        return False  # DRF reports a path it cannot import itself
+    return any(isinstance(throttle, type) and issubclass(throttle, ClientRateThrottle) for throttle in throttles)
 
 
 @checks.register(checks.Tags.compatibility)

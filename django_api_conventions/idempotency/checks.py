@@ -16,9 +16,6 @@ from .decorators import is_idempotency_exempt
 from .mixins import IdempotencyMixin
 from .stores import load_store_class
 
-#: Permission classes that let a caller without credentials in (for every method).
-_OPEN_PERMISSIONS = ("rest_framework.permissions.AllowAny",)
-
 
 @checks.register(checks.Tags.caches)
 def check_idempotency_store(**kwargs: Any) -> list[checks.CheckMessage]:
@@ -91,8 +88,6 @@ def _takes_keys(callback: Any, view_class: type[Any]) -> bool:
 
 
 def _lets_anyone_in(view_class: type) -> bool:
-    permissions = getattr(view_class, "permission_classes", ())
-    return all(
-        isinstance(permission, type) and f"{permission.__module__}.{permission.__qualname__}" in _OPEN_PERMISSIONS
-        for permission in permissions
-    )
+    from rest_framework.permissions import AllowAny
+
+    return all(permission is AllowAny for permission in getattr(view_class, "permission_classes", ()))

@@ -35,7 +35,7 @@ def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
     # Django takes the error handlers from the URLconf of the request (request.urlconf), and the
     # type URLs are reversed in it: each URLconf the project serves needs both.
     for resolver in project_resolvers():
-        urlconf_name = _module_name(resolver)
+        urlconf_name = str(getattr(resolver.urlconf_module, "__name__", resolver.urlconf_name))
         for handler, view in _ERROR_HANDLERS.items():
             value = getattr(resolver.urlconf_module, handler, None)
             if value != f"{HANDLERS}.{view}" and getattr(value, "__module__", None) != HANDLERS:
@@ -52,11 +52,6 @@ def check_error_views(**kwargs: Any) -> list[checks.CheckMessage]:
     if csrf_failure_view != f"{HANDLERS}.csrf_failure":
         errors.append(message("csrf_view_not_problems", value=csrf_failure_view))
     return errors + unrouted_pages
-
-
-def _module_name(resolver: Any) -> str:
-    module = resolver.urlconf_module
-    return str(getattr(module, "__name__", resolver.urlconf_name))
 
 
 @checks.register(checks.Tags.urls)
