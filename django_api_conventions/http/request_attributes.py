@@ -47,18 +47,9 @@ def set_state(request: Any, name: str, value: Any) -> None:
 
 def state_list(request: Any, name: str) -> list[Any]:
     """The list kept under ``name``, created empty the first time (to append to)."""
-    http_request = http_request_of(request)
-    values: list[Any] | None = getattr(http_request, name, None)
-    if values is None:
-        values = []
-        setattr(http_request, name, values)
-    return values
+    return vars(http_request_of(request)).setdefault(name, [])  # type: ignore[no-any-return]
 
 
 def pop_state(request: Any, name: str, default: Any = None) -> Any:
     """Remove ``name`` from ``request`` and return its value, ``default`` when none."""
-    http_request = http_request_of(request)
-    value = getattr(http_request, name, default)
-    if hasattr(http_request, name):
-        delattr(http_request, name)
-    return value
+    return vars(http_request_of(request)).pop(name, default)

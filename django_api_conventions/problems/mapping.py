@@ -101,20 +101,15 @@ def unmap_exception(exc_type: type[BaseException]) -> None:
 
 def mapped_problem(exc: BaseException) -> ProblemException | None:
     """The problem the project's mappings (:func:`map_exception`) give ``exc``, if any."""
-    if not _project_mappings:
-        return None
     for cls in type(exc).__mro__:
         mapper = _project_mappings.get(cls)
-        if mapper is None:
-            continue
-        problem = mapper(exc)
-        if problem is None:
-            continue
-        if not isinstance(problem, ProblemException):
+        problem = mapper(exc) if mapper is not None else None
+        if problem is not None and not isinstance(problem, ProblemException):
             raise TypeError(
                 f"The mapper of {cls.__name__} returned {problem!r}: it must return a ProblemException or None."
             )
-        return problem
+        if problem is not None:
+            return problem
     return None
 
 
@@ -171,7 +166,6 @@ def own_not_found_detail(exc: Http404) -> str | None:
 
 
 def _from_api_exception(exc: drf.APIException) -> ProblemException:
-    headers: dict[str, str] = {}
     if isinstance(exc, drf.ValidationError):
         return ProblemException(
             "validation-error",
@@ -191,8 +185,7 @@ def _from_api_exception(exc: drf.APIException) -> ProblemException:
         return ProblemException("permission-denied", str(exc.detail), status=403)
     if isinstance(exc, drf.Throttled):
         wait: float | None = exc.wait  # type: ignore[attr-defined]  # Throttled.__init__ sets it; the stubs omit it
-        if wait is not None:
-            headers.update(retry_after_header(wait))
+        headers = retry_after_header(wait) if wait is not None else None
         return ProblemException("rate-limited", str(exc.detail), headers=headers)
     problem_type = problem_types.for_status(exc.status_code)
     if problem_type.status == 500 and exc.status_code != 500:
