@@ -1,18 +1,9 @@
 """The OpenAPI parameters of a django-filter FilterSet, as strict as the values it takes.
 
-Plain OpenAPI dicts (``StrictFilterBackend.get_schema_operation_parameters()`` returns them;
-drf-spectacular reads them): each parameter typed by its form
-field (``integer``, ``number``, ``boolean``, ``date``, ``date-time`` ...; a ``ModelChoiceFilter``
-by the type of the key it looks up), its ``enum`` from static choices, a repeatable parameter
-as an array (``style: form``, ``explode: true``), comma-separated values (``BaseInFilter``,
-``BaseRangeFilter``) as a string with a ``pattern``, and one parameter per
-sub-parameter of a range (``created_after``, ``created_before``).
-
-A filter the package cannot type (a ``ModelChoiceFilter`` whose ``to_field_name`` is no field
-of its model, say) is described as the OpenAPI generator describes it on its own, with a
-warning in the generator's output (drf-spectacular's description, through the filter extension
-of ``contrib.spectacular``: ``spectacular --fail-on-warn`` fails on the warning); the rest of the
-document stays as strict.
+Each parameter is typed by its form field, its ``enum`` from static choices, a repeatable one as
+an array, comma-separated values as a string with a ``pattern``. A filter the package cannot type
+is described as the OpenAPI generator would describe it, with a warning (``spectacular
+--fail-on-warn`` fails on it); the rest of the document stays as strict.
 """
 
 from __future__ import annotations
@@ -29,15 +20,7 @@ from django_filters.fields import BaseRangeField
 
 from .filters import TimestampField
 from .orderings import INTEGER_FIELD_TYPES
-from .parameters import (
-    INTEGER,
-    NUMBER,
-    Parameter,
-    field_of,
-    is_model_choice,
-    key_type,
-    static_choices,
-)
+from .parameters import INTEGER, NUMBER, Parameter, field_of, is_model_choice, key_type, static_choices
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +32,7 @@ _TEMPORAL = (
 )
 
 
-class UntypedFilter(Exception):
+class _UntypedFilter(Exception):
     """The package cannot say which values a filter takes."""
 
 
@@ -64,7 +47,7 @@ def schema_parameters(
     for name, parameter in parameters.items():
         filter_ = filterset.filters[parameter.filter_name]
         try:
-            schema = parameter_schema(filterset, parameter)
+            schema = _parameter_schema(filterset, parameter)
         except Exception as exc:  # noqa: BLE001 -- one filter never takes the whole document down
             if parameter.filter_name not in fallbacks:
                 fallbacks[parameter.filter_name] = _generator_parameters(
@@ -109,14 +92,14 @@ def body_properties(filterset: Any, parameters: dict[str, Parameter]) -> dict[st
     properties = {}
     for name, parameter in parameters.items():
         try:
-            schema = parameter_schema(filterset, parameter)
+            schema = _parameter_schema(filterset, parameter)
         except Exception:  # noqa: BLE001 -- schema_parameters() warned of it already
             schema = {"type": "string"}
         properties[name] = schema | ({"minItems": 1} if parameter.multiple else {})
     return properties
 
 
-def parameter_schema(filterset: Any, parameter: Parameter) -> dict[str, Any]:
+def _parameter_schema(filterset: Any, parameter: Parameter) -> dict[str, Any]:
     filter_ = filterset.filters[parameter.filter_name]
     field = field_of(filterset, parameter)
     one = _with_null_value(field, value_schema(field, filter_.model, filter_.field_name))
@@ -137,9 +120,9 @@ def value_schema(field: forms.Field, model: Any, field_name: str | None) -> dict
         key = key_type(field)
         if key is None:
             queryset = cast("QuerySet[Any]", field.queryset)  # key_type() has read its model
-            raise UntypedFilter(f"{queryset.model.__name__} has no field {field.to_field_name!r}")
+            raise _UntypedFilter(f"{queryset.model.__name__} has no field {field.to_field_name!r}")
         return {"type": "integer"} if key in INTEGER_FIELD_TYPES else {"type": "string", "minLength": 1}
-    choices = unique(static_choices(field))  # a ChoiceSet may repeat a value under two labels
+    choices = list(dict.fromkeys(static_choices(field)))  # a ChoiceSet may repeat a value under two labels
     if choices:
         return {"type": "string", "enum": choices}
     if isinstance(field, (forms.DecimalField, forms.FloatField)):
@@ -162,18 +145,13 @@ def _with_null_value(field: Any, schema: dict[str, Any]) -> dict[str, Any]:
     if "enum" in schema:
         # django-filter's ChoiceField lists the null choice among its own choices already; an
         # enum that names it twice is no valid schema (JSON Schema: the values are unique).
-        return {**schema, "enum": unique([*schema["enum"], null])}
+        return {**schema, "enum": list(dict.fromkeys([*schema["enum"], null]))}
     return {"anyOf": [schema, {"type": "string", "enum": [null]}]}
-
-
-def unique(values: list[Any]) -> list[Any]:
-    """``values`` without repeats, in their order."""
-    return list(dict.fromkeys(values))
 
 
 def _csv_schema(field: forms.Field, one: dict[str, Any]) -> dict[str, Any]:
     if "enum" in one and not isinstance(field, BaseRangeField):
-        return choices_schema(one["enum"])
+        return _choices_schema(one["enum"])
     item = {"integer": INTEGER.pattern, "number": NUMBER.pattern}.get(one.get("type", ""))
     item = item.replace("{1,4000}", "+") if item else None
     if isinstance(field, BaseRangeField):
@@ -190,7 +168,7 @@ def _csv_schema(field: forms.Field, one: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def choices_schema(choices: list[str]) -> dict[str, Any]:
+def _choices_schema(choices: list[str]) -> dict[str, Any]:
     """One or more of ``choices``, comma-separated, as one string."""
     choice = "|".join(re.escape(value) for value in choices)
     return {

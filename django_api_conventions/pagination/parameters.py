@@ -1,18 +1,10 @@
 """The query parameters of a django-filter FilterSet, and the spellings the strict backend refuses.
 
-A filter reads one parameter, its own name, unless its widget says otherwise: a
-``SuffixedMultiWidget`` (``DateFromToRangeFilter``: ``<name>_after`` and ``<name>_before``;
-``RangeFilter``: ``_min``/``_max``; ``LookupChoiceFilter``: ``<name>`` and ``<name>_lookup``)
-reads one per suffix, a widget that reads a list (a ``SelectMultiple``: ``MultipleChoiceFilter``,
-``ModelMultipleChoiceFilter``, a project's multi-value filters; a ``QueryArrayWidget``) takes the
-parameter repeated, a CSV widget (``BaseInFilter``, ``BaseRangeFilter``) comma-separated values
-in one parameter (its widget reads one). An ``in`` filter (``BaseInFilter``) takes its values
-repeated too, as a multiple choice does: ``?status=a&status=b`` is ``?status=a,b``.
-A choice with a ``null_label`` takes django-filter's ``null_value`` (``?tenant=null``).
-
-Django's form fields forgive: they strip white space, read other scripts' digits (Arabic-Indic,
-fullwidth), ``5.0`` as the integer 5, ``maybe`` as "no filter" for a boolean, and django-filter skips an
-empty value. The strict backend refuses each of those with a 400 before the form sees them.
+A filter reads its own name, unless its widget says otherwise: a ``SuffixedMultiWidget`` (a
+range's ``_after``/``_before``, ``_min``/``_max``) one parameter per suffix; a widget that reads
+a list takes it repeated; a CSV widget comma-separated values (an ``in`` filter also repeated).
+Django's form fields forgive white space, other scripts' digits, ``5.0`` as 5 or ``maybe`` as
+"no filter"; the strict backend refuses each of those with a 400 before the form sees them.
 """
 
 from __future__ import annotations
@@ -35,12 +27,9 @@ from .orderings import INTEGER_FIELD_TYPES
 
 INTEGER = re.compile(r"[+-]?[0-9]{1,4000}")
 NUMBER = re.compile(r"[+-]?[0-9]{1,4000}(?:\.[0-9]{1,4000})?")
-#: The spellings of a boolean whose meaning is plain, each with it: a value the filter's widget
-#: reads as that boolean is taken (``1``/``0`` and any letter case by django-filter's
-#: ``BooleanWidget``; ``true``/``false``/``True``/``False`` by Django's ``NullBooleanSelect``).
-#: What a widget reads otherwise is refused: ``NullBooleanSelect``'s ``2``/``3`` (kept by Django
-#: for old forms), a ``CheckboxInput``'s "any text is true".
-BOOLEANS = {"true": True, "false": False, "1": True, "0": False}
+#: The spellings of a boolean whose meaning is plain: taken when the filter's widget reads them
+#: so; what a widget reads otherwise (``NullBooleanSelect``'s ``2``/``3``) is refused.
+_BOOLEANS = {"true": True, "false": False, "1": True, "0": False}
 
 
 @dataclass(frozen=True)
@@ -65,8 +54,7 @@ class Parameter:
         return self.multiple or self.joins
 
 
-#: Per FilterSet class: the names of its filters and their parameters. A list reads them on every
-#: request; they change only when an instance adds or removes filters, which the names show.
+#: Per FilterSet class: the names of its filters and their parameters (an instance may change them).
 _PARAMETERS: WeakKeyDictionary[type, tuple[tuple[str, ...], dict[str, Parameter]]] = WeakKeyDictionary()
 
 
@@ -92,7 +80,12 @@ def _read_parameters(filterset: Any) -> dict[str, Parameter]:
         else:
             csv = isinstance(widget, BaseCSVWidget)
             found[filter_name] = Parameter(
-                filter_name, filter_name, None, reads_list(widget), csv, joins=csv and isinstance(filter_, BaseInFilter)
+                filter_name,
+                filter_name,
+                None,
+                _reads_list(widget),
+                csv,
+                joins=csv and isinstance(filter_, BaseInFilter),
             )
             continue
         for index, name in enumerate(names):
@@ -100,7 +93,7 @@ def _read_parameters(filterset: Any) -> dict[str, Parameter]:
     return found
 
 
-def reads_list(widget: forms.Widget) -> bool:
+def _reads_list(widget: forms.Widget) -> bool:
     """The widget reads every value of its parameter (``QueryDict.getlist``), not the last one."""
     return bool(getattr(widget, "allow_multiple_selected", False)) or isinstance(widget, QueryArrayWidget)
 
@@ -114,8 +107,7 @@ def field_of(filterset: Any, parameter: Parameter) -> forms.Field:
 
 
 def value_problem(raw: str, field: forms.Field, *, csv: bool) -> str | None:
-    """Why the strict backend refuses ``raw`` before the form sees it (a predicate after the
-    parameter's name), or ``None``."""
+    """Why the strict backend refuses ``raw`` (a predicate after the parameter's name), or ``None``."""
     if "\x00" in raw:  # PostgreSQL text cannot hold NUL: refuse it before the database does
         return gettext("must not contain a NUL character")
     if isinstance(field, TimestampField) and not csv:
@@ -133,8 +125,6 @@ def value_problem(raw: str, field: forms.Field, *, csv: bool) -> str | None:
 
 
 def _timestamp_problem(raw: str) -> str | None:
-    """What is wrong with ``raw`` as a moment: the timestamp's own message for every spelling
-    (empty, white space around it, other scripts' digits), which says the one it takes."""
     try:
         parse_timestamp(raw)
     except ValidationError as error:
@@ -143,7 +133,7 @@ def _timestamp_problem(raw: str) -> str | None:
 
 
 def _item_problem(item: str, field: forms.Field) -> str | None:
-    if is_null_value(item, field):
+    if _is_null_value(item, field):
         return None  # django-filter's "no value" of a choice: the field takes it as it is
     if isinstance(field, forms.CharField) and not field.strip:
         return None  # text taken as it is written
@@ -169,12 +159,12 @@ def _item_problem(item: str, field: forms.Field) -> str | None:
 
 
 def _boolean_problem(item: str, widget: forms.Widget) -> str | None:
-    """``None`` when the filter's widget reads ``item`` as the boolean it plainly means (django-filter
-    skips a filter whose widget reads no boolean: "no filter", which the client did not ask for)."""
-    meaning = BOOLEANS.get(item.lower())
+    """``None`` when the widget reads ``item`` as the boolean it plainly means (django-filter would
+    skip a filter whose widget reads no boolean)."""
+    meaning = _BOOLEANS.get(item.lower())
     if meaning is not None and _reads_as(widget, item) is meaning:
         return None
-    taken = [spelling for spelling, meaning in BOOLEANS.items() if _reads_as(widget, spelling) is meaning]
+    taken = [spelling for spelling, meaning in _BOOLEANS.items() if _reads_as(widget, spelling) is meaning]
     if not taken:  # a widget of the project's own, with spellings of its own
         return gettext("is no boolean this filter reads")
     return gettext("must be one of: {choices}").format(choices=", ".join(taken))
@@ -188,16 +178,14 @@ def is_model_choice(field: forms.Field) -> TypeGuard[forms.ModelChoiceField[Any]
     return isinstance(field, (forms.ModelChoiceField, forms.ModelMultipleChoiceField))
 
 
-def is_null_value(item: str, field: Any) -> bool:
-    """``item`` is the ``null_value`` of a choice field that offers it (one with a ``null_label``:
-    ``ModelChoiceFilter``, ``ModelMultipleChoiceFilter``, ``ChoiceFilter`` ...)."""
+def _is_null_value(item: str, field: Any) -> bool:
+    """``item`` is the ``null_value`` of a choice field that offers it (one with a ``null_label``)."""
     return getattr(field, "null_label", None) is not None and item == getattr(field, "null_value", None)
 
 
 def key_type(field: Any) -> str | None:
     """The internal type of the model field a ModelChoiceField looks its values up by; ``None``
-    when ``to_field_name`` is no field of the model (a lookup through a relation, a property):
-    such a key is not known to take integers, and the form alone validates its values."""
+    when ``to_field_name`` is no field of the model (the form alone validates its values)."""
     meta = field.queryset.model._meta
     try:
         key = meta.get_field(field.to_field_name) if field.to_field_name else meta.pk
