@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import IO, Any, TypeVar
 
+from django.utils.http import parse_header_parameters
 from django.utils.translation import gettext
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
@@ -113,11 +114,7 @@ def _declared_charset(parser_context: Mapping[str, Any] | None, accepted: list[s
     content_type = getattr(http_request_of(request), "META", {}).get("CONTENT_TYPE", "")
     if len(content_type) > MAX_MEDIA_RANGE_LENGTH:
         raise unsupported_media_type(content_type, accepted)
-    for parameter in content_type.split(";")[1:]:
-        name, _, value = parameter.partition("=")
-        if name.strip().lower() == "charset":
-            return value.strip().strip('"') or None
-    return None
+    return parse_header_parameters(content_type)[1].get("charset") or None
 
 
 def _too_deep(maximum: int) -> str:
