@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.urls import NoReverseMatch
 from rest_framework.request import Request
 from rest_framework.versioning import BaseVersioning, URLPathVersioning
 
 from .lifecycle import get_version_table, version_in_path
-from .urls import VERSION_KWARG
+from .urls import VERSION_KWARG, reverse_in_version
 
 __all__ = ["LifecycleVersioning"]
 
@@ -45,14 +44,9 @@ class LifecycleVersioning(URLPathVersioning):
         format: str | None = None,
         **extra: Any,
     ) -> str:
-        version = getattr(request, "version", None)
-        if version is not None:
-            try:
-                if args:  # positional: the version is the first captured group of a versioned route
-                    return BaseVersioning.reverse(self, viewname, [version, *args], kwargs, request, format, **extra)
-                return BaseVersioning.reverse(
-                    self, viewname, args, {**(kwargs or {}), VERSION_KWARG: version}, request, format, **extra
-                )
-            except NoReverseMatch:
-                pass
-        return BaseVersioning.reverse(self, viewname, args, kwargs, request, format, **extra)
+        return reverse_in_version(
+            lambda args, kwargs: BaseVersioning.reverse(self, viewname, args, kwargs, request, format, **extra),
+            getattr(request, "version", None),
+            args,
+            kwargs,
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Sequence
 
 from django.http import HttpResponseBase
@@ -12,6 +13,9 @@ from django.utils.http import http_date
 
 from ..http import header_names
 from .lifecycle import Deprecation
+
+# One link-value: a <URI>, then parameters whose quoted strings may hold commas.
+_LINK_VALUE = re.compile(r'<[^>]*>(?:"(?:\\.|[^"\\])*"|[^,"])*')
 
 
 def deprecation_header_value(moment: dt.datetime) -> str:
@@ -47,35 +51,13 @@ def add_link(response: HttpResponseBase, links: Sequence[str]) -> None:
     """Append ``links`` to the response's ``Link`` header, each once."""
     existing = response.get(header_names.LINK)
     values = [existing] if existing else []
-    present = set(_split_links(existing or ""))
+    present = {link.strip() for link in _LINK_VALUE.findall(existing or "")}
     for link in links:
         if link not in present:
             values.append(link)
             present.add(link)
     if values:
         response[header_names.LINK] = ", ".join(values)
-
-
-def _split_links(header: str) -> list[str]:
-    """The link-values of a ``Link`` header: commas inside ``<...>`` or quotes do not split."""
-    links: list[str] = []
-    current: list[str] = []
-    in_uri = in_quotes = False
-    for char in header:
-        if char == "<" and not in_quotes:
-            in_uri = True
-        elif char == ">" and not in_quotes:
-            in_uri = False
-        elif char == '"' and not in_uri:
-            in_quotes = not in_quotes
-        elif char == "," and not in_uri and not in_quotes:
-            links.append("".join(current).strip())
-            current = []
-            continue
-        current.append(char)
-    if current:
-        links.append("".join(current).strip())
-    return links
 
 
 def cap_freshness(response: HttpResponseBase, sunset: dt.datetime, now: dt.datetime) -> None:

@@ -6,7 +6,8 @@ never passed to the views. :func:`reverse` builds URLs in the request's version.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from django.http import HttpRequest, HttpResponse
@@ -76,12 +77,20 @@ def reverse(
 
     A URL outside :func:`versioned_urls` is reversed as it is.
     """
-    version = version or getattr(request, "version", None)
+    return reverse_in_version(
+        lambda args, kwargs: django_reverse(viewname, urlconf=urlconf, args=args, kwargs=kwargs),
+        version or getattr(request, "version", None),
+        args,
+        kwargs,
+    )
+
+
+def reverse_in_version(attempt: Callable[[Any, Any], str], version: str | None, args: Any, kwargs: Any) -> str:
+    """``attempt(args, kwargs)`` with ``version`` among them, else as given (a URL outside
+    :func:`versioned_urls`)."""
     if version is not None:
-        try:
+        with contextlib.suppress(NoReverseMatch):
             if args:  # positional: the version is the first captured group of a versioned route
-                return django_reverse(viewname, urlconf=urlconf, args=[version, *args])
-            return django_reverse(viewname, urlconf=urlconf, kwargs={**(kwargs or {}), VERSION_KWARG: version})
-        except NoReverseMatch:
-            pass
-    return django_reverse(viewname, urlconf=urlconf, args=args, kwargs=kwargs)
+                return attempt([version, *args], kwargs)
+            return attempt(args, {**(kwargs or {}), VERSION_KWARG: version})
+    return attempt(args, kwargs)
