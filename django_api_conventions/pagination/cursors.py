@@ -15,7 +15,7 @@ import hashlib
 import hmac
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -215,33 +215,6 @@ def _invalid_cursor(detail: str, *, parameter: str = "cursor") -> ProblemExcepti
     )
 
 
-# Typed values: a datetime keeps its microseconds and its time zone; a value never changes type.
-def _typed(value: Any) -> list[Any]:
-    if value is None:
-        return ["n"]
-    if isinstance(value, bool):
-        return ["b", value]
-    if isinstance(value, int):
-        return ["i", str(value)]
-    if isinstance(value, datetime):
-        return ["t", value.isoformat()]
-    if isinstance(value, date):
-        return ["d", value.isoformat()]
-    if isinstance(value, Decimal):
-        return ["m", str(value)]
-    if isinstance(value, uuid.UUID):
-        return ["u", str(value)]
-    if isinstance(value, float):
-        return ["f", value.hex()]
-    if isinstance(value, str):
-        return ["s", value]
-    raise TypeError(f"Cannot put a {type(value).__name__} in a cursor.")
-
-
-#: What a payload this service signed may still raise when it is not of this release's shape.
-_MALFORMED = (LookupError, TypeError, ValueError, ArithmeticError, AttributeError, RecursionError)
-
-
 def _decimal(text: str) -> Decimal:
     value = Decimal(text)
     if value.is_snan():  # no column holds one, and comparing one raises
@@ -249,17 +222,31 @@ def _decimal(text: str) -> Decimal:
     return value
 
 
-#: Each kind of typed value: the JSON type its value has, and how it is read back.
-_DECODERS: dict[str, tuple[type, Any]] = {
-    "b": (bool, bool),
-    "i": (str, int),
-    "t": (str, datetime.fromisoformat),
-    "d": (str, date.fromisoformat),
-    "m": (str, _decimal),
-    "u": (str, uuid.UUID),
-    "f": (str, float.fromhex),
-    "s": (str, str),
-}
+#: Each kind of typed value, looked up in order (a bool is an int, a datetime a date): its code,
+#: its type, and how it is written in JSON and read back. A datetime keeps its microseconds and
+#: its time zone; a value never changes type.
+_KINDS: tuple[tuple[str, type, Callable[[Any], Any], Callable[[Any], Any]], ...] = (
+    ("b", bool, bool, bool),
+    ("i", int, str, int),
+    ("t", datetime, datetime.isoformat, datetime.fromisoformat),
+    ("d", date, date.isoformat, date.fromisoformat),
+    ("m", Decimal, str, _decimal),
+    ("u", uuid.UUID, str, uuid.UUID),
+    ("f", float, float.hex, float.fromhex),
+    ("s", str, str, str),
+)
+_DECODERS = {code: (bool if kind is bool else str, decode) for code, kind, _encode, decode in _KINDS}
+#: What a payload this service signed may still raise when it is not of this release's shape.
+_MALFORMED = (LookupError, TypeError, ValueError, ArithmeticError, AttributeError, RecursionError)
+
+
+def _typed(value: Any) -> list[Any]:
+    if value is None:
+        return ["n"]
+    for code, kind, encode, _decode in _KINDS:
+        if isinstance(value, kind):
+            return [code, encode(value)]
+    raise TypeError(f"Cannot put a {type(value).__name__} in a cursor.")
 
 
 def _untyped(item: Any) -> Any:
