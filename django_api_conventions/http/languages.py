@@ -68,10 +68,8 @@ def honour_refused_languages(request: HttpRequest) -> None:
     if translation.get_language_from_path(request.path_info) is not None:
         return  # a language prefix in the URL (i18n_patterns) is the client's explicit choice
     ranges = parse_accept_lang_header(request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
-    if not any(weight == 0 for _, weight in ranges):
-        return
     active = translation.get_language()
-    if active is not None and not is_refused(active, ranges):
+    if not any(weight == 0 for _, weight in ranges) or (active is not None and not is_refused(active, ranges)):
         return
     translation.activate(language_from_request(request))
     # LocaleMiddleware's response step reads the active language for Content-Language.

@@ -67,7 +67,7 @@ def _constraint_columns(alias: str, table: str, constraint: str) -> tuple[str, .
     connection = connections[alias].copy()
     try:
         with connection.cursor() as cursor:
-            found: dict[str, Any] = connection.introspection.get_constraints(cursor, table).get(constraint) or {}
+            found: Any = connection.introspection.get_constraints(cursor, table).get(constraint) or {}
     except DatabaseError:
         return ()
     finally:
