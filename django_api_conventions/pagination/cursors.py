@@ -28,7 +28,7 @@ from django.utils.translation import gettext
 
 from ..problems.details import ProblemException
 
-CURSOR_VERSION = 2
+_CURSOR_VERSION = 2
 
 
 NEXT = "next"
@@ -108,7 +108,7 @@ def cursor_macs(salt: str = CURSOR_SALT) -> tuple[Any, ...]:
 
 @lru_cache(maxsize=1)  # settings read live above: override_settings and a rotation apply
 def _keyed_macs(secret: Any, fallbacks: tuple[Any, ...], salt: str) -> tuple[Any, ...]:
-    key_salt = f"{salt}.cursor-v{CURSOR_VERSION}".encode()
+    key_salt = f"{salt}.cursor-v{_CURSOR_VERSION}".encode()
     return tuple(
         hmac.new(hashlib.sha256(key_salt + force_bytes(key)).digest(), digestmod=hashlib.sha256)
         for key in (secret, *fallbacks)
@@ -126,7 +126,7 @@ def encode_cursor(cursor: Cursor, *, salt: str = CURSOR_SALT) -> str:
     """The token of ``cursor``: its payload and the MAC that binds it to its list."""
     context, hints = _binding(cursor.endpoint, cursor.sort, tuple(cursor.ordering), cursor.filters)
     payload = [
-        CURSOR_VERSION,
+        _CURSOR_VERSION,
         _CODES[cursor.direction, cursor.inclusive],
         hints,
         *[_typed(value) for value in cursor.position],
@@ -174,7 +174,7 @@ def _decode(
     try:
         # Only a payload this service signed gets here: still, whatever its shape, a 400, never a 500.
         payload = json.loads(_unb64(body).decode())
-        if not isinstance(payload, list) or not payload or payload[0] != CURSOR_VERSION:
+        if not isinstance(payload, list) or not payload or payload[0] != _CURSOR_VERSION:
             raise _invalid_cursor(
                 gettext("The cursor comes from another version of this service; start from the first page.")
             )
@@ -192,7 +192,7 @@ def _foreign(body: bytes, hints: str) -> ProblemException:
     differs; the token is refused either way."""
     try:
         payload = json.loads(_unb64(body.decode("ascii"))) if len(body) < 4096 else None
-        given = payload[2] if isinstance(payload, list) and len(payload) > 2 and payload[0] == CURSOR_VERSION else None
+        given = payload[2] if isinstance(payload, list) and len(payload) > 2 and payload[0] == _CURSOR_VERSION else None
         given_hints = _unb64(given) if isinstance(given, str) else b""
     except (ValueError, RecursionError):  # binascii.Error is a ValueError
         given_hints = b""

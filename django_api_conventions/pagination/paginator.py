@@ -294,35 +294,28 @@ class KeysetPagination(BasePagination):
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         maximum = self.get_max_limit()
-        parameters = [
-            {
-                "name": self.cursor_query_param,
-                "in": "query",
-                "required": False,
-                "description": "The next_cursor or previous_cursor of the page you are on, as it was received.",
-                "schema": {"type": "string", "minLength": 1},
-            },
-            {
-                "name": self.limit_query_param,
-                "in": "query",
-                "required": False,
-                "description": f"Page size, 1 to {maximum}.",
-                "schema": {"type": "integer", "minimum": 1, "maximum": maximum, "default": self.get_default_limit()},
-            },
+        described = [
+            (
+                self.cursor_query_param,
+                "The next_cursor or previous_cursor of the page you are on, as it was received.",
+                {"type": "string", "minLength": 1},
+            ),
+            (
+                self.limit_query_param,
+                f"Page size, 1 to {maximum}.",
+                {"type": "integer", "minimum": 1, "maximum": maximum, "default": self.get_default_limit()},
+            ),
         ]
-        sorts = self.get_sorts()
-        if sorts:
-            parameters.append(
-                {
-                    "name": self.sort_query_param,
-                    "in": "query",
-                    "required": False,
-                    "description": "The order of the list: a field, descending with `-`; ties are broken by the "
-                    "identifier in the same direction. A cursor keeps the sort it was issued for.",
-                    "schema": self.sort_schema(),
-                },
+        if self.get_sorts():
+            sort = (
+                "The order of the list: a field, descending with `-`; ties are broken by the "
+                "identifier in the same direction. A cursor keeps the sort it was issued for."
             )
-        return parameters
+            described.append((self.sort_query_param, sort, self.sort_schema()))
+        return [
+            {"name": name, "in": "query", "required": False, "description": description, "schema": schema}
+            for name, description, schema in described
+        ]
 
     def sort_schema(self) -> dict[str, Any]:
         """The OpenAPI schema of the ``sort`` value: the declared sorts, a closed enum."""
