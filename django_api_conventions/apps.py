@@ -34,7 +34,7 @@ def _keep_deprecations_on_replay() -> None:
     # The two parts never import each other: the app wires the versioning's notes into the
     # idempotency's stored responses, so that a replay announces the deprecations it used.
     from .idempotency.request_state import ReplayedRequestState, register_replayed_state
-    from .versioning.replay import dump_noted_since, note_dumped, noted_count
+    from .versioning.usage import dump_noted_since, note_dumped, noted_count
 
     register_replayed_state(ReplayedRequestState("deprecations", noted_count, dump_noted_since, note_dumped))
 

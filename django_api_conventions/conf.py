@@ -97,9 +97,6 @@ IMPORT_STRINGS = frozenset({"CLIENT_ID_RESOLVER", "PROJECT_EXCEPTION_HANDLER"})
 class APIConventionsSettings:
     """Attribute access to ``settings.API_CONVENTIONS`` merged over :data:`DEFAULTS`."""
 
-    def __init__(self) -> None:
-        self._cache: dict[str, Any] = {}
-
     @property
     def user_settings(self) -> dict[str, Any]:
         value = getattr(settings, SETTINGS_NAME, None)
@@ -114,14 +111,12 @@ class APIConventionsSettings:
         value = self.user_settings.get(name, DEFAULTS[name])
         if name in IMPORT_STRINGS and isinstance(value, str):
             value = import_string(value)
-        self._cache[name] = value
         setattr(self, name, value)
         return value
 
     def reload(self) -> None:
-        for name in list(self._cache):
+        for name in DEFAULTS:
             self.__dict__.pop(name, None)
-        self._cache.clear()
 
 
 api_settings = APIConventionsSettings()

@@ -1,7 +1,12 @@
-"""What each request used that is deprecated: collected on the request, announced and logged."""
+"""What each request used that is deprecated: collected on the request, announced and logged,
+and kept with an idempotent response, so that its replay, which never runs the view, announces
+what the view noted (a renamed field's old name)."""
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
+import json
 import logging
 from typing import Any
 
@@ -58,3 +63,23 @@ def report_use(request: Any, signal: Signal, deprecation: Deprecation, *, retire
     signal.send(
         sender=deprecation.kind, request=request, client_id=client_id, deprecation=deprecation, retired=retired, **extra
     )
+
+
+def noted_count(request: Any) -> int:
+    """How many deprecations ``request`` has noted so far: the mark :func:`dump_noted_since` starts at."""
+    return len(noted_deprecations(request))
+
+
+def dump_noted_since(request: Any, mark: int) -> str | None:
+    """The deprecations ``request`` noted after ``mark``, as JSON; ``None`` when there are none."""
+    noted = noted_deprecations(request)[mark:]
+    if not noted:
+        return None
+    return json.dumps([dataclasses.asdict(deprecation) for deprecation in noted], default=dt.datetime.isoformat)
+
+
+def note_dumped(request: Any, dumped: str) -> None:
+    """Note again on ``request`` the deprecations of :func:`dump_noted_since`."""
+    for item in json.loads(dumped):
+        moments = {name: item[name] and dt.datetime.fromisoformat(item[name]) for name in ("deprecation", "sunset")}
+        note_deprecation(request, Deprecation(**{**item, **moments}))

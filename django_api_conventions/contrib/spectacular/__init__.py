@@ -4,7 +4,7 @@ The app config imports this module when drf-spectacular is installed, which regi
 extensions and checks.
 """
 
-from . import checks, filters  # noqa: F401 -- importing registers the set-up checks, the filter backend's extension
+from . import checks  # noqa: F401 -- importing registers the set-up checks
 from .components import ERROR_ITEM_SCHEMA, PROBLEM_SCHEMA
 from .extensions import RenamedFieldExtension
 from .schema import DEPRECATION_HEADERS, ProblemAutoSchema, ProblemSchemaMixin
