@@ -6,9 +6,9 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotAllowed
-from django.utils.log import log_response
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
 
 __all__ = ["read_only"]
 
@@ -31,10 +31,6 @@ def read_only(view: View) -> View:
             del answer["Content-Type"]  # no content, so no type
             answer["Allow"] = ", ".join(_READ_ONLY_METHODS)
             return answer
-        if request.method not in ("GET", "HEAD"):
-            refused = HttpResponseNotAllowed(_READ_ONLY_METHODS)
-            log_response("Method Not Allowed (%s): %s", request.method, request.path, response=refused, request=request)
-            return refused
         return view(request, *args, **kwargs)
 
-    return csrf_exempt(read_only_view)  # type: ignore[return-value]
+    return csrf_exempt(require_http_methods(_READ_ONLY_METHODS)(read_only_view))  # type: ignore[return-value]

@@ -97,12 +97,11 @@ def problem_type_url(request: HttpRequest, slug: str) -> str:
 def render_problem(request: HttpRequest, problem: ProblemException) -> HttpResponse:
     """The ``application/problem+json`` response of ``problem`` for ``request``."""
     trace_id = assign_trace_id(request)
-    detail = problem.detail
     body: dict[str, Any] = {
         "type": problem_type_url(request, problem.problem_type.slug),
         "title": str(problem.problem_type.title),  # a lazy translation, in the active language
         "status": problem.status_code,
-        "detail": str(detail),
+        "detail": str(problem.detail),
         "instance": f"urn:request:{trace_id}",
         "trace_id": trace_id,
     }
@@ -110,9 +109,7 @@ def render_problem(request: HttpRequest, problem: ProblemException) -> HttpRespo
         body["errors"] = problem.errors
     body.update(problem.extensions)
     response = HttpResponse(
-        json.dumps(body, cls=JSONEncoder),
-        status=problem.status_code,
-        content_type=PROBLEM_CONTENT_TYPE,
+        json.dumps(body, cls=JSONEncoder), status=problem.status_code, content_type=PROBLEM_CONTENT_TYPE
     )
     # Tests written against DRF read response.data; a plain HttpResponse still, so that content
     # negotiation can never pick an HTML renderer for a problem.

@@ -63,13 +63,10 @@ def _text_message(content: bytes, charset: str, *, html: bool) -> str | None:
         text = content.decode(charset).strip()
     except (LookupError, UnicodeDecodeError):
         return None
-    if not text or len(text) > _MAX_TEXT_MESSAGE or "\n" in text or "\r" in text:
+    # Data sent with the wrong type ("{", "[") is not words for a person: never guessed at.
+    if not text or len(text) > _MAX_TEXT_MESSAGE or "\n" in text or "\r" in text or text[0] in "{[":
         return None
-    if text[0] in "{[":
-        return None  # data sent with the wrong type, not words for a person: never guessed at
-    if html and _MARKUP.search(text):
-        return None
-    return text
+    return None if html and _MARKUP.search(text) else text
 
 
 def problem_for_error_answer(status: int, data: Any, headers: Mapping[str, str] | None = None) -> ProblemException:
