@@ -62,8 +62,8 @@ REPLACED_SETTINGS: dict[str, str] = {
     "OPENAPI_SEMVER_INFO_VERSION": (
         "set django_api_conventions.contrib.spectacular.hooks.SEMVER_INFO_VERSION = False in your AppConfig.ready()"
     ),
-    "OPENTELEMETRY_TRACE_ID": ("with opentelemetry-api installed, the current span's trace id is always the request's"),
-    "OPENTELEMETRY_IDEMPOTENCY": ("with opentelemetry-api installed, the idempotency outcomes are always recorded"),
+    "OPENTELEMETRY_TRACE_ID": "with opentelemetry-api installed, the current span's trace id is always the request's",
+    "OPENTELEMETRY_IDEMPOTENCY": "with opentelemetry-api installed, the idempotency outcomes are always recorded",
     "JSON_MAX_DEPTH": "subclass StrictJSONParser and set max_depth",
     "MAINTENANCE_SWITCH_CACHE": (
         "the run-time switch lives in the 'default' cache; MAINTENANCE_SWITCH_STORE = 'database' "
@@ -71,7 +71,7 @@ REPLACED_SETTINGS: dict[str, str] = {
     ),
     "MAINTENANCE_SWITCH_POLL_SECONDS": "each process reads the run-time switch at most once a second",
     "DATABASE_UNAVAILABLE_RETRY_AFTER": "the 503 database-unavailable always sends Retry-After: 5",
-    "URL_CONVENTION_CHECKS": ("add 'django_api_conventions.W023' to SILENCED_SYSTEM_CHECKS"),
+    "URL_CONVENTION_CHECKS": "add 'django_api_conventions.W023' to SILENCED_SYSTEM_CHECKS",
     "CLIENT_ID_HEADER": "the client names itself in X-Client-ID; a CLIENT_ID_RESOLVER may read another header",
     "IDEMPOTENCY_HEADER": "the key is read from Idempotency-Key, the header the IETF draft names",
     "IDEMPOTENCY_STORE_UNAVAILABLE_RETRY_AFTER": "the 503 idempotency-store-unavailable always sends Retry-After: 5",

@@ -172,10 +172,8 @@ def _runs_first(path: str) -> bool:
         middleware = import_string(path)
     except ImportError:
         return False  # Django reports a middleware it cannot import itself
-    marked = getattr(middleware, _RUNS_FIRST_ATTRIBUTE, None)
-    if marked is not None:
-        return bool(marked)
-    return isinstance(middleware, type) and issubclass(middleware, LocaleMiddleware)
+    is_locale = isinstance(middleware, type) and issubclass(middleware, LocaleMiddleware)
+    return bool(getattr(middleware, _RUNS_FIRST_ATTRIBUTE, is_locale))
 
 
 @checks.register(checks.Tags.caches)
