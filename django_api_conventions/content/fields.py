@@ -49,10 +49,38 @@ def _echo(value: Any) -> str:
     return text if len(text) <= _LONGEST_ECHO else f"{text[:_LONGEST_ECHO]}..."
 
 
-class StrictIntegerField(serializers.IntegerField):
+class _StrictNumber(Field[Any, Any, Any, Any]):
+    MAX_STRING_LENGTH: int
+    #: The key of the refusal's message and its code; ``<key>_string`` for a string.
+    _refusal: str
+    _spelling: re.Pattern[str]
+
+    def _exact(self, data: Any) -> Decimal:
+        """``data`` as a finite exact number: a number, or a string in a JSON number's spelling."""
+        if isinstance(data, str):
+            if len(data) > self.MAX_STRING_LENGTH:
+                self.fail("max_string_length")
+            if not self._spelling.fullmatch(data):
+                self._refuse(f"{self._refusal}_string", data)
+            return Decimal(data)
+        exact = exact_number(data)
+        if exact is None:
+            self.fail("invalid")
+        if not exact.is_finite():
+            self._refuse(self._refusal, data)
+        return exact
+
+    def _refuse(self, key: str, value: Any) -> NoReturn:
+        message = self.error_messages[key].format(value=_echo(value))
+        raise serializers.ValidationError(message, code=self._refusal)
+
+
+class StrictIntegerField(_StrictNumber, serializers.IntegerField):
     """``IntegerField`` that takes a JSON number that is exactly an integer (``10.0``, ``1e2``)
     or a string of ASCII digits (``"1000"``), and refuses every other spelling."""
 
+    _refusal = "not_an_integer"
+    _spelling = _INTEGER_TEXT
     default_error_messages = {
         "not_an_integer": _("Must be an integer; {value} is not."),
         "not_an_integer_string": _(
@@ -63,30 +91,14 @@ class StrictIntegerField(serializers.IntegerField):
     def to_internal_value(self, data: Any) -> int:
         if isinstance(data, int) and not isinstance(data, bool):
             return data
-        if isinstance(data, str):
-            if len(data) > self.MAX_STRING_LENGTH:
-                self.fail("max_string_length")
-            if not _INTEGER_TEXT.fullmatch(data):
-                self._refuse("not_an_integer_string", data)
-            return int(data)
-        exact = exact_number(data)
-        if exact is None:
-            self.fail("invalid")
+        exact = self._exact(data)
         # An exponent past int()'s digit limit is refused before int() spells it out.
-        if (
-            not exact.is_finite()
-            or exact.adjusted() >= sys.get_int_max_str_digits()
-            or (exact != exact.to_integral_value())
-        ):
+        if exact.adjusted() >= sys.get_int_max_str_digits() or exact != exact.to_integral_value():
             self._refuse("not_an_integer", data)
         return int(exact)
 
-    def _refuse(self, key: str, value: Any) -> NoReturn:
-        message = self.error_messages[key].format(value=_echo(value))
-        raise serializers.ValidationError(message, code="not_an_integer")
 
-
-class StrictDecimalField(serializers.DecimalField):
+class StrictDecimalField(_StrictNumber, serializers.DecimalField):
     """``DecimalField`` that takes a JSON number from its exact digits, or a string holding a JSON
     number's spelling (``"12.50"``), and refuses every other spelling.
 
@@ -94,6 +106,8 @@ class StrictDecimalField(serializers.DecimalField):
     ``localize=True`` is not supported.
     """
 
+    _refusal = "not_a_decimal"
+    _spelling = _NUMBER_TEXT
     default_error_messages = {
         "not_a_decimal": _("Must be a decimal number; {value} is not."),
         "not_a_decimal_string": _(
@@ -111,28 +125,11 @@ class StrictDecimalField(serializers.DecimalField):
         return Field.validate_empty_values(self, data)
 
     def to_internal_value(self, data: Any) -> Decimal:
-        if isinstance(data, str):
-            if len(data) > self.MAX_STRING_LENGTH:
-                self.fail("max_string_length")
-            if not _NUMBER_TEXT.fullmatch(data):
-                self._refuse("not_a_decimal_string", data)
-            value = Decimal(data)
-        else:
-            exact = exact_number(data)
-            if exact is None:
-                self.fail("invalid")
-            if not exact.is_finite():
-                self._refuse("not_a_decimal", data)
-            value = exact
-        value = self.validate_precision(value)
+        value = self.validate_precision(self._exact(data))
         try:
             return self.quantize(value)  # only pads: validate_precision refused extra places
         except InvalidOperation:  # more digits than the decimal context holds (max_digits unset)
             self._refuse("not_a_decimal", data)
-
-    def _refuse(self, key: str, value: Any) -> NoReturn:
-        message = self.error_messages[key].format(value=_echo(value))
-        raise serializers.ValidationError(message, code="not_a_decimal")
 
 
 __all__ = ["StrictDecimalField", "StrictIntegerField", "exact_number"]
