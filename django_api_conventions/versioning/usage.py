@@ -53,12 +53,7 @@ def report_use(request: Any, signal: Signal, deprecation: Deprecation, *, retire
         http_request.method,
         http_request.path,
         sunset or "not set",
-        extra={
-            "deprecated": deprecation.subject,
-            "client_id": client_id,
-            "sunset": sunset,
-            "retired": retired,
-        },
+        extra={"deprecated": deprecation.subject, "client_id": client_id, "sunset": sunset, "retired": retired},
     )
     signal.send(
         sender=deprecation.kind, request=request, client_id=client_id, deprecation=deprecation, retired=retired, **extra

@@ -81,11 +81,7 @@ def _describe_untyped_filter(filterset: Any, filter_name: str, view: Any, reason
     filter_ = type(filterset).base_filters.get(filter_name) or filterset.filters[filter_name]
     try:
         found = DjangoFilterExtension(None).resolve_filter_field(
-            getattr(view, "schema", None),
-            filterset.queryset.model,
-            type(filterset),
-            filter_name,
-            filter_,
+            getattr(view, "schema", None), filterset.queryset.model, type(filterset), filter_name, filter_
         )
     except Exception as exc:  # noqa: BLE001 -- drf-spectacular could not either: the filter is a string
         warn(f"{where}: drf-spectacular cannot describe it either ({exc}).")

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -69,19 +70,16 @@ def action_of(view: Any, method: str, is_list: bool) -> str:
     return _METHOD_ACTIONS.get(method.lower(), method.lower())
 
 
-def resource_tokens(tokens: list[str], view: Any, action: str) -> list[str]:
-    """The path's words without the URL version and an extra action's own segment."""
+def resource_tokens(path: str, path_prefix: str, view: Any, action: str) -> list[str]:
+    """The path's words without its prefix, parameters, URL version and extra action's segment."""
+    path = re.sub(r"\{[\w\-]+\}", "", re.sub(path_prefix, "", path, flags=re.IGNORECASE))
     version = getattr(getattr(view, "request", None), "version", None)
-    words = [token.replace("-", "_") for token in tokens if token != version]
+    words = [token.replace("-", "_") for token in path.split("/") if token and token != version]
     if action not in _STANDARD_ACTIONS and words:
         url_path = getattr(getattr(view, action, None), "url_path", action)
         if words[-1] in (url_path.replace("-", "_"), action):
             words = words[:-1]
     return words
-
-
-def operation_id(words: list[str], action: str) -> str:
-    return "_".join([*(words or ["root"]), action])
 
 
 def shares_its_action(view: Any, method: str, documented: Iterable[str]) -> bool:

@@ -40,15 +40,7 @@ from .components import (
     trace_id_response_header,
 )
 from .enums import extensible
-from .operations import (
-    action_of,
-    operation_id,
-    own_doc,
-    public_doc,
-    resource_tokens,
-    shares_its_action,
-    summary,
-)
+from .operations import action_of, own_doc, public_doc, resource_tokens, shares_its_action, summary
 
 DEPRECATION_HEADERS: dict[str, Any] = {
     header_names.DEPRECATION: {
@@ -136,7 +128,7 @@ class ProblemSchemaMixin(_SchemaBase):
         return action_of(self.view, self.method, self.method == "GET" and self._is_list_view())
 
     def _resource_words(self) -> list[str]:
-        return resource_tokens(self._tokenize_path(), self.view, self._action())
+        return resource_tokens(self.path, self.path_prefix, self.view, self._action())
 
     def _versionless_names(self) -> bool:
         if self.versionless_names is None:
@@ -146,7 +138,7 @@ class ProblemSchemaMixin(_SchemaBase):
     def get_operation_id(self) -> str:
         if not self._versionless_names():
             return super().get_operation_id()
-        name = operation_id(self._resource_words(), self._action())
+        name = "_".join([*(self._resource_words() or ["root"]), self._action()])
         if shares_its_action(self.view, self.method, self.method_mapping):
             # One action, several methods: drf-spectacular would number all but one of the equal
             # names (``_2``, ``_3``: an order clients cannot rely on) and warn, which fails

@@ -85,12 +85,6 @@ class OpenAPISchemaView(SpectacularAPIView):
         return response
 
 
-def _sidecar_root() -> Path:
-    import drf_spectacular_sidecar
-
-    return Path(drf_spectacular_sidecar.__file__).parent / "static" / "drf_spectacular_sidecar"
-
-
 @maintenance_exempt
 class OpenAPIDocsView(SpectacularSwaggerView):
     """Swagger UI for ``/openapi.json``, every asset served by this service (no CDN).
@@ -138,7 +132,10 @@ _SWAGGER_UI_ASSETS = {
 @read_only  # django.views.static.serve answers any method with the file
 def docs_asset(request: HttpRequest, path: str) -> HttpResponseBase:
     """A file of drf-spectacular-sidecar's Swagger UI, whatever the static files set-up."""
-    response = serve(request, path, document_root=str(_sidecar_root()))
+    import drf_spectacular_sidecar
+
+    root = Path(drf_spectacular_sidecar.__file__).parent / "static" / "drf_spectacular_sidecar"
+    response = serve(request, path, document_root=str(root))
     response[header_names.CACHE_CONTROL] = "public, max-age=86400"
     return response
 
