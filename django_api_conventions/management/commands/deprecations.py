@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -44,27 +45,7 @@ class Command(BaseCommand):
         if nginx:
             self.stdout.write(json.dumps(nginx_deprecation_maps(get_version_table(), now), indent=2))
             return
-        rows: list[tuple[str, str, Deprecation]] = []
-        for version in get_version_table().versions:
-            state: str = version.state(now)
-            stale = version.status == "deprecated" and state == "retired"
-            rows.append(
-                (
-                    f"version {version.name}",
-                    "past sunset, still 'deprecated'" if stale else state,
-                    version.as_deprecation(),
-                )
-            )
-        seen: list[Deprecation] = []
-        for route in iter_routes():  # loads the URLconf, hence the views and their serializers
-            for entry in endpoint_deprecations(route.callback):
-                deprecation = entry.as_deprecation(route.display)
-                if deprecation not in seen:
-                    seen.append(deprecation)
-                    rows.append((deprecation.subject, self._state(deprecation, now), deprecation))
-        for rename in sorted(field_renames.values(), key=lambda r: (r.serializer, r.old_name)):
-            subject = f"field {rename.serializer}.{rename.old_name} -> {rename.new_name}"
-            rows.append((subject, self._state(rename.deprecation, now), rename.deprecation))
+        rows = list(self._rows(now))
         if not rows:
             self.stdout.write("No versions, deprecated endpoints or field renames.")
         past_sunset = []
@@ -77,6 +58,23 @@ class Command(BaseCommand):
                 past_sunset.append(subject)
         if fail_on_past_sunset and past_sunset:
             raise CommandError(f"Past their sunset and still declared: {', '.join(past_sunset)}.")
+
+    def _rows(self, now: Any) -> Iterator[tuple[str, str, Deprecation]]:
+        for version in get_version_table().versions:
+            state: str = version.state(now)
+            if version.status == "deprecated" and state == "retired":
+                state = "past sunset, still 'deprecated'"
+            yield f"version {version.name}", state, version.as_deprecation()
+        seen: list[Deprecation] = []
+        for route in iter_routes():  # loads the URLconf, hence the views and their serializers
+            for entry in endpoint_deprecations(route.callback):
+                deprecation = entry.as_deprecation(route.display)
+                if deprecation not in seen:
+                    seen.append(deprecation)
+                    yield deprecation.subject, self._state(deprecation, now), deprecation
+        for rename in sorted(field_renames.values(), key=lambda r: (r.serializer, r.old_name)):
+            subject = f"field {rename.serializer}.{rename.old_name} -> {rename.new_name}"
+            yield subject, self._state(rename.deprecation, now), rename.deprecation
 
     @staticmethod
     def _state(deprecation: Deprecation, now: Any) -> str:
