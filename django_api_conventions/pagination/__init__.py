@@ -1,7 +1,6 @@
 """Keyset cursor pagination, strict filters (django-filter FilterSets) and OR search.
 
-Soft delete lives in :mod:`django_api_conventions.soft_delete`. ``TimestampFilter`` needs
-django-filter (the ``filter`` extra); the rest imports without it.
+``TimestampFilter`` needs django-filter (the ``filter`` extra); the rest imports without it.
 """
 
 from typing import Any
