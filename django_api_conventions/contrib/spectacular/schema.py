@@ -122,8 +122,6 @@ class ProblemSchemaMixin(_SchemaBase):
     #: ``[{scheme: []}, {}]``).
     anonymous_security: str = "omit"
 
-    # --- names, descriptions, security ------------------------------------------------------------
-
     def _action(self) -> str:
         return action_of(self.view, self.method, self.method == "GET" and self._is_list_view())
 
@@ -172,8 +170,6 @@ class ProblemSchemaMixin(_SchemaBase):
             return []
         return auths
 
-    # --- components ------------------------------------------------------------------------------
-
     def _map_serializer_field(self, field: Any, direction: Any, bypass_extensions: bool = False) -> Any:
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
         if (
@@ -201,8 +197,6 @@ class ProblemSchemaMixin(_SchemaBase):
         if direction == "response" and self.response_fields_required and not is_patched_serializer(instance, direction):
             _require_written_fields(schema)
         return schema
-
-    # --- request ------------------------------------------------------------------------------
 
     def _process_override_parameters(self, direction: Any = "request") -> dict[Any, Any]:
         # Added as overrides so that they reach every operation; a view's own @extend_schema
@@ -315,8 +309,6 @@ class ProblemSchemaMixin(_SchemaBase):
                 **sort,
             },
         }
-
-    # --- responses ----------------------------------------------------------------------------
 
     def is_deprecated(self) -> bool:
         return super().is_deprecated() or bool(self._deprecations())
