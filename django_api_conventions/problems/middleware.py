@@ -135,8 +135,13 @@ def _check_content_length(request: HttpRequest) -> None:
     length = _content_length(request)
     if length <= limit:
         return
-    # Only a body over the default costs a look at the view; process_view applies its limit.
-    view_limit = _view_body_limit_before_routing(request)
+    # Only a body over the default costs a look at the view, resolved with the URLconf a
+    # middleware before this one set; process_view applies the limit of the view it gets.
+    try:
+        match = get_resolver(getattr(request, "urlconf", None)).resolve(request.path_info)
+    except Resolver404:
+        match = None
+    view_limit = view_body_limit(match.func) if match is not None else None
     if view_limit is None:
         raise RequestDataTooBig("Request body exceeded settings.DATA_UPLOAD_MAX_MEMORY_SIZE.")
     if length > view_limit:
@@ -148,15 +153,6 @@ def _content_length(request: HttpRequest) -> int:
         return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         raise SuspiciousOperation("Content-Length is not an integer.") from None
-
-
-def _view_body_limit_before_routing(request: HttpRequest) -> int | None:
-    # With the URLconf a middleware before this one set; process_view sees a later one's.
-    try:
-        match = get_resolver(getattr(request, "urlconf", None)).resolve(request.path_info)
-    except Resolver404:
-        return None
-    return view_body_limit(match.func)
 
 
 def _check_view_body_limit(request: HttpRequest, limit: int | None) -> None:
