@@ -1,10 +1,8 @@
 """A view's response as it is stored under its key, and as a retry gets it back.
 
-What is stored is the status, the body and the headers a view names in ``replayed_headers``
-(:data:`REPLAYED_HEADERS` by default, never ``Set-Cookie``), plus the state the view left on
-its request (:mod:`.request_state`).
-A body over ``IDEMPOTENCY_MAX_STORED_BODY_BYTES`` is stored as its size alone: its replay is a
-problem that says the request ran, never a second run.
+The status, the body, the headers a view names in ``replayed_headers`` (never ``Set-Cookie``)
+and the state the view left on its request. A body over ``IDEMPOTENCY_MAX_STORED_BODY_BYTES``
+is stored as its size alone: its replay is a problem that says the request ran.
 """
 
 from __future__ import annotations
@@ -46,8 +44,6 @@ def keepable(response: HttpResponseBase) -> bool:
 
 @lru_cache(maxsize=8)
 def _replayed_header_names(names: tuple[str, ...]) -> frozenset[str]:
-    """The lower-cased names of ``names`` that are stored (never ``Set-Cookie``): built once per
-    list of names."""
     return frozenset(name.lower() for name in names) - {"set-cookie"}
 
 

@@ -165,11 +165,7 @@ def _options(query: str) -> dict[str, float]:
             raise InvalidRedisURL(f"unknown option {name!r}: the query may set {' and '.join(OPTIONS)}")
         if name in options:
             raise InvalidRedisURL(f"the option {name!r} is given twice")
-        try:
-            seconds = float(value)
-        except ValueError:
-            seconds = math.nan
-        if not (math.isfinite(seconds) and seconds > 0) or not re.fullmatch(r"[0-9]+(\.[0-9]+)?", value):
+        if not re.fullmatch(r"[0-9]+(\.[0-9]+)?", value) or not 0 < float(value) < math.inf:
             raise InvalidRedisURL(f"{name} must be a positive number of seconds (0.5, 2), not {value!r}")
-        options[name] = seconds
+        options[name] = float(value)
     return options

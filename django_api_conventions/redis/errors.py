@@ -30,21 +30,17 @@ _unavailable: list[type[BaseException]] = [
     # ConnectionError covers Sentinel's MasterNotFoundError and a refused password too.
     RedisConnectionError,
     RedisTimeoutError,
-    # Transient states of a server: full under maxmemory noeviction, a replica after a
-    # failover, a restarted server loading its data.
+    # A full server, a replica after a failover, a restarted server loading its data; an ACL
+    # user without the store's commands or keys.
     OutOfMemoryError,
     ReadOnlyError,
     BusyLoadingError,
-    # An ACL user without the store's commands or keys: configuration, like a refused password.
     NoPermissionError,
-    # A Cluster: no reachable seed node (raised when the client is built), the cluster down
-    # or a slot moving. The store only sends one-key commands, so no other cluster error is
-    # expected of it.
+    # A Cluster without a reachable seed node, down, or moving a slot (ASK: to the replica
+    # wait's pipeline, sent to one node); the store sends only one-key commands.
     RedisClusterException,
     ClusterError,
     TryAgainError,
-    # MOVED/ASK reach the store only from a pipeline sent to one node of a Cluster (the
-    # replica wait): the slot moved, a retry finds it.
     AskError,
     OSError,
 ]
