@@ -398,10 +398,8 @@ def _lease_expired_problem() -> ProblemException:
 
 
 def _durable_transaction_problem(keyed: KeyedRequest) -> ProblemException:
-    # The view wants its own transaction to commit for real, at the end of its durable block;
-    # the store keeps the answer in the transaction around the view, so that the change and
-    # its answer commit together. The two cannot both hold: the request is refused, not run
-    # with a weaker guarantee than the store promises.
+    # The view's durable block commits on its own; the store's answer must commit with the
+    # change. Both cannot hold: refused, not run with a weaker guarantee than the store promises.
     logger.error(
         "A keyed request's view opened a durable atomic block inside the transaction of the database "
         "idempotency store: the request was refused (501). Drop durable=True from the view, use the "

@@ -318,9 +318,8 @@ _CLAIM_COLUMNS = (
     "updated_at",
 )
 
-# The statements of the hot path, written once per database vendor (and assigned columns): they
-# depend only on the model and on the vendor's quoting, neither of which changes while a process
-# runs, and building them again cost a measurable share of a keyed request's CPU.
+# The hot path's statements, built once per vendor (and columns): they depend only on the model
+# and the vendor's quoting, and building them cost a measurable share of a keyed request's CPU.
 _statements: dict[tuple[str, ...], str] = {}
 
 

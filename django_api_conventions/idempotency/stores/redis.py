@@ -162,9 +162,8 @@ class RedisStore(IdempotencyStore):
     prepares_commits: ClassVar[bool] = True
     #: Its settings (IDEMPOTENCY_REDIS_URL or IDEMPOTENCY_CACHE) are checked at start-up.
     needs_redis: ClassVar[bool] = True
-    #: The errors of every supported client that mean Redis cannot answer now (a lost
-    #: connection, a timeout, a full server, a replica after a failover, a cluster down ...).
-    #: NotReplicated: IDEMPOTENCY_REDIS_WAIT_REPLICAS replicas did not acknowledge in time.
+    #: The errors of every supported client that mean Redis cannot answer now, and NotReplicated
+    #: (IDEMPOTENCY_REDIS_WAIT_REPLICAS replicas did not acknowledge in time).
     unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (*UNAVAILABLE_ERRORS, NotReplicated)
     #: How long, in milliseconds, a write waits for ``IDEMPOTENCY_REDIS_WAIT_REPLICAS`` replicas
     #: before the request answers 503; a subclass (named in ``IDEMPOTENCY_STORE``) waits longer
@@ -276,9 +275,8 @@ class RedisStore(IdempotencyStore):
         replicas = api_settings.IDEMPOTENCY_REDIS_WAIT_REPLICAS
         if not replicas:
             return bool(_PREPARE([name], args, client=self.client))
-        # The committing record must survive a failover too: lost, the key would look started,
-        # and once its lease passed a retry would run the committed view again. Not held by
-        # enough replicas, the transaction rolls back (the 503 is raised before the commit).
+        # Lost in a failover, the committing record would let a retry run the committed view again
+        # once its lease passed: not held by enough replicas, the transaction rolls back (503).
         reply, acknowledged = self._replicated(_PREPARE, name, args)
         if reply and acknowledged < replicas:
             raise NotReplicated(replicas, acknowledged)
