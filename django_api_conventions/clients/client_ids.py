@@ -23,8 +23,8 @@ def default_client_id_resolver(request: Any) -> str:
     """The authenticated principal and its credential, else ``X-Client-ID``, else ``"anonymous"``.
 
     - a user: ``user:<pk>``, with a credential in ``request.auth`` ``user:<pk>:`` and its client
-      (an OAuth application, else the credential's kind), so that a user's applications, token
-      and session are separate clients;
+      (an OAuth application, else the credential's kind), so that a user's applications, API token
+      and browser login are separate clients;
     - an OAuth client with no user (django-oauth-toolkit): ``oauth-client:<client_id>``;
     - another credential with no user (an API key): ``credential:<kind>:<pk>``, the kind being
       the model's label or the class's dotted path;
