@@ -15,13 +15,9 @@ __all__ = ["LifecycleVersioning"]
 
 
 class LifecycleVersioning(URLPathVersioning):
-    """The version is the path segment ``VERSION_PATH_REGEX`` names, when ``VERSIONS`` knows it.
-
-    Unknown and retired versions never reach a view (the URL resolver and
-    :class:`~.middleware.VersionLifecycleMiddleware` answer them), so this class only reads.
-    It is a ``URLPathVersioning`` for schema generators (drf-spectacular builds one schema per
-    version from it), though the version never reaches a view as a keyword argument.
-    """
+    """The version is the path segment ``VERSION_PATH_REGEX`` names, when ``VERSIONS`` knows it;
+    unknown and retired versions never reach a view. A ``URLPathVersioning`` for schema
+    generators, which build one schema per version from it."""
 
     version_param = VERSION_KWARG
 

@@ -38,10 +38,7 @@ field_renames: dict[tuple[str, str], FieldRename] = {}
 
 
 class RenamedField(serializers.Field[Any, Any, Any, Any]):
-    """The old name of the field ``new_name`` during its rename transition.
-
-    The serializer must use :class:`RenamedFieldsMixin`, which reads the old name in requests.
-    """
+    """The old name of the field ``new_name`` during its rename; the serializer needs :class:`RenamedFieldsMixin`."""
 
     def __init__(
         self,

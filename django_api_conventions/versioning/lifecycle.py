@@ -41,11 +41,8 @@ def parse_moment(value: DateLike | None, *, what: str = "date") -> dt.datetime |
 
 @dataclass(frozen=True)
 class Deprecation:
-    """The dates of one deprecated thing: a version, an endpoint or a field.
-
-    ``deprecation`` is when it was (or will be) deprecated, ``sunset`` when it stops answering
-    (a version or endpoint: 410; a field: its old name disappears).
-    """
+    """The dates of one deprecated version, endpoint or field: ``sunset`` is when it stops answering
+    (410), or when a field's old name disappears."""
 
     subject: str
     kind: Literal["version", "endpoint", "field"] = "version"

@@ -73,10 +73,7 @@ def reverse(
     version: str | None = None,
     urlconf: str | None = None,
 ) -> str:
-    """Django's ``reverse`` in the version of ``request`` (or ``version``), the path only.
-
-    A URL outside :func:`versioned_urls` is reversed as it is.
-    """
+    """Django's ``reverse`` in the version of ``request`` (or ``version``); other URLs as they are."""
     return reverse_in_version(
         lambda args, kwargs: django_reverse(viewname, urlconf=urlconf, args=args, kwargs=kwargs),
         version or getattr(request, "version", None),

@@ -21,10 +21,7 @@ logger = logging.getLogger("django_api_conventions.deprecation")
 
 
 def note_deprecation(request: Any, deprecation: Deprecation) -> bool:
-    """Remember that ``request`` uses ``deprecation``: its response will announce it.
-
-    True the first time for this request, so that each use is reported once.
-    """
+    """Remember that ``request`` uses ``deprecation``, for its response; True the first time."""
     notes: list[Deprecation] = state_list(request, DEPRECATIONS)
     if deprecation in notes:
         return False

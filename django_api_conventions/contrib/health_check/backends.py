@@ -24,12 +24,8 @@ _running: list[threading.Thread] = []
 
 @dataclasses.dataclass
 class IdempotencyStoreCheck(HealthCheck):  # type: ignore[misc]  # django-health-check has no types
-    """The configured idempotency store (``IDEMPOTENCY_STORE``) answers one round trip in time.
-
-    The database store runs ``SELECT 1`` on ``IDEMPOTENCY_DATABASE``; the Redis store writes
-    a probe key through its own client, as a claim would. ``timeout``: the bound, 1 second by
-    default.
-    """
+    """The configured idempotency store answers one round trip (the database store's ``SELECT 1``,
+    the Redis store's probe key) within ``timeout``, 1 second by default."""
 
     timeout: datetime.timedelta = dataclasses.field(default=datetime.timedelta(seconds=1), repr=False)
 

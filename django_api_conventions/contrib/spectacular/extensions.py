@@ -27,11 +27,8 @@ class RenamedFieldExtension(OpenApiSerializerFieldExtension):
 
 
 class OpenEnumFieldExtension(OpenApiSerializerFieldExtension):
-    """An open enum: requests take the field's choices; responses may carry values added later.
-
-    Responses list the values known today, the field's and its model field's choices;
-    ``ProblemAutoSchema`` makes that enum extensible (:mod:`.enums`), as every response enum.
-    """
+    """An open enum: requests take the field's choices; responses list every value known today (the
+    field's and its model field's), made extensible by ``ProblemAutoSchema``."""
 
     target_class = OpenEnumField
 

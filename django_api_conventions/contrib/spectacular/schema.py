@@ -102,24 +102,19 @@ class ProblemSchemaMixin(_SchemaBase):
     changes what generated clients get with the class attributes below.
     """
 
-    #: Response fields with choices as extensible enums (the known values, and any other value
-    #: accepted), so that a value added later does not break generated clients; request enums
-    #: stay closed. ``False``: drf-spectacular's closed ``enum``.
+    #: Response fields with choices as extensible enums, so that a value added later does not
+    #: break generated clients. ``False``: drf-spectacular's closed ``enum``.
     extensible_response_enums: bool = True
     #: Every field a response serializer writes is ``required`` in its response component.
-    #: ``False`` for serializers that leave fields out of some responses.
     response_fields_required: bool = True
-    #: Request fields' defaults as ``default`` (``True``) or in their description (``False``):
-    #: openapi-typescript makes a field with a ``default`` required, in request bodies too.
+    #: Request fields' defaults as ``default`` rather than in their description (openapi-typescript
+    #: makes a field with a ``default`` required, in request bodies too).
     request_defaults: bool = False
-    #: operationIds and tags without the URL version (``invoices_list``, not
-    #: ``v2_invoices_list``). ``False``: drf-spectacular's. ``None`` (the default): versionless
-    #: where the API's paths carry a version (``VERSIONS`` is set), else drf-spectacular's, so an
-    #: unversioned API keeps the operationIds its clients were generated with.
+    #: operationIds and tags without the URL version (``invoices_list``). ``False``:
+    #: drf-spectacular's; ``None``: versionless where ``VERSIONS`` is set.
     versionless_names: bool | None = None
-    #: How an operation anonymous callers may use declares its security: ``"omit"`` (no security
-    #: requirement: generated clients take a plain client) or ``"optional"`` (drf-spectacular's
-    #: ``[{scheme: []}, {}]``).
+    #: The security of an operation anonymous callers may use: ``"omit"`` (none: generated
+    #: clients take a plain client) or ``"optional"`` (drf-spectacular's ``[{scheme: []}, {}]``).
     anonymous_security: str = "omit"
 
     def _action(self) -> str:

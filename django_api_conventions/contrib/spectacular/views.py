@@ -87,13 +87,9 @@ class OpenAPISchemaView(SpectacularAPIView):
 
 @maintenance_exempt
 class OpenAPIDocsView(SpectacularSwaggerView):
-    """Swagger UI for ``/openapi.json``, every asset served by this service (no CDN).
-
-    With ``VERSIONS`` set, its top bar switches between the documents of every served
-    version (Swagger UI's ``urls``: ``/openapi.json?version=v1`` ...), the one of ``?version=``
-    or else the current one first. ``SPECTACULAR_SETTINGS["SWAGGER_UI_SETTINGS"]`` still
-    applies, over these defaults.
-    """
+    """Swagger UI for ``/openapi.json``, every asset served by this service (no CDN). With
+    ``VERSIONS`` set, its top bar switches between the documents of the served versions.
+    ``SPECTACULAR_SETTINGS["SWAGGER_UI_SETTINGS"]`` applies over these defaults."""
 
     url_name = "api_conventions_openapi:schema"
 
