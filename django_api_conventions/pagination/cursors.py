@@ -66,20 +66,19 @@ CURSOR_SALT = "django_api_conventions.cursor"
 
 _CODES = {(NEXT, False): "n", (PREVIOUS, False): "p", (NEXT, True): "ni", (PREVIOUS, True): "pi"}
 _FROM_CODES = {code: key for key, code in _CODES.items()}
-#: The order in which a cursor's binding is checked, each with its ``detail``.
-_BOUND_TO = ("endpoint", "sort", "ordering", "filters")
 _HINT_BYTES = 4
 #: ``json.dumps(..., separators=(",", ":"))`` without building an encoder per call.
 _compact_json = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def _bound_messages() -> dict[str, str]:
-    return {
-        "endpoint": gettext("The cursor was issued for another list."),
-        "sort": gettext("The cursor was issued for another sort: send the same sort as for the page before."),
-        "ordering": gettext("The cursor was issued for another ordering."),
-        "filters": gettext("The cursor was issued for other filters: send the same filters as for the page before."),
-    }
+def _bound_messages() -> tuple[str, ...]:
+    """The ``detail`` of a cursor bound to another list, sort, ordering or filters, in the hints' order."""
+    return (
+        gettext("The cursor was issued for another list."),
+        gettext("The cursor was issued for another sort: send the same sort as for the page before."),
+        gettext("The cursor was issued for another ordering."),
+        gettext("The cursor was issued for other filters: send the same filters as for the page before."),
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -198,10 +197,10 @@ def _foreign(body: bytes, hints: str) -> ProblemException:
         given_hints = b""
     own_hints = _unb64(hints)
     if len(given_hints) == len(own_hints):
-        for index, part in enumerate(_BOUND_TO):
+        for index, message in enumerate(_bound_messages()):
             span = slice(index * _HINT_BYTES, (index + 1) * _HINT_BYTES)
             if given_hints[span] != own_hints[span]:
-                return _invalid_cursor(_bound_messages()[part])
+                return _invalid_cursor(message)
     return _altered()
 
 
