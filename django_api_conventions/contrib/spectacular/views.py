@@ -23,6 +23,7 @@ from ...http.read_only import read_only
 from ...maintenance.middleware import maintenance_exempt
 from ...problems.parameters import invalid_parameters, parameter_error
 from ...versioning.lifecycle import APIVersion, get_version_table
+from .generators import current_version
 from .hooks import finish_schema
 
 __all__ = ["OpenAPIDocsView", "OpenAPISchemaView"]
@@ -34,10 +35,7 @@ def _requested_version(request: Request) -> str | None:
     errors = _parameter_errors(request.query_params, table.served())
     if errors:
         raise invalid_parameters(errors)
-    name = request.query_params.get("version")
-    if name is None and table.current is not None:
-        return table.current.name
-    return name
+    return request.query_params.get("version") or current_version()
 
 
 def _parameter_errors(query: Any, served: list[str]) -> list[Any]:

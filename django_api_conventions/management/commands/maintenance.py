@@ -32,13 +32,12 @@ class Command(BaseCommand):
         if local_cache is not None:
             # This command runs in a process of its own: a switch written to its private cache
             # dies with it, and reading one always says "off". Reporting success would be a lie.
-            alias = SWITCH_CACHE
             raise CommandError(
-                f"The maintenance switch lives in the {local_cache} cache {alias!r} "
+                f"The maintenance switch lives in the {local_cache} cache {SWITCH_CACHE!r} "
                 f"({SETTINGS_NAME}['MAINTENANCE_SWITCH_STORE'] is 'cache'), which is private to each process: "
                 "this command cannot reach the running server, and the server would never see the switch. "
                 f"Set {SETTINGS_NAME}['MAINTENANCE_SWITCH_STORE'] = 'database' (after `migrate`), or point "
-                f"CACHES[{alias!r}] at a cache every worker shares, such as Redis (check W007)."
+                f"CACHES[{SWITCH_CACHE!r}] at a cache every worker shares, such as Redis (check W007)."
             )
         try:
             if action != "status":
