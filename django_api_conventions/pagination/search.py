@@ -1,4 +1,5 @@
-"""``POST <list>/search``: objects of the list's filters, ORed, answered as a page of the list."""
+"""``POST <list>/search`` and ``QUERY <list>``: objects of the list's filters, ORed, answered as a
+page of the list."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import json
 from typing import Any
 
 from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponseBase
 from django.utils.translation import gettext
+from django.views import View
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,9 +27,37 @@ class SearchMixin:
     ``limit`` and ``cursor`` members take the names of the paginator's query parameters
     (``limit_query_param``, ``cursor_query_param``), as the list's query string does; so does
     ``sort`` (``sort_query_param``) when the paginator declares sorts.
+
+    The list's route also takes ``QUERY`` (RFC 10008) with the same body, run by the same
+    ``search`` action: safe and idempotent, so never keyed nor stored, and exempt from the CSRF
+    check (no form sends it and a cross-site ``fetch`` needs a CORS preflight). Its responses
+    say ``Accept-Query`` and list ``QUERY`` in ``Allow``.
     """
 
     search_max_alternatives = 20
+    #: The media types a ``QUERY`` body may have, sent in ``Accept-Query`` by the list's route.
+    accept_query = "application/json"
+    http_method_names = [*View.http_method_names, "query"]
+
+    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
+        view: Any = self
+        if _serves_query(view):
+            # Per request, on the list's route only: a detail and the search's own route lack it.
+            view.query = view.search
+            if hasattr(view, "action_map"):
+                view.action_map = {**view.action_map, "query": "search"}
+            if request.method == "QUERY":
+                # Safe (RFC 10008): Django's and DRF's CSRF checks only spare GET, HEAD, OPTIONS, TRACE.
+                request._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]
+        drf_request: Request = super().initialize_request(request, *args, **kwargs)  # type: ignore[misc]
+        if request.method == "QUERY" and _serves_query(view):
+            view.action = "search"  # a generic view has no action map: the filter backends read this
+        return drf_request
+
+    def finalize_response(self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any) -> Any:
+        if _serves_query(self) and self.accept_query:
+            response["Accept-Query"] = self.accept_query
+        return super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
 
     @action(detail=False, methods=["post"], url_path="search")
     def search(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -86,6 +117,12 @@ class SearchMixin:
                 except ProblemException as problem:
                     errors.extend(problem.errors)
         return cleaned
+
+
+def _serves_query(view: Any) -> bool:
+    """The list's route: a viewset's ``list`` (not a detail, not ``<list>/search``), a generic list view."""
+    actions = getattr(view, "action_map", None)
+    return hasattr(view, "list") and (actions is None or actions.get("get") == "list")
 
 
 def _refuse_query_string(request: Request, cursor: str, limit: str, sort: list[str]) -> None:
