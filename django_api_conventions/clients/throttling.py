@@ -14,6 +14,7 @@ from rest_framework.settings import api_settings as drf_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from .client_ids import get_client_id
+from .ratelimit_fields import ratelimit_fields
 
 logger = logging.getLogger("django_api_conventions.clients.throttling")
 
@@ -28,7 +29,8 @@ class ClientRateThrottle(SimpleRateThrottle):
     requests are counted per slot of 1/60 of the period: at most 61 ``[slot start, count]``
     pairs, whatever the rate; a request may leave the window up to one slot early. On a Redis
     cache one script reads and counts the window in one round trip, so that two requests at
-    the same instant are both counted.
+    the same instant are both counted. Each answer it governs, a 429 too, carries the
+    ``RateLimit-Policy`` and ``RateLimit`` fields (:meth:`get_ratelimit_fields`).
     """
 
     scope = "client"
@@ -58,12 +60,28 @@ class ClientRateThrottle(SimpleRateThrottle):
         if self.key is None:
             return True
         try:
-            return self._allow()
+            allowed = self._allow()
         except Exception as exc:  # noqa: BLE001 -- whatever the cache backend raises when it is down
             # A throttle protects capacity, not correctness: an unreachable cache (Redis down)
             # lets requests through rather than turning every one into a 500.
             logger.warning("Throttle cache unavailable, request let through: %s", exc)
             return True
+        headers = getattr(view, "headers", None)
+        if isinstance(headers, dict):  # DRF's finalize_response() adds them to the answer, a 429 too
+            for name, value in self.get_ratelimit_fields(allowed).items():
+                headers[name] = f"{headers[name]}, {value}" if name in headers else value  # another scope's
+        return allowed
+
+    def get_ratelimit_fields(self, allowed: bool) -> dict[str, str]:
+        """``RateLimit-Policy`` and ``RateLimit`` after this request: what is left of the rate,
+        and the seconds until the oldest counted request leaves the window (none leaves before).
+        Return ``{}`` to send neither."""
+        if allowed:
+            remaining = self.num_requests - int(sum(count for _, count in self.slots))
+            seconds = self.slots[-1][0] + self.duration - self.now
+        else:
+            remaining, seconds = 0, self.wait()  # Retry-After's figure, so it ends no earlier
+        return ratelimit_fields(self.scope, self.num_requests, self.duration, remaining, math.ceil(seconds))
 
     def _allow(self) -> bool:
         self.now = self.timer()
@@ -81,17 +99,23 @@ class ClientRateThrottle(SimpleRateThrottle):
     def _allow_on_redis(self, client: Any) -> bool:
         arguments = [repr(self.now), self.duration, repr(self._slot_start()), self.num_requests]
         kept = _count_in_window()([self.cache.make_key(self.key)], arguments, client=client)
-        if kept is None:
-            return True
         pairs = [(float(kept[index]), int(kept[index + 1])) for index in range(0, len(kept), 2)]
         self.slots = [[start, count] for start, count in sorted(pairs, reverse=True)]
-        return bool(self.throttle_failure())
+        if sum(count for _, count in self.slots) >= self.num_requests:
+            return bool(self.throttle_failure())
+        self._count_request()  # as the script did, for the RateLimit fields
+        return True
 
     def _slot_start(self) -> float:
         # Multiplied before divided: a whole second stays whole (1/60 has no exact float).
         return math.floor(self.now * SLOTS_PER_PERIOD / self.duration) * self.duration / SLOTS_PER_PERIOD
 
     def throttle_success(self) -> bool:
+        self._count_request()
+        self.cache.set(self.key, self.slots, self.duration)
+        return True
+
+    def _count_request(self) -> None:
         start = self._slot_start()
         if self.slots and self.slots[0][0] >= start:
             # The current slot; or, after the rate's period was lengthened, a newer slot of
@@ -99,8 +123,6 @@ class ClientRateThrottle(SimpleRateThrottle):
             self.slots[0][1] += 1
         else:
             self.slots.insert(0, [start, 1])
-        self.cache.set(self.key, self.slots, self.duration)
-        return True
 
     def wait(self) -> float:
         """Seconds until enough of the oldest requests leave the window; also when it holds more
@@ -128,8 +150,8 @@ def _handles(view: Any, method: str) -> bool:
 # KEYS[1] the client's window, a hash of slot start -> requests in it; ARGV now, the period in
 # seconds, the current slot's start, the rate. Slots that left the window are dropped; under the
 # rate the request is counted (in the newest slot when a shorter period left one newer than the
-# current) and nil is returned; at the rate, the window's slots, uncounted. Another kind of
-# value under the key counts as an empty window.
+# current). Returned: the window's slots before the count. Another kind of value under the key
+# counts as an empty window.
 _COUNT_IN_WINDOW = """
 local now, period, start, rate = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local kind = redis.call('TYPE', KEYS[1]).ok
@@ -152,7 +174,7 @@ local field = ARGV[3]
 if newest ~= nil and newest >= start then field = newest_field end
 redis.call('HINCRBY', KEYS[1], field, 1)
 redis.call('PEXPIRE', KEYS[1], math.ceil(period * 1000))
-return false
+return kept
 """
 
 

@@ -14,6 +14,8 @@ __all__ = [
     "IDEMPOTENCY_RETENTION",
     "IDEMPOTENT_REPLAYED",
     "LINK",
+    "RATELIMIT",
+    "RATELIMIT_POLICY",
     "REL_DEPRECATION",
     "REL_NEXT",
     "REL_PREV",
@@ -56,3 +58,6 @@ CACHE_CONTROL = "Cache-Control"
 WWW_AUTHENTICATE = "WWW-Authenticate"
 #: Seconds to wait before trying again (409 in progress, 429, 503).
 RETRY_AFTER = "Retry-After"
+#: draft-ietf-httpapi-ratelimit-headers-11: the quota policy, and what is left of it.
+RATELIMIT_POLICY = "RateLimit-Policy"
+RATELIMIT = "RateLimit"
