@@ -88,6 +88,16 @@ def replay_headers() -> dict[str, Any]:
     }
 
 
+def idempotency_extension(*, required: bool) -> dict[str, Any]:
+    """``x-idempotency`` on a keyed operation: what a client generator needs to send keys."""
+    return {
+        "header": header_names.IDEMPOTENCY_KEY,
+        "required": required,
+        "retentionSeconds": api_settings.IDEMPOTENCY_RETENTION_SECONDS,
+        "replayHeaders": list(replay_headers()),
+    }
+
+
 # Exactly what idempotency/keys.py accepts: a bare key (visible ASCII without the comma that
 # joins repeated headers, not opening with a quote), or an RFC 8941 sf-string whose content,
 # unescaped, is 1 to MAX_KEY_LENGTH printable ASCII characters (\" and \\ the only escapes).

@@ -2,7 +2,8 @@
 
 Each operation gets the package's headers (idempotency key, replay, trace and client id,
 deprecation), every problem response it can answer as a shared component, the list envelope
-and typed parameters of keyset lists and searches, and versionless names (:mod:`.operations`).
+and typed parameters of keyset lists and searches, and versionless names (:mod:`.operations`);
+a keyed one, ``x-idempotency`` for client generators.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from .components import (
     COMPONENT_SCHEMAS,
     RETRY_AFTER_HEADER,
     client_parameters,
+    idempotency_extension,
     idempotency_key_parameter,
     replay_headers,
     trace_id_response_header,
@@ -116,6 +118,15 @@ class ProblemSchemaMixin(_SchemaBase):
     #: The security of an operation anonymous callers may use: ``"omit"`` (none: generated
     #: clients take a plain client) or ``"optional"`` (drf-spectacular's ``[{scheme: []}, {}]``).
     anonymous_security: str = "omit"
+
+    def get_operation(
+        self, path: str, path_regex: str, path_prefix: str, method: str, registry: Any
+    ) -> dict[str, Any] | None:
+        operation: dict[str, Any] | None = super().get_operation(path, path_regex, path_prefix, method, registry)
+        if operation is not None and (options := self._idempotency_options()) is not None:
+            # Here rather than in get_extensions(), which a view's @extend_schema(extensions=...) replaces.
+            operation.setdefault("x-idempotency", idempotency_extension(required=options.required))
+        return operation
 
     def _action(self) -> str:
         return action_of(self.view, self.method, self.method == "GET" and self._is_list_view())
