@@ -11,6 +11,9 @@ The protocol, whichever way a view is protected (mixin, decorator, middleware):
 4. an unhandled exception or a 5xx the view does not keep marks the key failed, and a 4xx it
    does not keep (by default a 409) releases it; either way the view's transaction is rolled
    back, so a retry runs the view again on a clean slate.
+
+The layer's own problems on a keyed request (:data:`RETRYABLE`) carry ``Cache-Control:
+no-store`` and ``retryable``; the view's answers, stored or not, are sent as the view made them.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +57,16 @@ from .waiting import ClaimWait, in_flight_retry_after
 logger = logging.getLogger("django_api_conventions.idempotency")
 
 DEFAULT_METHODS = frozenset({"POST", "PATCH"})
+#: The layer's problems on a keyed request: whether the same request with the same key can still
+#: succeed (after Retry-After), or not (correct the request, or use a new key).
+RETRYABLE: dict[str, bool] = {
+    "idempotency-key-in-use": True,
+    "idempotency-lease-expired": True,
+    "idempotency-store-unavailable": True,
+    "idempotency-key-reused": False,
+    "idempotency-response-too-large": False,
+    "idempotency-not-supported": False,
+}
 #: A request that lost its lease was rolled back while a newer attempt runs: one second on, a
 #: retry usually finds that attempt's stored answer (or its 409 with its own estimate).
 _LEASE_EXPIRED_RETRY_AFTER = 1
@@ -114,9 +128,10 @@ def run_idempotently(
     settle_unfinished()
     call = _KeyedCall.start(store, http_request, options, scope_request or http_request, key)
     wait = ClaimWait(options.wait_seconds)
-    while (pause := wait.pause_after(claim := call.claim())) is not None:
-        time.sleep(pause)
-    return run_unkeyed(run_view) if claim is None else call.answer(claim, run_view, before_view)
+    with _next_step_said():
+        while (pause := wait.pause_after(claim := call.claim())) is not None:
+            time.sleep(pause)
+        return run_unkeyed(run_view) if claim is None else call.answer(claim, run_view, before_view)
 
 
 async def run_idempotently_async(
@@ -143,11 +158,12 @@ async def run_idempotently_async(
 
     def attempt(call: _KeyedCall | None) -> tuple[_KeyedCall, float | None, HttpResponseBase | None]:
         call = call or _KeyedCall.start(store, http_request, options, scope_request or http_request, key)
-        claim = call.claim()
-        pause = wait.pause_after(claim)
-        if pause is not None:
-            return call, pause, None
-        return call, None, run_unkeyed(run_view) if claim is None else call.answer(claim, run_view, before_view)
+        with _next_step_said():
+            claim = call.claim()
+            pause = wait.pause_after(claim)
+            if pause is not None:
+                return call, pause, None
+            return call, None, run_unkeyed(run_view) if claim is None else call.answer(claim, run_view, before_view)
 
     call, pause, response = await sync_to_async(attempt)(None)
     while pause is not None:
@@ -155,6 +171,20 @@ async def run_idempotently_async(
         call, pause, response = await sync_to_async(attempt)(call)
     assert response is not None  # no pause: answered
     return response
+
+
+@contextmanager
+def _next_step_said() -> Iterator[None]:
+    """Adds ``retryable`` and ``Cache-Control: no-store`` to the layer's problems raised inside."""
+    try:
+        yield
+    except ProblemException as problem:
+        retryable = RETRYABLE.get(problem.problem_type.slug)
+        if retryable is not None:
+            problem.extensions["retryable"] = retryable
+            # About this moment of this key: no cache may answer a retry with it.
+            problem.headers[header_names.CACHE_CONTROL] = "no-store"
+        raise
 
 
 def _read_key(http_request: HttpRequest, options: IdempotencyOptions) -> str | None:

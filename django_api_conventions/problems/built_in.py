@@ -5,10 +5,16 @@ Each text is in the Markdown of :mod:`.markdown`, translated lazily into the req
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from ..http import header_names
 from .types import ProblemField, ProblemType, problem_types
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 _ERRORS_POINTER = ProblemField(
     "errors",
@@ -45,6 +51,31 @@ _RETIRED_HEADERS = (
         '<https://api.example.com/docs/migrating-to-v2>; rel="sunset"',
     ),
 )
+
+_RETRYABLE_DESCRIPTION = _(
+    "`true`: the same request with the same key can still succeed (after Retry-After, when given); "
+    "`false`: it cannot under this key: correct the request, or use a new key."
+)
+_RETRYABLE = ProblemField("retryable", _RETRYABLE_DESCRIPTION, True)
+_NOT_RETRYABLE = ProblemField("retryable", _RETRYABLE_DESCRIPTION, False)
+_NO_STORE = ProblemField(
+    header_names.CACHE_CONTROL,
+    _("`no-store`: the answer is about this moment of the key; no cache keeps it."),
+    "no-store",
+)
+_SAME_KEY_WORKS = _(
+    "`retryable` is `true`: the same request with the same key can still succeed. `Cache-Control: no-store`: "
+    "no cache keeps this answer, so the retry reaches the service."
+)
+_SAME_KEY_FAILS = _(
+    "`retryable` is `false`: the same request with this key will not succeed. `Cache-Control: no-store`: no "
+    "cache keeps this answer."
+)
+
+
+def _then(fix: StrOrPromise, next_step: StrOrPromise) -> StrOrPromise:
+    return format_lazy("{} {}", fix, next_step)
+
 
 _RETRY_LATER = _("Wait for the seconds given in the Retry-After header, then send the request again, unchanged.")
 
@@ -417,11 +448,18 @@ BUILT_IN: list[ProblemType] = [
         _("Request with this Idempotency-Key in progress"),
         409,
         _("An earlier request with the same key is still being processed."),
-        fix=_(
-            "Retry after the seconds given in the Retry-After header, with the same key and the same request: "
-            "you will get the result of the first one."
+        fix=_then(
+            _(
+                "Retry after the seconds given in the Retry-After header, with the same key and the same request: "
+                "you will get the result of the first one."
+            ),
+            _SAME_KEY_WORKS,
         ),
-        headers=(_RETRY_AFTER,),
+        headers=(
+            _NO_STORE,
+            _RETRY_AFTER,
+        ),
+        members=(_RETRYABLE,),
         example_detail=_("A request with this Idempotency-Key is still being processed."),
     ),
     ProblemType(
@@ -432,11 +470,18 @@ BUILT_IN: list[ProblemType] = [
             "The request ran longer than its lease and another attempt with the same key took over; this attempt "
             "was rolled back."
         ),
-        fix=_(
-            "Retry with the same key after the seconds given in the Retry-After header: you will get the result "
-            "of the attempt that took over."
+        fix=_then(
+            _(
+                "Retry with the same key after the seconds given in the Retry-After header: you will get the result "
+                "of the attempt that took over."
+            ),
+            _SAME_KEY_WORKS,
         ),
-        headers=(_RETRY_AFTER,),
+        headers=(
+            _NO_STORE,
+            _RETRY_AFTER,
+        ),
+        members=(_RETRYABLE,),
         example_detail=_(
             "This request outlived its lease and another request with the same key took over; its "
             "changes were rolled back."
@@ -447,10 +492,15 @@ BUILT_IN: list[ProblemType] = [
         _("Idempotency-Key reused with another request"),
         422,
         _("The key was first used with another method, path, query or body."),
-        fix=_(
-            "Use a new key for a new operation; to retry an operation, resend exactly the same request with its "
-            "key. Key order and white space of a JSON body do not matter."
+        fix=_then(
+            _(
+                "Use a new key for a new operation; to retry an operation, resend exactly the same request with its "
+                "key. Key order and white space of a JSON body do not matter."
+            ),
+            _SAME_KEY_FAILS,
         ),
+        members=(_NOT_RETRYABLE,),
+        headers=(_NO_STORE,),
         example_detail=_("This Idempotency-Key was used with another method, path, query or body."),
     ),
     ProblemType(
@@ -461,12 +511,19 @@ BUILT_IN: list[ProblemType] = [
             "The first request with this Idempotency-Key ran, once, but its response was larger than the service "
             "stores (IDEMPOTENCY_MAX_STORED_BODY_BYTES), so it cannot be replayed."
         ),
-        fix=_(
-            "Do not send the operation again under a new key: read its result instead, at the Location header "
-            "when present."
+        fix=_then(
+            _(
+                "Do not send the operation again under a new key: read its result instead, at the Location header "
+                "when present."
+            ),
+            _SAME_KEY_FAILS,
         ),
-        members=(ProblemField("original_status", _("The status the first request answered."), 201),),
+        members=(
+            _NOT_RETRYABLE,
+            ProblemField("original_status", _("The status the first request answered."), 201),
+        ),
         headers=(
+            _NO_STORE,
             ProblemField(
                 "Location", _("The resource the first request created, when it created one."), "/v2/invoices/inv_42"
             ),
@@ -485,10 +542,15 @@ BUILT_IN: list[ProblemType] = [
             "answer of a keyed request in the same transaction as its changes: the two cannot be combined, so the "
             "request was refused before anything changed."
         ),
-        fix=_(
-            "Send the request without the Idempotency-Key header, and tell the service's developers, quoting "
-            "the `trace_id`: this is the service's set-up, not your request."
+        fix=_then(
+            _(
+                "Send the request without the Idempotency-Key header, and tell the service's developers, quoting "
+                "the `trace_id`: this is the service's set-up, not your request."
+            ),
+            _SAME_KEY_FAILS,
         ),
+        members=(_NOT_RETRYABLE,),
+        headers=(_NO_STORE,),
         example_detail=_(
             "This endpoint commits its own database transaction, which cannot run inside the "
             "transaction that keeps a keyed request's answer with its changes. Nothing was "
@@ -500,8 +562,12 @@ BUILT_IN: list[ProblemType] = [
         _("Idempotency store unavailable"),
         503,
         _("The service cannot record idempotency keys right now, so it does not run keyed requests."),
-        fix=_RETRY_LATER,
-        headers=(_RETRY_AFTER,),
+        fix=_then(_RETRY_LATER, _SAME_KEY_WORKS),
+        headers=(
+            _NO_STORE,
+            _RETRY_AFTER,
+        ),
+        members=(_RETRYABLE,),
         example_detail=_("Keyed requests cannot run while the idempotency store is unreachable; retry later."),
     ),
     ProblemType(
