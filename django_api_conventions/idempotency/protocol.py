@@ -12,7 +12,7 @@ The protocol, whichever way a view is protected (mixin, decorator, middleware):
    does not keep (by default a 409) releases it; either way the view's transaction is rolled
    back, so a retry runs the view again on a clean slate.
 
-The layer's own problems on a keyed request (:data:`RETRYABLE`) carry ``Cache-Control:
+The layer's own problems on a keyed request (``RETRYABLE_WITH_SAME_KEY``) carry ``Cache-Control:
 no-store`` and ``retryable``; the view's answers, stored or not, are sent as the view made them.
 """
 
@@ -35,6 +35,7 @@ from ..clients.client_ids import get_client_id
 from ..conf import api_settings
 from ..http import header_names
 from ..http.request_attributes import IDEMPOTENCY, set_state
+from ..problems.built_in import RETRYABLE_WITH_SAME_KEY
 from ..problems.details import ProblemException, retry_after_header
 from ..tracing.trace_ids import assign_trace_id
 from . import signals
@@ -57,16 +58,6 @@ from .waiting import ClaimWait, in_flight_retry_after
 logger = logging.getLogger("django_api_conventions.idempotency")
 
 DEFAULT_METHODS = frozenset({"POST", "PATCH"})
-#: The layer's problems on a keyed request: whether the same request with the same key can still
-#: succeed (after Retry-After), or not (correct the request, or use a new key).
-RETRYABLE: dict[str, bool] = {
-    "idempotency-key-in-use": True,
-    "idempotency-lease-expired": True,
-    "idempotency-store-unavailable": True,
-    "idempotency-key-reused": False,
-    "idempotency-response-too-large": False,
-    "idempotency-not-supported": False,
-}
 #: A request that lost its lease was rolled back while a newer attempt runs: one second on, a
 #: retry usually finds that attempt's stored answer (or its 409 with its own estimate).
 _LEASE_EXPIRED_RETRY_AFTER = 1
@@ -179,7 +170,7 @@ def _next_step_said() -> Iterator[None]:
     try:
         yield
     except ProblemException as problem:
-        retryable = RETRYABLE.get(problem.problem_type.slug)
+        retryable = RETRYABLE_WITH_SAME_KEY.get(problem.problem_type.slug)
         if retryable is not None:
             problem.extensions["retryable"] = retryable
             # About this moment of this key: no cache may answer a retry with it.

@@ -5,16 +5,13 @@ Each text is in the Markdown of :mod:`.markdown`, translated lazily into the req
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import dataclasses
 
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from ..http import header_names
 from .types import ProblemField, ProblemType, problem_types
-
-if TYPE_CHECKING:
-    from django_stubs_ext import StrOrPromise
 
 _ERRORS_POINTER = ProblemField(
     "errors",
@@ -52,12 +49,20 @@ _RETIRED_HEADERS = (
     ),
 )
 
-_RETRYABLE_DESCRIPTION = _(
+#: The idempotency layer's problems on a keyed request, with ``retryable``: whether the same request with
+#: the same key can still succeed (after Retry-After); they carry ``Cache-Control: no-store`` too.
+RETRYABLE_WITH_SAME_KEY = {
+    "idempotency-key-in-use": True,
+    "idempotency-lease-expired": True,
+    "idempotency-store-unavailable": True,
+    "idempotency-key-reused": False,
+    "idempotency-response-too-large": False,
+    "idempotency-not-supported": False,
+}
+_RETRYABLE = _(
     "`true`: the same request with the same key can still succeed (after Retry-After, when given); "
     "`false`: it cannot under this key: correct the request, or use a new key."
 )
-_RETRYABLE = ProblemField("retryable", _RETRYABLE_DESCRIPTION, True)
-_NOT_RETRYABLE = ProblemField("retryable", _RETRYABLE_DESCRIPTION, False)
 _NO_STORE = ProblemField(
     header_names.CACHE_CONTROL,
     _("`no-store`: the answer is about this moment of the key; no cache keeps it."),
@@ -71,12 +76,6 @@ _SAME_KEY_FAILS = _(
     "`retryable` is `false`: the same request with this key will not succeed. `Cache-Control: no-store`: no "
     "cache keeps this answer."
 )
-
-
-def _then(fix: StrOrPromise, next_step: StrOrPromise) -> StrOrPromise:
-    return format_lazy("{} {}", fix, next_step)
-
-
 _RETRY_LATER = _("Wait for the seconds given in the Retry-After header, then send the request again, unchanged.")
 
 BUILT_IN: list[ProblemType] = [
@@ -448,18 +447,11 @@ BUILT_IN: list[ProblemType] = [
         _("Request with this Idempotency-Key in progress"),
         409,
         _("An earlier request with the same key is still being processed."),
-        fix=_then(
-            _(
-                "Retry after the seconds given in the Retry-After header, with the same key and the same request: "
-                "you will get the result of the first one."
-            ),
-            _SAME_KEY_WORKS,
+        fix=_(
+            "Retry after the seconds given in the Retry-After header, with the same key and the same request: "
+            "you will get the result of the first one."
         ),
-        headers=(
-            _NO_STORE,
-            _RETRY_AFTER,
-        ),
-        members=(_RETRYABLE,),
+        headers=(_RETRY_AFTER,),
         example_detail=_("A request with this Idempotency-Key is still being processed."),
     ),
     ProblemType(
@@ -470,18 +462,11 @@ BUILT_IN: list[ProblemType] = [
             "The request ran longer than its lease and another attempt with the same key took over; this attempt "
             "was rolled back."
         ),
-        fix=_then(
-            _(
-                "Retry with the same key after the seconds given in the Retry-After header: you will get the result "
-                "of the attempt that took over."
-            ),
-            _SAME_KEY_WORKS,
+        fix=_(
+            "Retry with the same key after the seconds given in the Retry-After header: you will get the result "
+            "of the attempt that took over."
         ),
-        headers=(
-            _NO_STORE,
-            _RETRY_AFTER,
-        ),
-        members=(_RETRYABLE,),
+        headers=(_RETRY_AFTER,),
         example_detail=_(
             "This request outlived its lease and another request with the same key took over; its "
             "changes were rolled back."
@@ -492,15 +477,10 @@ BUILT_IN: list[ProblemType] = [
         _("Idempotency-Key reused with another request"),
         422,
         _("The key was first used with another method, path, query or body."),
-        fix=_then(
-            _(
-                "Use a new key for a new operation; to retry an operation, resend exactly the same request with its "
-                "key. Key order and white space of a JSON body do not matter."
-            ),
-            _SAME_KEY_FAILS,
+        fix=_(
+            "Use a new key for a new operation; to retry an operation, resend exactly the same request with its "
+            "key. Key order and white space of a JSON body do not matter."
         ),
-        members=(_NOT_RETRYABLE,),
-        headers=(_NO_STORE,),
         example_detail=_("This Idempotency-Key was used with another method, path, query or body."),
     ),
     ProblemType(
@@ -511,19 +491,12 @@ BUILT_IN: list[ProblemType] = [
             "The first request with this Idempotency-Key ran, once, but its response was larger than the service "
             "stores (IDEMPOTENCY_MAX_STORED_BODY_BYTES), so it cannot be replayed."
         ),
-        fix=_then(
-            _(
-                "Do not send the operation again under a new key: read its result instead, at the Location header "
-                "when present."
-            ),
-            _SAME_KEY_FAILS,
+        fix=_(
+            "Do not send the operation again under a new key: read its result instead, at the Location header "
+            "when present."
         ),
-        members=(
-            _NOT_RETRYABLE,
-            ProblemField("original_status", _("The status the first request answered."), 201),
-        ),
+        members=(ProblemField("original_status", _("The status the first request answered."), 201),),
         headers=(
-            _NO_STORE,
             ProblemField(
                 "Location", _("The resource the first request created, when it created one."), "/v2/invoices/inv_42"
             ),
@@ -542,15 +515,10 @@ BUILT_IN: list[ProblemType] = [
             "answer of a keyed request in the same transaction as its changes: the two cannot be combined, so the "
             "request was refused before anything changed."
         ),
-        fix=_then(
-            _(
-                "Send the request without the Idempotency-Key header, and tell the service's developers, quoting "
-                "the `trace_id`: this is the service's set-up, not your request."
-            ),
-            _SAME_KEY_FAILS,
+        fix=_(
+            "Send the request without the Idempotency-Key header, and tell the service's developers, quoting "
+            "the `trace_id`: this is the service's set-up, not your request."
         ),
-        members=(_NOT_RETRYABLE,),
-        headers=(_NO_STORE,),
         example_detail=_(
             "This endpoint commits its own database transaction, which cannot run inside the "
             "transaction that keeps a keyed request's answer with its changes. Nothing was "
@@ -562,12 +530,8 @@ BUILT_IN: list[ProblemType] = [
         _("Idempotency store unavailable"),
         503,
         _("The service cannot record idempotency keys right now, so it does not run keyed requests."),
-        fix=_then(_RETRY_LATER, _SAME_KEY_WORKS),
-        headers=(
-            _NO_STORE,
-            _RETRY_AFTER,
-        ),
-        members=(_RETRYABLE,),
+        fix=_RETRY_LATER,
+        headers=(_RETRY_AFTER,),
         example_detail=_("Keyed requests cannot run while the idempotency store is unreachable; retry later."),
     ),
     ProblemType(
@@ -637,5 +601,19 @@ _STATUS_DEFAULTS = frozenset(
     """.split()  # noqa: SIM905 -- a word list reads best as words
 )
 
+
+def _saying_next_step(problem_type: ProblemType) -> ProblemType:
+    retryable = RETRYABLE_WITH_SAME_KEY.get(problem_type.slug)
+    if retryable is None:
+        return problem_type
+    return dataclasses.replace(
+        problem_type,
+        fix=format_lazy("{} {}", problem_type.fix, _SAME_KEY_WORKS if retryable else _SAME_KEY_FAILS),
+        members=(ProblemField("retryable", _RETRYABLE, retryable), *problem_type.members),
+        headers=(_NO_STORE, *problem_type.headers),
+    )
+
+
+BUILT_IN = [_saying_next_step(problem_type) for problem_type in BUILT_IN]
 for _type in BUILT_IN:
     problem_types.register(_type, default_for_status=_type.slug in _STATUS_DEFAULTS)
