@@ -124,3 +124,26 @@ def flag(name: str, default: bool = False) -> bool:
 def integer(name: str, default: int) -> int:
     value = os.environ.get(name)
     return default if value in (None, "") else int(value)
+
+
+def with_brownouts(versions: list[dict[str, Any]], value: str | None) -> list[dict[str, Any]]:
+    """``versions`` with the windows of ``BROWNOUTS`` (``v1=2026-12-08T10:00:00Z/PT15M;v1=...``)
+    as their ``brownouts``; the windows themselves are checked at start-up (E020)."""
+    windows: dict[str, list[str]] = {}
+    for item in filter(None, (part.strip() for part in (value or "").split(";"))):
+        name, equals, window = item.partition("=")
+        if not equals or not window.strip():
+            raise ValueError(
+                f"BROWNOUTS item {item!r} is not version=start/duration, e.g. v1=2026-12-08T10:00:00Z/PT15M"
+            )
+        windows.setdefault(name.strip(), []).append(window.strip())
+    names = [version["name"] for version in versions]
+    unknown = sorted(set(windows) - set(names))
+    if unknown:
+        raise ValueError(
+            f"BROWNOUTS names unknown version(s) {', '.join(unknown)}; the versions are {', '.join(names)}"
+        )
+    return [
+        {**version, "brownouts": windows[version["name"]]} if version["name"] in windows else version
+        for version in versions
+    ]

@@ -3,7 +3,15 @@
 import importlib.util
 import os
 
-from .environment import cache_from_url, database_from_url, flag, idempotency_redis_url, integer, shared_cache
+from .environment import (
+    cache_from_url,
+    database_from_url,
+    flag,
+    idempotency_redis_url,
+    integer,
+    shared_cache,
+    with_brownouts,
+)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "example-service-not-secret")
 DEBUG = flag("DEBUG")
@@ -164,6 +172,8 @@ API_CONVENTIONS = {
         {"name": "v2", "status": "current"},
     ],
 }
+# BROWNOUTS plans windows before v1's sunset in which it answers 410: v1=2026-12-08T10:00:00Z/PT15M;v1=...
+API_CONVENTIONS["VERSIONS"] = with_brownouts(API_CONVENTIONS["VERSIONS"], os.environ.get("BROWNOUTS"))
 
 # Example-service knobs.
 PAYMENT_GATEWAY_DELAY_MS = integer("PAYMENT_GATEWAY_DELAY_MS", 0)

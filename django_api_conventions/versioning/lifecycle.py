@@ -13,6 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
 
 from ..conf import api_settings
+from .brownouts import Brownout, parse_brownouts
 
 Status = Literal["current", "deprecated", "retired"]
 STATUSES: tuple[Status, ...] = ("current", "deprecated", "retired")
@@ -75,17 +76,18 @@ class APIVersion:
     deprecation: dt.datetime | None = None
     sunset: dt.datetime | None = None
     migration_guide: str | None = None
+    #: Planned windows before the sunset in which the version answers 410 (:mod:`.brownouts`).
+    brownouts: tuple[Brownout, ...] = ()
 
     @classmethod
     def from_setting(cls, entry: Mapping[str, Any]) -> APIVersion:
         """Build from one ``VERSIONS`` dict; :class:`ImproperlyConfigured` says what is wrong."""
         if not isinstance(entry, Mapping):
             raise ImproperlyConfigured(f"each version must be a dict, not {entry!r}")
-        unknown = set(entry) - {"name", "status", "deprecation", "sunset", "migration_guide"}
+        allowed = ("name", "status", "deprecation", "sunset", "migration_guide", "brownouts")
+        unknown = set(entry) - set(allowed)
         if unknown:
-            raise ImproperlyConfigured(
-                f"unknown key(s) {sorted(unknown)}; allowed: name, status, deprecation, sunset, migration_guide"
-            )
+            raise ImproperlyConfigured(f"unknown key(s) {sorted(unknown)}; allowed: {', '.join(allowed)}")
         name = entry.get("name")
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
             raise ImproperlyConfigured(f"'name' must be a path segment such as 'v1', not {name!r}")
@@ -95,13 +97,17 @@ class APIVersion:
         guide = entry.get("migration_guide")
         if guide is not None and (not isinstance(guide, str) or not re.fullmatch(r"https?://[^\s<>\"]+", guide)):
             raise ImproperlyConfigured(f"{name}: 'migration_guide' must be an absolute http(s) URL, not {guide!r}")
+        sunset = parse_moment(entry.get("sunset"), what=f"{name}: 'sunset'")
         version = cls(
             name,
             status,
             parse_moment(entry.get("deprecation"), what=f"{name}: 'deprecation'"),
-            parse_moment(entry.get("sunset"), what=f"{name}: 'sunset'"),
+            sunset,
             guide,
+            parse_brownouts(entry.get("brownouts"), name=name, sunset=sunset),
         )
+        if version.brownouts and status == "current":
+            raise ImproperlyConfigured(f"{name}: the current version has no brownouts; deprecate it first")
         if status == "deprecated" and (version.deprecation is None or version.sunset is None or guide is None):
             raise ImproperlyConfigured(
                 f"{name}: a deprecated version needs 'deprecation', 'sunset' and 'migration_guide'"
@@ -116,6 +122,11 @@ class APIVersion:
 
     def is_deprecated(self, now: dt.datetime | None = None) -> bool:
         return self.status == "deprecated" and not self.is_retired(now)
+
+    def brownout_at(self, now: dt.datetime | None = None) -> Brownout | None:
+        """The window of :attr:`brownouts` that holds ``now``, if any."""
+        moment = now or timezone.now()
+        return next((window for window in self.brownouts if window.covers(moment)), None)
 
     def state(self, now: dt.datetime | None = None) -> Status:
         if self.is_retired(now):

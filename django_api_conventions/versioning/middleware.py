@@ -20,16 +20,22 @@ from ..problems.details import render_problem
 from .deprecation import endpoint_deprecations
 from .headers import apply_deprecation_headers
 from .lifecycle import Deprecation, get_version_table, version_in_path
-from .problems import endpoint_retired_problem, unknown_version_problem, version_retired_problem
-from .signals import deprecated_endpoint_used, deprecated_version_used
+from .problems import (
+    endpoint_retired_problem,
+    unknown_version_problem,
+    version_brownout_problem,
+    version_retired_problem,
+)
+from .signals import deprecated_endpoint_used, deprecated_version_used, version_brownout_refused
 from .usage import note_deprecation, noted_deprecations, report_use
 
 __all__ = ["VersionLifecycleMiddleware"]
 
 
 class VersionLifecycleMiddleware(HookMiddleware):
-    """Answers unknown (404) and retired (410) versions and endpoints, and announces every
-    deprecation a request touches with ``Deprecation``, ``Sunset`` and ``Link``, errors included.
+    """Answers unknown (404) and retired (410) versions and endpoints, and versions in a brownout
+    (410 with ``Retry-After``), and announces every deprecation a request touches with
+    ``Deprecation``, ``Sunset`` and ``Link``, errors included.
 
     Each use is reported (a signal, a log line with the client id); under ASGI in a thread, as
     the client id may need the database. A request that uses nothing deprecated stays on the
@@ -95,6 +101,10 @@ def _check_version(request: HttpRequest) -> tuple[HttpResponse | None, _Uses]:
         return render_problem(request, version_retired_problem(version)), [use]
     if version.is_deprecated(now):
         note_deprecation(request, version.as_deprecation())
+        brownout = version.brownout_at(now)
+        if brownout is not None:
+            use = (version_brownout_refused, version.as_deprecation(), {"version": name, "brownout": brownout})
+            return render_problem(request, version_brownout_problem(version, brownout, now)), [use]
         _uses(request).append((deprecated_version_used, version.as_deprecation(), {"version": name}))
     return None, []
 

@@ -1,11 +1,15 @@
-"""The problems of the version lifecycle: 404 for an unknown version, 410 after a sunset."""
+"""The problems of the version lifecycle: 404 for an unknown version, 410 after a sunset and
+during a brownout."""
 
 from __future__ import annotations
+
+import datetime as dt
 
 from django.utils.translation import gettext
 
 from ..http import header_names
-from ..problems.details import ProblemException
+from ..problems.details import ProblemException, retry_after_header
+from .brownouts import Brownout, utc_text
 from .headers import deprecation_links, sunset_header_value
 from .lifecycle import APIVersion, Deprecation, VersionTable
 
@@ -38,6 +42,25 @@ def version_retired_problem(version: APIVersion) -> ProblemException:
         "version-retired",
         detail.format(name=version.name, date=_date(version.sunset), guide=version.migration_guide),
         headers=_retired_headers(deprecation),
+        extensions={"version": version.name, "migration_guide": version.migration_guide},
+    )
+
+
+def version_brownout_problem(version: APIVersion, brownout: Brownout, now: dt.datetime) -> ProblemException:
+    """The 410 of the sunset day, ahead of it, with ``Retry-After`` to the window's end."""
+    detail = gettext(
+        "API version {name} is unavailable until {end}, a planned brownout before its retirement on {date}; "
+        "see the migration guide at {guide}."
+    )
+    return ProblemException(
+        "version-retired",
+        detail.format(
+            name=version.name, end=utc_text(brownout.end), date=_date(version.sunset), guide=version.migration_guide
+        ),
+        headers={
+            **_retired_headers(version.as_deprecation()),
+            **retry_after_header((brownout.end - now).total_seconds()),
+        },
         extensions={"version": version.name, "migration_guide": version.migration_guide},
     )
 

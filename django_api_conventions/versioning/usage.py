@@ -41,17 +41,30 @@ def report_use(request: Any, signal: Signal, deprecation: Deprecation, *, retire
     except ProblemException:  # an unusable client id header: its own 400 answers it where it counts
         client_id = "-"
     sunset = deprecation.sunset.isoformat() if deprecation.sunset else None
-    logger.log(
-        logging.WARNING if retired else logging.INFO,
-        "%s %s used by %s: %s %s (sunset %s)",
-        "Retired" if retired else "Deprecated",
-        deprecation.subject,
-        client_id,
-        http_request.method,
-        http_request.path,
-        sunset or "not set",
-        extra={"deprecated": deprecation.subject, "client_id": client_id, "sunset": sunset, "retired": retired},
-    )
+    fields = {"deprecated": deprecation.subject, "client_id": client_id, "sunset": sunset, "retired": retired}
+    brownout = extra.get("brownout")
+    if brownout is not None:  # refused: a WARNING, as for a retired version
+        logger.warning(
+            "Brownout of %s refused %s: %s %s (until %s)",
+            deprecation.subject,
+            client_id,
+            http_request.method,
+            http_request.path,
+            brownout.end.isoformat(),
+            extra={**fields, "brownout": str(brownout)},
+        )
+    else:
+        logger.log(
+            logging.WARNING if retired else logging.INFO,
+            "%s %s used by %s: %s %s (sunset %s)",
+            "Retired" if retired else "Deprecated",
+            deprecation.subject,
+            client_id,
+            http_request.method,
+            http_request.path,
+            sunset or "not set",
+            extra=fields,
+        )
     signal.send(
         sender=deprecation.kind, request=request, client_id=client_id, deprecation=deprecation, retired=retired, **extra
     )

@@ -22,7 +22,8 @@ def _day(moment: Any) -> str:
 
 class Command(BaseCommand):
     help = (
-        "List every deprecated or retired version, deprecated endpoint and field rename with its dates. "
+        "List every deprecated or retired version (and its brownouts), deprecated endpoint and field rename "
+        "with its dates. "
         "--fail-on-past-sunset exits 1 when something past its sunset is still in the code or settings."
     )
 
@@ -56,6 +57,10 @@ class Command(BaseCommand):
             )
             if state.startswith("past sunset"):
                 past_sunset.append(subject)
+        for version in get_version_table().versions:
+            for window in version.brownouts:
+                when = "past" if window.end <= now else "now" if window.covers(now) else "planned"
+                self.stdout.write(f"version {version.name}: brownout {window}, {when}")
         if fail_on_past_sunset and past_sunset:
             raise CommandError(f"Past their sunset and still declared: {', '.join(past_sunset)}.")
 
