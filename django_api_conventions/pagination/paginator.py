@@ -364,4 +364,8 @@ def _endpoint_of(request: Request) -> str:
     match = getattr(request, "resolver_match", None)
     if match is None:
         return request.path
+    if request.method == "QUERY" and match.view_name.endswith("-list"):
+        # QUERY <list> is the search of SearchMixin: bound to its route, a cursor pages either method.
+        search = f"{request.path}search/" if request.path.endswith("/") else f"{request.path}/search"
+        return f"{match.view_name.removesuffix('-list')}-search:{search}"
     return f"{match.view_name}:{request.path}"

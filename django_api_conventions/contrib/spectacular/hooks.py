@@ -1,4 +1,4 @@
-"""The document's postprocessing: a SemVer ``info.version``, and named extensible enums.
+"""The document's postprocessing: a SemVer ``info.version``, named extensible enums, ``x-query``.
 
 drf-spectacular writes ``info.version`` as ``"2 (v1)"`` for one URL version, which client
 generators and registries cannot parse. ``/openapi.json``, the package's generator and
@@ -15,6 +15,7 @@ from typing import Any
 from drf_spectacular.settings import spectacular_settings
 
 from .enums import name_extensible_enums
+from .query import describe_query_operations
 
 __all__ = ["SEMVER_INFO_VERSION", "finish_schema", "postprocess_schema", "with_api_version"]
 
@@ -36,8 +37,10 @@ def postprocess_schema(result: dict[str, Any], generator: Any, request: Any, pub
 
 
 def finish_schema(schema: dict[str, Any], api_version: str | None, registry: Any = None) -> dict[str, Any]:
-    """``schema`` with :func:`with_api_version` and its extensible enums named; idempotent."""
+    """``schema`` with :func:`with_api_version`, its extensible enums named and ``x-query`` on
+    each collection that takes ``QUERY``; idempotent."""
     name_extensible_enums(schema, spectacular_settings.ENUM_SUFFIX, registry)
+    describe_query_operations(schema)
     return with_api_version(schema, api_version)
 
 
