@@ -74,6 +74,14 @@ MESSAGES: dict[tuple[str, str], tuple[StrOrPromise, StrOrPromise]] = {
             "redis+cluster://host[:port][,host[:port]...] (rediss... for TLS); see docs/idempotency.md."
         ),
     ),
+    ("E003", "bad_encryption_keys"): (
+        _("API_CONVENTIONS['IDEMPOTENCY_ENCRYPTION_KEYS'] cannot be used: {error}."),
+        _(
+            "Give a list of url-safe base64 keys of 32 random bytes each, e.g. "
+            "base64.urlsafe_b64encode(os.urandom(32)).decode(), and pip install "
+            "'django-api-conventions[encryption]'."
+        ),
+    ),
     ("E003", "regex_without_version"): (
         _("API_CONVENTIONS['VERSION_PATH_REGEX'] = {value!r} has no group named 'version'."),
         _("Capture the version segment as (?P<version>...), e.g. r'^/(?P<version>v[0-9]+)/'."),

@@ -189,6 +189,14 @@ SETTING_DOCS: dict[str, SettingDoc] = {
         ),
         default="`1048576` (`1024 * 1024`)",
     ),
+    "IDEMPOTENCY_ENCRYPTION_KEYS": SettingDoc(
+        "a list of url-safe base64 keys of 32 bytes",
+        (
+            "Keys that [encrypt stored answers](idempotency-stores.md#encrypted-stored-answers) (AES-GCM): "
+            "the first encrypts, all decrypt (put a new key first; drop an old one after the retention). "
+            "Wrong key, or `cryptography` missing: error `E003`."
+        ),
+    ),
     "IDEMPOTENCY_STORE_UNAVAILABLE": SettingDoc(
         '`"fail-closed"` or `"fail-open"`',
         (

@@ -34,10 +34,10 @@ def test_every_setting_is_described(name: str) -> None:
     assert "|" not in doc.type + doc.meaning + why, "a | would break the Markdown table"
 
 
-def test_at_most_31_settings() -> None:
+def test_at_most_32_settings() -> None:
     # What no project needs to change is a class attribute or a constant of its module; a
     # setting is what a project cannot say on a class of its own (a third-party app's paths).
-    assert len(DEFAULTS) <= 31, sorted(DEFAULTS)
+    assert len(DEFAULTS) <= 32, sorted(DEFAULTS)
 
 
 @pytest.mark.parametrize("name", list(SETTING_DOCS))

@@ -40,6 +40,8 @@ SETTING_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "IDEMPOTENCY_LEASE_SECONDS": ((int, float), "a positive number of seconds"),
     "IDEMPOTENCY_RETENTION_SECONDS": ((int,), "a positive number of seconds"),
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": ((int, type(None)), "a positive number of bytes, or None for no limit"),
+    # Any type: the keys' own check never quotes the value, a secret.
+    "IDEMPOTENCY_ENCRYPTION_KEYS": ((object,), "a list of url-safe base64 keys"),
     "IDEMPOTENCY_PATHS": ((list, tuple), "a list of regular expressions"),
     "IDEMPOTENCY_REQUIRED": ((bool,), "True or False"),
     "IDEMPOTENCY_STORE_UNAVAILABLE": ((str,), "'fail-closed' or 'fail-open'"),
@@ -188,6 +190,13 @@ def _check_extra_query_params(key: str, value: Any) -> list[checks.CheckMessage]
     return []
 
 
+def _check_encryption_keys(key: str, value: Any) -> list[checks.CheckMessage]:
+    from ..idempotency.encryption import keys_error
+
+    error = keys_error(value)
+    return [] if error is None else [message("bad_encryption_keys", error=error)]
+
+
 def _check_database_alias(key: str, value: str) -> list[checks.CheckMessage]:
     return [] if value in settings.DATABASES else [message("unknown_database", value=value)]
 
@@ -197,6 +206,7 @@ _VALUE_CHECKS: dict[str, Callable[[str, Any], list[checks.CheckMessage]]] = {
     "PROBLEM_BASE_URL": _check_problem_base_url,
     "VERSION_PATH_REGEX": _check_version_path_regex,
     "VERSIONS": _check_versions,
+    "IDEMPOTENCY_ENCRYPTION_KEYS": _check_encryption_keys,
     "API_PATHS": _check_patterns,
     "KEEP_ERROR_BODY_PATHS": _check_patterns,
     "MAINTENANCE_EXEMPT_PATHS": _check_patterns,

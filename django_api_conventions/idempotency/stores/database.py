@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar, NamedTuple
 
@@ -12,6 +13,7 @@ from django.utils import timezone
 
 from ...conf import api_settings
 from ...models import IdempotencyRecord
+from ..encryption import StoredAnswerUnreadable, content_shown, seal, unseal
 from ._django_compat import server_binding_cursor
 from .base import Claim, ClaimOutcome, IdempotencyStore, RecordSummary, StoredResponse, new_owner_token
 
@@ -31,7 +33,11 @@ class DatabaseStore(IdempotencyStore):
     """
 
     transactional: ClassVar[bool] = True
-    unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (OperationalError, InterfaceError)
+    unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (
+        OperationalError,
+        InterfaceError,
+        StoredAnswerUnreadable,
+    )
 
     def __init__(self, alias: str | None = None) -> None:
         self.database_alias: str = alias or api_settings.IDEMPOTENCY_DATABASE
@@ -106,6 +112,8 @@ class DatabaseStore(IdempotencyStore):
         """What the record that holds the key answers; ``None`` when it changed under us."""
         if not held.expired:
             answer = _answer_of_live_record(held, fingerprint)
+            if answer is not None and answer.response is not None:
+                return replace(answer, response=unseal(scope, key, answer.response))
             if answer is not None:
                 return answer
         # A failed key, a dead worker's key, or a record past its retention: take it over,
@@ -144,6 +152,7 @@ class DatabaseStore(IdempotencyStore):
 
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
         now = timezone.now()
+        response = seal(scope, key, response)
         return self._update_owned(
             scope,
             key,
@@ -199,7 +208,11 @@ class DatabaseStore(IdempotencyStore):
             response_status=record.response_status,
             lease_expires_at=record.lease_expires_at,
             expires_at=record.expires_at,
-            extra={"created_at": record.created_at, "updated_at": record.updated_at},
+            extra={
+                "response content": content_shown(record.response_headers if record.response_status else None),
+                "created_at": record.created_at,
+                "updated_at": record.updated_at,
+            },
         )
 
     def purge(self, *, batch_size: int, dry_run: bool) -> int:

@@ -20,6 +20,7 @@ from ...redis import UNAVAILABLE_ERRORS, RedisScript, redis_client_for_cache, re
 from ...redis.clients import client_for_key
 from ...redis.errors import refusals_as_unavailable
 from ..commit_markers import TransactionStatus, transaction_status
+from ..encryption import StoredAnswerUnreadable, content_shown, seal, unseal
 from .base import (
     Claim,
     ClaimOutcome,
@@ -145,8 +146,8 @@ def _ms(seconds: float) -> int:
     return max(1, int(seconds * 1000))
 
 
-def _response(status: bytes, headers: bytes, body: bytes) -> StoredResponse:
-    return StoredResponse(int(status), json.loads(headers), bytes(body))
+def _response(scope: str, key: str, status: bytes, headers: bytes, body: bytes) -> StoredResponse:
+    return unseal(scope, key, StoredResponse(int(status), json.loads(headers), bytes(body)))
 
 
 class RedisStore(IdempotencyStore):
@@ -163,8 +164,13 @@ class RedisStore(IdempotencyStore):
     #: Its settings (IDEMPOTENCY_REDIS_URL or IDEMPOTENCY_CACHE) are checked at start-up.
     needs_redis: ClassVar[bool] = True
     #: The errors of every supported client that mean Redis cannot answer now, and NotReplicated
-    #: (IDEMPOTENCY_REDIS_WAIT_REPLICAS replicas did not acknowledge in time).
-    unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (*UNAVAILABLE_ERRORS, NotReplicated)
+    #: (IDEMPOTENCY_REDIS_WAIT_REPLICAS replicas did not acknowledge in time), and a stored answer
+    #: no key of IDEMPOTENCY_ENCRYPTION_KEYS decrypts.
+    unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (
+        *UNAVAILABLE_ERRORS,
+        NotReplicated,
+        StoredAnswerUnreadable,
+    )
     #: How long, in milliseconds, a write waits for ``IDEMPOTENCY_REDIS_WAIT_REPLICAS`` replicas
     #: before the request answers 503; a subclass (named in ``IDEMPOTENCY_STORE``) waits longer
     #: for slower replicas. Not used while that setting is 0.
@@ -236,7 +242,7 @@ class RedisStore(IdempotencyStore):
             if outcome == "resolved":
                 return Claim(
                     ClaimOutcome.RESOLVED,
-                    response=_response(*reply[1:4]),
+                    response=_response(scope, key, *reply[1:4]),
                     retention_remaining=max(0, int(reply[4])) / 1000,
                 )
             # Committing: its owner is around its commit (under WSGI it marks the key resolved
@@ -248,7 +254,7 @@ class RedisStore(IdempotencyStore):
                 if _SETTLE([name], [prior_owner, _ms(retention_seconds)], client=self.client):
                     return Claim(
                         ClaimOutcome.RESOLVED,
-                        response=_response(*reply[4:7]),
+                        response=_response(scope, key, *reply[4:7]),
                         retention_remaining=float(retention_seconds),
                     )
                 continue
@@ -270,6 +276,7 @@ class RedisStore(IdempotencyStore):
         alias: str,
         lease_seconds: float,
     ) -> bool:
+        response = seal(scope, key, response)
         args = [owner, response.status, json.dumps(response.headers), response.body, marker, alias, _ms(lease_seconds)]
         name = self.record_key(scope, key)
         replicas = api_settings.IDEMPOTENCY_REDIS_WAIT_REPLICAS
@@ -283,6 +290,7 @@ class RedisStore(IdempotencyStore):
         return bool(reply)
 
     def complete(self, scope: str, key: str, owner: str, response: StoredResponse, retention_seconds: int) -> bool:
+        response = seal(scope, key, response)
         args = [owner, response.status, json.dumps(response.headers), response.body, _ms(retention_seconds)]
         return bool(_COMPLETE([self.record_key(scope, key)], args, client=self.client))
 
@@ -312,6 +320,7 @@ class RedisStore(IdempotencyStore):
             response_status=int(status) if status else None,
             lease_expires_at=datetime.fromtimestamp(int(fields["lease_until"]) / 1000, tz=UTC),
             expires_at=datetime.now(tz=UTC) + timedelta(milliseconds=max(0, pttl)),
+            extra={"response content": content_shown(json.loads(fields["headers"]) if status else None)},
         )
 
     def purge(self, *, batch_size: int, dry_run: bool) -> int:
