@@ -30,6 +30,7 @@ from .stores import use_store
 
 RETENTION = 24 * 60 * 60
 REPLAY_HEADERS = ["Idempotent-Replayed", "X-Cache-Lookup", "Idempotency-Retention"]
+OWN = {"header": "Idempotency-Key", "required": True, "retentionSeconds": 60, "replayHeaders": []}
 
 
 class LedgerViewSet(IdempotencyMixin, viewsets.GenericViewSet):  # type: ignore[type-arg]
@@ -43,6 +44,10 @@ class LedgerViewSet(IdempotencyMixin, viewsets.GenericViewSet):  # type: ignore[
 
     def create(self, request: Request) -> Response:
         return Response({}, status=201)
+
+    @extend_schema(extensions={"x-idempotency": OWN})
+    def partial_update(self, request: Request, pk: str) -> Response:
+        return Response({})
 
     @extend_schema(extensions={"x-badges": [{"name": "Beta"}]})
     def destroy(self, request: Request, pk: str) -> Response:
@@ -118,7 +123,7 @@ def test_every_operation_that_takes_a_key_says_so_and_no_other(
     validate(json.loads(json.dumps(schema)))
 
 
-def test_exempt_actions_and_reads_have_none_and_a_views_own_extensions_stay() -> None:
+def test_exempt_actions_and_reads_have_none_and_a_views_own_extensions_win() -> None:
     schema = document(__name__)
     paths = schema["paths"]
     assert paths["/ledger/"]["post"]["x-idempotency"]["required"] is False
@@ -127,6 +132,7 @@ def test_exempt_actions_and_reads_have_none_and_a_views_own_extensions_stay() ->
     destroy = paths["/ledger/{id}/"]["delete"]
     assert destroy["x-badges"] == [{"name": "Beta"}]
     assert destroy["x-idempotency"]["header"] == "Idempotency-Key"
+    assert paths["/ledger/{id}/"]["patch"]["x-idempotency"] == OWN
 
 
 def test_the_retention_is_the_settings(settings: Any) -> None:
