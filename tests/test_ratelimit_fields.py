@@ -169,7 +169,8 @@ def test_after_the_rate_is_lowered_the_429s_window_ends_with_retry_after(setting
     assert fields(throttled) == ([("client", {"q": 2, "w": 60})], [("client", {"r": 0, "t": 45})])
 
 
-def test_a_replay_carries_the_current_quota_not_the_stored_one(settings: Any) -> None:
+@pytest.mark.parametrize("view", ["payments", "async-payments"])
+def test_a_replay_carries_the_current_quota_not_the_stored_one(settings: Any, view: str) -> None:
     rate(settings, "10/min")
     user = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name="Payer")
     invoice = Invoice.objects.create(user=user, amount_due=10_000, currency="eur")
@@ -177,7 +178,7 @@ def test_a_replay_carries_the_current_quota_not_the_stored_one(settings: Any) ->
     body = json.dumps({"amount": 100, "currency": "eur"})
     with time_machine.travel(START, tick=False):
         first, again = (
-            client.generic("POST", f"/v2/invoices/{invoice.pk}/payments", body, content_type="application/json")
+            client.generic("POST", f"/v2/invoices/{invoice.pk}/{view}", body, content_type="application/json")
             for _ in range(2)
         )
         assert first.status_code == again.status_code == 201
