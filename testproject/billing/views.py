@@ -99,7 +99,8 @@ class InvoiceViewSet(
     mixins.DestroyModelMixin,
     viewsets.ReadOnlyModelViewSet,
 ):
-    """Invoices: DELETE is a soft delete; ``POST /v2/invoices/search`` ORs filter objects."""
+    """Invoices: DELETE is a soft delete; ``POST /v2/invoices/search`` ORs filter objects, and
+    ``QUERY /v2/invoices`` (RFC 10008) takes the same body (SearchMixin)."""
 
     queryset = Invoice.objects.all()
     serializer_class = InvoiceSerializer
