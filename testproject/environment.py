@@ -126,6 +126,10 @@ def integer(name: str, default: int) -> int:
     return default if value in (None, "") else int(value)
 
 
+def comma_separated(name: str) -> list[str]:
+    return [part.strip() for part in os.environ.get(name, "").split(",") if part.strip()]
+
+
 def with_brownouts(versions: list[dict[str, Any]], value: str | None) -> list[dict[str, Any]]:
     """``versions`` with the windows of ``BROWNOUTS`` (``v1=2026-12-08T10:00:00Z/PT15M;v1=...``)
     as their ``brownouts``; the windows themselves are checked at start-up (E020)."""

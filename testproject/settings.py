@@ -5,6 +5,7 @@ import os
 
 from .environment import (
     cache_from_url,
+    comma_separated,
     database_from_url,
     flag,
     idempotency_redis_url,
@@ -153,6 +154,8 @@ API_CONVENTIONS = {
     "IDEMPOTENCY_REDIS_URL": idempotency_redis_url(os.environ.get("REDIS_URL")),
     "IDEMPOTENCY_LEASE_SECONDS": integer("IDEMPOTENCY_LEASE_SECONDS", 60),
     "IDEMPOTENCY_STORE_UNAVAILABLE": os.environ.get("IDEMPOTENCY_STORE_UNAVAILABLE", "fail-closed"),
+    # Stored answers encrypted; the first key encrypts, all decrypt (put a new key first to rotate).
+    "IDEMPOTENCY_ENCRYPTION_KEYS": comma_separated("IDEMPOTENCY_ENCRYPTION_KEYS"),
     # Oldest first: v0 is gone (410), v1 is still served until its sunset, v2 is current.
     "VERSIONS": [
         {
