@@ -9,9 +9,11 @@ For every served version, from the live service's ``/openapi.json?version=...``:
   with openapi-fetch, passes ``tsc --noEmit``, is compiled and runs under node.
 
 Each flow creates a user and invoices, pays with a key, replays it, gets the typed 422 of a
-reused key, walks a list forward (and back, where the document's envelope has
-``previous_cursor``), reads a 400 problem's ``errors`` and a 409's ``Retry-After`` (two payments
-under one key while the gateway takes ``PAYMENT_GATEWAY_DELAY_MS``), and parses statuses the
+reused key, sends keys where the operation's ``x-idempotency`` says and only there (read from
+the document the generator consumed: neither generator keeps it), walks a list forward (and
+back, where the document's envelope has ``previous_cursor``), reads a 400 problem's ``errors``
+and a 409's ``Retry-After`` (two payments under one key while the gateway takes
+``PAYMENT_GATEWAY_DELAY_MS``), and parses statuses the
 document does not list, inserted directly into the database.
 
 The tools live in ``.venvs/clients`` (``CLIENT_TOOLS_DIR``), installed by ``.ci/run`` from

@@ -3,20 +3,26 @@
 tests/test_generated_clients.py generates the client (no generator configuration), installs it
 into a fresh virtualenv, checks this file with ``mypy --strict`` and runs it against the live
 example service, for each served version: the same code for every version, since operationIds
-and tags carry no version. Environment: ``SERVICE_URL``; ``ODD_ORDER_ID`` and
-``ODD_INVOICE_ID``, rows whose status the document does not list (inserted directly into the
-database). The lines between the ``previous_cursor`` markers are left out when the document's
-list envelope has no ``previous_cursor``.
+and tags carry no version. ``openapi.json``, the document the client was generated from, gives
+what the generated code does not keep: ``x-idempotency``. Environment: ``SERVICE_URL``;
+``ODD_ORDER_ID`` and ``ODD_INVOICE_ID``, rows whose status the document does not list (inserted
+directly into the database). The lines between the ``previous_cursor`` markers are left out
+when the document's list envelope has no ``previous_cursor``.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import threading
 import time
 import uuid
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
 from billing_api_django_api_conventions_example_service_client import Client
 from billing_api_django_api_conventions_example_service_client.api.invoices import (
     invoices_create,
@@ -56,6 +62,28 @@ def expect_problem(response: Response[Any], status: int, slug: str) -> Problem:
     if not problem.type_.endswith(f"/problems/{slug}") or problem.status != status or not problem.trace_id:
         raise AssertionError(f"expected the problem {slug}, got {problem.to_dict()}")
     return problem
+
+
+def keyed_operations(document: dict[str, Any]) -> list[tuple[str, re.Pattern[str], dict[str, Any]]]:
+    """Method, path pattern and ``x-idempotency`` of each operation the document marks as keyed."""
+    return [
+        (method.upper(), re.compile(re.sub(r"\{[^}/]+\}", "[^/]+", route)), operation["x-idempotency"])
+        for route, item in document["paths"].items()
+        for method, operation in item.items()
+        if "x-idempotency" in operation
+    ]
+
+
+def send_keys(document: dict[str, Any]) -> Callable[[httpx.Request], None]:
+    """An httpx request hook: a new key on each operation the document marks, unless one is set."""
+    keyed = keyed_operations(document)
+
+    def hook(request: httpx.Request) -> None:
+        for method, route, extension in keyed:
+            if request.method == method and route.fullmatch(request.url.path):
+                request.headers.setdefault(extension["header"], str(uuid.uuid4()))
+
+    return hook
 
 
 def main() -> None:
@@ -105,6 +133,28 @@ def main() -> None:
         422,
         "idempotency-key-reused",
     )
+
+    # Keys where x-idempotency says, as a generator that reads it sends them; and only there.
+    document: dict[str, Any] = json.loads(Path("openapi.json").read_text())
+    users = next(route for route in document["paths"] if route.endswith("/users"))
+    extension = document["paths"][users]["post"]["x-idempotency"]
+    sent: list[httpx.Request] = []
+    keying = Client(
+        base_url=os.environ["SERVICE_URL"],
+        headers={"X-Client-ID": f"python-{uuid.uuid4().hex[:8]}"},
+        httpx_args={"event_hooks": {"request": [send_keys(document), sent.append]}},
+    )
+    made = users_create.sync_detailed(
+        client=keying, body=UserRequest(email=f"{uuid.uuid4().hex}@example.com", name="Bo")
+    )
+    expect(made, 201, User)
+    assert made.headers[extension["replayHeaders"][0]] == "false", made.headers
+    assert int(made.headers["Idempotency-Retention"]) == extension["retentionSeconds"], made.headers
+    retried = keying.get_httpx_client().send(sent[0])  # a retry of the same request, with its key
+    assert retried.status_code == 201 and retried.headers["Idempotent-Replayed"] == "true", retried.headers
+    assert all(name in retried.headers for name in extension["replayHeaders"]), retried.headers
+    expect(invoices_list.sync_detailed(client=keying, user_id=user.id), 200, PaginatedInvoiceList)
+    assert [request.headers.get(extension["header"]) is not None for request in sent] == [True, True, False]
 
     # Walk the user's invoices forward, one per page: newest first.
     pages: list[PaginatedInvoiceList] = []

@@ -4,8 +4,10 @@
 // each served version (the paths carry the version: "/v2/" is replaced for the other ones).
 // Environment: SERVICE_URL; ODD_ORDER_ID and ODD_INVOICE_ID, rows whose status the document does
 // not list. The lines between the previous_cursor markers are left out when the document's list
-// envelope has no previous_cursor.
-import createClient from "openapi-fetch";
+// envelope has no previous_cursor. ./openapi.json, the document the types were generated from,
+// gives what they do not keep: x-idempotency.
+import { readFileSync } from "node:fs";
+import createClient, { type Middleware } from "openapi-fetch";
 import type { components, paths } from "./schema.js";
 
 type Problem = components["schemas"]["Problem"];
@@ -30,6 +32,23 @@ function expectProblem(error: Problem | undefined, response: Response, status: n
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const newKey = () => crypto.randomUUID();
+
+type Idempotency = { header: string; required: boolean; retentionSeconds: number; replayHeaders: string[] };
+type Document = { paths: Record<string, Record<string, { "x-idempotency"?: Idempotency }>> };
+
+// A new key on each operation the document marks with x-idempotency, unless the caller set one.
+function sendKeys(document: Document, sent: Request[]): Middleware {
+  return {
+    onRequest({ request, schemaPath }) {
+      const extension = document.paths[schemaPath]?.[request.method.toLowerCase()]?.["x-idempotency"];
+      if (extension !== undefined && !request.headers.has(extension.header)) {
+        request.headers.set(extension.header, newKey());
+      }
+      sent.push(request);
+      return request;
+    },
+  };
+}
 
 async function main(): Promise<void> {
   const client = createClient<paths>({
@@ -70,6 +89,32 @@ async function main(): Promise<void> {
   check(again.response.headers.get("Idempotent-Replayed") === "true", "replayed");
   const reused = await pay(created[0].id, 41, key);
   expectProblem(reused.error, reused.response, 422, "idempotency-key-reused");
+
+  // Keys where x-idempotency says, as a generator that reads it sends them; and only there.
+  const document = JSON.parse(readFileSync("openapi.json", "utf8")) as Document;
+  const extension = document.paths["/v2/users"]?.post?.["x-idempotency"];
+  check(extension !== undefined, "x-idempotency on creating a user");
+  const sent: Request[] = [];
+  const keying = createClient<paths>({
+    baseUrl: env("SERVICE_URL"),
+    headers: { "X-Client-ID": `typescript-${newKey().slice(0, 8)}` },
+  });
+  keying.use(sendKeys(document, sent));
+  const userBody = { email: `${newKey()}@example.com`, name: "Bo" };
+  const made = await keying.POST("/v2/users", { body: userBody });
+  check(made.response.status === 201, `keyed user: ${made.response.status}`);
+  check(made.response.headers.get(extension.replayHeaders[0]) === "false", "a first execution");
+  check(Number(made.response.headers.get("Idempotency-Retention")) === extension.retentionSeconds, "retention");
+  const userKey = sent[0].headers.get(extension.header);
+  check(userKey !== null, "a key sent where x-idempotency says");
+  // A retry of the same request, with its key.
+  const retried = await keying.POST("/v2/users", { params: { header: { "Idempotency-Key": userKey } }, body: userBody });
+  check(retried.response.headers.get("Idempotent-Replayed") === "true", "the retry is replayed");
+  check(extension.replayHeaders.every((name) => retried.response.headers.has(name)), "replay headers");
+  const listed = await keying.GET("/v2/invoices", { params: { query: { user_id: user.data.id } } });
+  check(listed.response.status === 200, `list: ${listed.response.status}`);
+  check(JSON.stringify(sent.map((request) => request.headers.get(extension.header)))
+        === JSON.stringify([userKey, userKey, null]), "a key on keyed operations only");
 
   // Walk the user's invoices forward, one per page: newest first.
   type Page = components["schemas"]["PaginatedInvoiceList"];
