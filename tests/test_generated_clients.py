@@ -13,8 +13,8 @@ reused key, sends keys where the operation's ``x-idempotency`` says and only the
 the document the generator consumed: neither generator keeps it), walks a list forward (and
 back, where the document's envelope has ``previous_cursor``), reads a 400 problem's ``errors``
 and a 409's ``Retry-After`` (two payments under one key while the gateway takes
-``PAYMENT_GATEWAY_DELAY_MS``), and parses statuses the
-document does not list, inserted directly into the database.
+``PAYMENT_GATEWAY_DELAY_MS``), and parses statuses the document does not list, inserted
+directly into the database.
 
 The tools live in ``.venvs/clients`` (``CLIENT_TOOLS_DIR``), installed by ``.ci/run`` from
 ``tests/clients/requirements.txt`` and ``tests/clients/package.json``. Missing, they fail the run
