@@ -229,6 +229,27 @@ def test_without_brownouts_the_command_lists_none(settings: Any) -> None:
     assert "brownout" not in output.getvalue()
 
 
+def test_the_openapi_documents_state_the_schedule(settings: Any) -> None:
+    schedule = {
+        "v1": [
+            {"start": "2026-12-08T10:00:00Z", "end": "2026-12-08T10:15:00Z"},
+            {"start": "2026-12-09T10:00:00Z", "end": "2026-12-09T11:00:00Z"},
+        ]
+    }
+    line = (
+        "During its planned brownouts version v1 answers 410 with Retry-After: "
+        "2026-12-08T10:00:00Z to 2026-12-08T10:15:00Z; 2026-12-09T10:00:00Z to 2026-12-09T11:00:00Z."
+    )
+    v1, v2 = (get(f"/openapi.json?version={name}").json()["info"] for name in ("v1", "v2"))
+    assert v1["x-brownouts"] == v2["x-brownouts"] == schedule
+    assert v1["description"].count(line) == 1 and "brownout" not in v2.get("description", "")
+    output = io.StringIO()
+    call_command("spectacular", "--api-version", "v1", "--format", "openapi-json", stdout=output)
+    assert json.loads(output.getvalue())["info"]["x-brownouts"] == schedule
+    settings.API_CONVENTIONS = {**settings.API_CONVENTIONS, "VERSIONS": EXAMPLE_SETTINGS["VERSIONS"]}
+    assert "x-brownouts" not in get("/openapi.json?version=v1").json()["info"]
+
+
 # -- the configuration -------------------------------------------------------------------------
 
 

@@ -1,4 +1,5 @@
-"""The document's postprocessing: a SemVer ``info.version``, named extensible enums, ``x-query``.
+"""The document's postprocessing: a SemVer ``info.version``, named extensible enums, ``x-query``,
+the versions' brownouts (``info["x-brownouts"]``).
 
 drf-spectacular writes ``info.version`` as ``"2 (v1)"`` for one URL version, which client
 generators and registries cannot parse. ``/openapi.json``, the package's generator and
@@ -14,10 +15,12 @@ from typing import Any
 
 from drf_spectacular.settings import spectacular_settings
 
+from ...versioning.brownouts import utc_text
+from ...versioning.lifecycle import get_version_table
 from .enums import name_extensible_enums
 from .query import describe_query_operations
 
-__all__ = ["SEMVER_INFO_VERSION", "finish_schema", "postprocess_schema", "with_api_version"]
+__all__ = ["SEMVER_INFO_VERSION", "finish_schema", "postprocess_schema", "with_api_version", "with_brownouts"]
 
 _NUMERIC_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")
 _NUMBERED_API_VERSION = re.compile(r"[vV]?([0-9]+(?:\.[0-9]+){0,2})")
@@ -37,11 +40,11 @@ def postprocess_schema(result: dict[str, Any], generator: Any, request: Any, pub
 
 
 def finish_schema(schema: dict[str, Any], api_version: str | None, registry: Any = None) -> dict[str, Any]:
-    """``schema`` with :func:`with_api_version`, its extensible enums named and ``x-query`` on
-    each collection that takes ``QUERY``; idempotent."""
+    """``schema`` with :func:`with_api_version`, :func:`with_brownouts`, its extensible enums
+    named and ``x-query`` on each collection that takes ``QUERY``; idempotent."""
     name_extensible_enums(schema, spectacular_settings.ENUM_SUFFIX, registry)
     describe_query_operations(schema)
-    return with_api_version(schema, api_version)
+    return with_brownouts(with_api_version(schema, api_version), api_version)
 
 
 def document_version(api_version: str | None = None) -> str | None:
@@ -81,4 +84,27 @@ def with_api_version(schema: dict[str, Any], api_version: str | None) -> dict[st
     description = info.get("description") or ""
     if line not in description:
         info["description"] = f"{description}\n\n{line}" if description else line
+    return schema
+
+
+def with_brownouts(schema: dict[str, Any], api_version: str | None) -> dict[str, Any]:
+    """``schema`` with ``info["x-brownouts"]``, the windows of each version that has some
+    (``{"v1": [{"start": "2026-12-08T10:00:00Z", "end": ...}]}``), and those of ``api_version``
+    in ``info.description``; applying it twice changes nothing."""
+    schedule = {
+        version.name: [{"start": utc_text(window.start), "end": utc_text(window.end)} for window in version.brownouts]
+        for version in get_version_table().versions
+        if version.brownouts
+    }
+    if not schedule:
+        return schema
+    info = schema.setdefault("info", {})
+    info["x-brownouts"] = schedule
+    windows = schedule.get(api_version or "")
+    if windows:
+        spans = "; ".join(f"{window['start']} to {window['end']}" for window in windows)
+        line = f"During its planned brownouts version {api_version} answers 410 with Retry-After: {spans}."
+        description = info.get("description") or ""
+        if line not in description:
+            info["description"] = f"{description}\n\n{line}" if description else line
     return schema
