@@ -4,10 +4,11 @@ page of the list."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest
 from django.utils.translation import gettext
 from django.views import View
 from rest_framework.decorators import action
@@ -37,7 +38,7 @@ class SearchMixin:
     search_max_alternatives = 20
     #: The media types a ``QUERY`` body may have, sent in ``Accept-Query`` by the list's route.
     accept_query = "application/json"
-    http_method_names = [*View.http_method_names, "query"]
+    http_method_names: Sequence[str] = [*View.http_method_names, "query"]
 
     def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
         view: Any = self
@@ -54,10 +55,11 @@ class SearchMixin:
             view.action = "search"  # a generic view has no action map: the filter backends read this
         return drf_request
 
-    def finalize_response(self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any) -> Any:
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
         if _serves_query(self) and self.accept_query:
             response["Accept-Query"] = self.accept_query
-        return super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
+        finalized: Response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
+        return finalized
 
     @action(detail=False, methods=["post"], url_path="search")
     def search(self, request: Request, *args: Any, **kwargs: Any) -> Response:
