@@ -157,9 +157,11 @@ def post(route: str, body: dict[str, Any], key: str | None, client_id: str) -> A
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.urls("testproject.urls")
 def test_the_served_extension_tells_what_a_keyed_request_gets(store: str) -> None:
-    served = Client().get("/openapi.json")
-    assert served.status_code == 200
-    paths = served.json()["paths"]
+    served = {query: Client().get(f"/openapi.json{query}").json() for query in ("", "?version=v1")}
+    for query, schema in served.items():
+        marked = [("x-idempotency" in op, key_parameter(op) is not None) for _, _, op in operations(schema)]
+        assert all(has == keyed for has, keyed in marked) and (True, True) in marked, query
+    paths = served[""]["paths"]  # v2, the current version
     customer = Customer.objects.create(email=f"{uuid.uuid4().hex}@example.com", name="Ada")
     invoice = Invoice.objects.create(user=customer, amount_due=10_000, currency="eur")
     client_id = f"extension-{store}"
