@@ -2,8 +2,10 @@
 
 drf-spectacular writes OpenAPI 3.0 or 3.1, whose path items have no ``query`` operation (3.2
 adds one). :class:`~django_api_conventions.pagination.SearchMixin` serves ``QUERY <list>`` with
-the body of ``POST <list>/search``; each such collection's path item gets that operation as
-``x-query``, shaped as 3.2's ``query`` would be, without the idempotency key and replay headers: QUERY is never keyed.
+the body of ``POST <list>/search``; each such collection's ``get`` operation carries that
+operation as ``x-query``, shaped as 3.2's ``query`` would be, without the idempotency key and
+replay headers (QUERY is never keyed). On the ``get``, not the path item: a tool that reads
+every member of a path item as an operation stays right.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def describe_query_operations(schema: dict[str, Any]) -> dict[str, Any]:
             f"`QUERY {path.removesuffix(_SEARCH_SUFFIX)}` (RFC 10008) with the body of `POST {path}`, "
             "answering the same pages; safe and repeatable, never keyed."
         )
-        collection["x-query"] = query
+        collection["get"]["x-query"] = query
     return schema
 
 
