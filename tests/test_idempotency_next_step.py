@@ -21,9 +21,13 @@ from typing import Any
 import pytest
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.test import RequestFactory
+from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.test import APIClient
+from rest_framework.views import APIView
 
-from django_api_conventions.idempotency import IdempotencyOptions, get_store, run_idempotently
+from django_api_conventions.idempotency import IdempotencyMixin, IdempotencyOptions, get_store, run_idempotently
+from django_api_conventions.idempotency.leases import store_errors
 from django_api_conventions.problems import ProblemException, problem_types
 from django_api_conventions.problems.built_in import RETRYABLE_WITH_SAME_KEY
 from django_api_conventions.problems.details import render_problem
@@ -161,6 +165,20 @@ def test_mixin_async_view_and_middleware_answer_alike(store_name: str, path: str
     assert first.status_code == 201
     reused = client.post(path, {**body, "name": "M"}, format="json", headers={"Idempotency-Key": key})
     assert_next_step(reused, 422, "idempotency-key-reused", retryable=False)
+
+
+class StoreLostMidView(IdempotencyMixin, APIView):
+    """The store cannot be reached while the view renews its lease: the 503 is raised in the view."""
+
+    def post(self, request: Request) -> Response:
+        store = request._request.idempotency.store  # type: ignore[attr-defined]
+        with store_errors(store):  # as renew_lease() calls the store
+            raise store.unavailable_errors[0]("the store went away")
+
+
+def test_a_problem_of_the_layer_raised_inside_a_mixin_view(store_name: str) -> None:
+    response = StoreLostMidView.as_view()(keyed())
+    assert_next_step(response, 503, "idempotency-store-unavailable", retryable=True)
 
 
 def test_an_invalid_key_is_not_a_keyed_request() -> None:

@@ -164,17 +164,21 @@ async def run_idempotently_async(
     return response
 
 
+def say_next_step(problem: ProblemException) -> None:
+    """Adds ``retryable`` and ``Cache-Control: no-store`` to a problem of the layer on a keyed request."""
+    retryable = RETRYABLE_WITH_SAME_KEY.get(problem.problem_type.slug)
+    if retryable is not None:
+        problem.extensions["retryable"] = retryable
+        # About this moment of this key: no cache may answer a retry with it.
+        problem.headers[header_names.CACHE_CONTROL] = "no-store"
+
+
 @contextmanager
 def _next_step_said() -> Iterator[None]:
-    """Adds ``retryable`` and ``Cache-Control: no-store`` to the layer's problems raised inside."""
     try:
         yield
     except ProblemException as problem:
-        retryable = RETRYABLE_WITH_SAME_KEY.get(problem.problem_type.slug)
-        if retryable is not None:
-            problem.extensions["retryable"] = retryable
-            # About this moment of this key: no cache may answer a retry with it.
-            problem.headers[header_names.CACHE_CONTROL] = "no-store"
+        say_next_step(problem)
         raise
 
 
