@@ -6,6 +6,7 @@ Only the trace id header is a setting (``TRACE_ID_HEADER``; its default is here)
 from __future__ import annotations
 
 __all__ = [
+    "ACCEPT_QUERY",
     "CACHE_CONTROL",
     "CACHE_LOOKUP",
     "CLIENT_ID",
@@ -61,3 +62,5 @@ RETRY_AFTER = "Retry-After"
 #: draft-ietf-httpapi-ratelimit-headers-11: the quota policy, and what is left of it.
 RATELIMIT_POLICY = "RateLimit-Policy"
 RATELIMIT = "RateLimit"
+#: On a list that takes ``QUERY`` (RFC 10008): the media types its body may have.
+ACCEPT_QUERY = "Accept-Query"

@@ -15,6 +15,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ..http import header_names
 from ..problems import ErrorItem, ProblemException
 from ..problems.parameters import invalid_parameters, parameter_error
 from .drf import format_override, get_filterset_class, strict_filters
@@ -30,9 +31,9 @@ class SearchMixin:
     ``sort`` (``sort_query_param``) when the paginator declares sorts.
 
     The list's route also takes ``QUERY`` (RFC 10008) with the same body, run by the same
-    ``search`` action: safe and idempotent, so never keyed nor stored, and exempt from the CSRF
-    check (no form sends it and a cross-site ``fetch`` needs a CORS preflight). Its responses
-    say ``Accept-Query`` and list ``QUERY`` in ``Allow``.
+    ``search`` action: safe and idempotent, so never keyed nor stored. Django's CSRF check
+    spares only GET, HEAD, OPTIONS and TRACE: a browser session sends its token with a QUERY as
+    with a POST. Its responses say ``Accept-Query`` and list ``QUERY`` in ``Allow``.
     """
 
     search_max_alternatives = 20
@@ -47,9 +48,6 @@ class SearchMixin:
             view.query = view.search
             if hasattr(view, "action_map"):
                 view.action_map = {**view.action_map, "query": "search"}
-            if request.method == "QUERY":
-                # Safe (RFC 10008): Django's and DRF's CSRF checks only spare GET, HEAD, OPTIONS, TRACE.
-                request._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]
         drf_request: Request = super().initialize_request(request, *args, **kwargs)  # type: ignore[misc]
         if request.method == "QUERY" and _serves_query(view):
             view.action = "search"  # a generic view has no action map: the filter backends read this
@@ -57,7 +55,7 @@ class SearchMixin:
 
     def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
         if _serves_query(self) and self.accept_query:
-            response["Accept-Query"] = self.accept_query
+            response[header_names.ACCEPT_QUERY] = self.accept_query
         finalized: Response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
         return finalized
 
