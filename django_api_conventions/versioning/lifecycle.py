@@ -106,15 +106,18 @@ class APIVersion:
             guide,
             parse_brownouts(entry.get("brownouts"), name=name, sunset=sunset),
         )
-        if version.brownouts and status == "current":
-            raise ImproperlyConfigured(f"{name}: the current version has no brownouts; deprecate it first")
-        if status == "deprecated" and (version.deprecation is None or version.sunset is None or guide is None):
-            raise ImproperlyConfigured(
-                f"{name}: a deprecated version needs 'deprecation', 'sunset' and 'migration_guide'"
-            )
-        if status == "retired" and guide is None:
-            raise ImproperlyConfigured(f"{name}: a retired version needs 'migration_guide' (its 410 links it)")
+        version._require_what_its_status_needs()
         return version
+
+    def _require_what_its_status_needs(self) -> None:
+        if self.brownouts and self.status == "current":
+            raise ImproperlyConfigured(f"{self.name}: the current version has no brownouts; deprecate it first")
+        if self.status == "deprecated" and None in (self.deprecation, self.sunset, self.migration_guide):
+            raise ImproperlyConfigured(
+                f"{self.name}: a deprecated version needs 'deprecation', 'sunset' and 'migration_guide'"
+            )
+        if self.status == "retired" and self.migration_guide is None:
+            raise ImproperlyConfigured(f"{self.name}: a retired version needs 'migration_guide' (its 410 links it)")
 
     def is_retired(self, now: dt.datetime | None = None) -> bool:
         """Retired in the settings, or deprecated with a sunset that has passed."""
