@@ -18,17 +18,15 @@ import pytest
 
 from .example_service import Service, example_service
 
-CHECKS = ",".join(
-    [
-        "not_a_server_error",
-        "status_code_conformance",
-        "content_type_conformance",
-        "response_headers_conformance",
-        "response_schema_conformance",
-        "negative_data_rejection",
-        "unsupported_method",
-    ]
-)
+CHECKS = [
+    "not_a_server_error",
+    "status_code_conformance",
+    "content_type_conformance",
+    "response_headers_conformance",
+    "response_schema_conformance",
+    "negative_data_rejection",
+    "unsupported_method",
+]
 MAX_EXAMPLES = os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "20")
 SEED = os.environ.get("SCHEMATHESIS_SEED", "20261122")
 # On Python 3.11, two threads parsing source at once (hypothesis describes its lambdas with
@@ -48,15 +46,33 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         yield running
 
 
-def test_the_schema_holds_for_generated_requests(service: Service) -> None:
+# The checks, and one exception: a list that takes QUERY (RFC 10008) says so in an x-query
+# extension, since OpenAPI 3.0 has no query operation, so schemathesis would take QUERY there
+# for a method the path does not declare. (A check named on the command line would override
+# the exception: they are all named here.)
+CONFIG = "\n".join(
+    [
+        "[checks]",
+        "enabled = false",
+        *(f"{check}.enabled = true" for check in CHECKS),
+        "[[operations]]",
+        'include-path-regex = "^/v[12]/invoices$"',
+        "checks.unsupported_method.enabled = false",
+    ]
+)
+
+
+def test_the_schema_holds_for_generated_requests(service: Service, tmp_path: Path) -> None:
     executable = shutil.which("schemathesis", path=str(Path(sys.executable).parent)) or "schemathesis"
+    config = tmp_path / "schemathesis.toml"
+    config.write_text(CONFIG)
     run = subprocess.run(
         [
             executable,
+            "--config-file",
+            str(config),
             "run",
             f"{service.url}/openapi.json",
-            "--checks",
-            CHECKS,
             "--max-examples",
             MAX_EXAMPLES,
             "--seed",
