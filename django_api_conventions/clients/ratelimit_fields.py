@@ -12,7 +12,6 @@ from django.core.exceptions import ImproperlyConfigured
 
 from ..http import header_names
 
-__all__ = ["ratelimit_fields"]
 
 
 def ratelimit_fields(policy: str, quota: int, window: int, remaining: int, seconds: int) -> dict[str, str]:

@@ -15,7 +15,6 @@ from typing import Any
 
 from ...http import header_names
 
-__all__ = ["describe_query_operations"]
 
 _SEARCH_SUFFIX = "/search"
 #: What only a keyed request is sent.
