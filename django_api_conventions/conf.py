@@ -68,7 +68,7 @@ DEFAULTS: dict[str, Any] = {
     "IDEMPOTENCY_RETENTION_SECONDS": 24 * 60 * 60,
     # Keyed views answer bodies larger than 1 MiB, or the store should hold less.
     "IDEMPOTENCY_MAX_STORED_BODY_BYTES": 1024 * 1024,
-    # Stored answers (bodies, headers) must not be readable in the database or Redis: personal or payment data.
+    # Stored answers must not be readable in the database or Redis: personal or payment data.
     "IDEMPOTENCY_ENCRYPTION_KEYS": [],
     # Views you cannot edit (a third-party app's) should honour keys.
     "IDEMPOTENCY_PATHS": [],

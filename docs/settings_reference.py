@@ -192,9 +192,8 @@ SETTING_DOCS: dict[str, SettingDoc] = {
     "IDEMPOTENCY_ENCRYPTION_KEYS": SettingDoc(
         "a list of url-safe base64 keys of 32 bytes",
         (
-            "Keys that [encrypt stored answers](idempotency-stores.md#encrypted-stored-answers) (AES-GCM): "
-            "the first encrypts, all decrypt (put a new key first; drop an old one after the retention). "
-            "Wrong key, or `cryptography` missing: error `E003`."
+            "Keys that [encrypt stored answers](idempotency-stores.md#encrypted-stored-answers); the "
+            "first encrypts, all decrypt. Malformed, or no `cryptography`: `E003`."
         ),
     ),
     "IDEMPOTENCY_STORE_UNAVAILABLE": SettingDoc(

@@ -213,3 +213,16 @@ def test_cryptography_is_imported_only_when_keys_are_set() -> None:
     env.pop("IDEMPOTENCY_ENCRYPTION_KEYS", None)
     result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]", result.stdout
+
+
+def test_the_cost_benchmark_tables_keys_off_and_on() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks.encryption_cost", "--requests", "3", "--rounds", "2"],
+        env={k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DJANGO_SETTINGS_MODULE")},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = result.stdout.splitlines()
+    assert lines[2].split()[:2] == ["database", "fresh"] and lines[3].split()[:2] == ["database", "replay"], lines
+    assert lines[-1].startswith("the 1079-byte answer alone: seal (fresh key) "), lines
