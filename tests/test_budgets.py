@@ -11,8 +11,8 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 DOCS = REPOSITORY / "docs"
 
 MAX_CHECK_IDS = 25
-MAX_DOCS_BYTES = 350 * 1024
-MAX_PAGE_BYTES = 25 * 1024
+MAX_DOCS_BYTES = 350_000
+MAX_PAGE_BYTES = 25_000
 
 
 def check_ids() -> set[str]:

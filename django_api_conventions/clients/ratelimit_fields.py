@@ -13,7 +13,6 @@ from django.core.exceptions import ImproperlyConfigured
 from ..http import header_names
 
 
-
 def ratelimit_fields(policy: str, quota: int, window: int, remaining: int, seconds: int) -> dict[str, str]:
     """The two fields, by header name; ``policy`` is the throttle's scope."""
     name = _sf_string(policy)

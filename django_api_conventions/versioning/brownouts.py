@@ -17,7 +17,6 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.dateparse import parse_duration
 
-
 _EXAMPLE = "'2026-12-08T10:00:00Z/PT15M'"
 
 

@@ -15,7 +15,6 @@ from typing import Any
 
 from ...http import header_names
 
-
 _SEARCH_SUFFIX = "/search"
 #: What only a keyed request is sent.
 _REPLAY_HEADERS = (header_names.IDEMPOTENT_REPLAYED, header_names.CACHE_LOOKUP, header_names.IDEMPOTENCY_RETENTION)
