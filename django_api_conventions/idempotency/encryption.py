@@ -19,7 +19,6 @@ from typing import Any
 from ..conf import api_settings
 from .stores.base import StoredResponse
 
-
 #: The one "header" of an encrypted record: no HTTP header can have this name (RFC 9110 tokens
 #: have no parentheses), so a record stored in clear is never taken for one.
 ENCRYPTED = "(encrypted)"
