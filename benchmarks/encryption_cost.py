@@ -22,8 +22,7 @@ import time
 import uuid
 from typing import Any
 
-import django
-from django.conf import settings
+from .in_memory import configure
 
 KEYS = [base64.urlsafe_b64encode(os.urandom(32)).decode()]
 ANSWER = {
@@ -33,25 +32,6 @@ ANSWER = {
     "items": [{"sku": f"SKU-{n:04d}", "quantity": n, "unit_price": 1250 + n, "name": f"Item {n}"} for n in range(12)],
     "shipping_address": {"name": "Ada Lovelace", "line1": "12 St James's Square", "city": "London", "zip": "SW1Y"},
 }
-
-
-def configure() -> None:
-    settings.configure(
-        DEBUG=False,
-        SECRET_KEY="encryption-cost",  # noqa: S106 -- a throwaway process that signs nothing
-        ALLOWED_HOSTS=["testserver"],
-        ROOT_URLCONF=__name__,
-        INSTALLED_APPS=[
-            "django.contrib.contenttypes",
-            "django.contrib.auth",
-            "rest_framework",
-            "django_api_conventions",
-        ],
-        DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}},
-        REST_FRAMEWORK={"UNAUTHENTICATED_USER": None},
-        USE_TZ=True,
-    )
-    django.setup()
 
 
 def _order_view() -> Any:
@@ -125,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=200, help="requests per scenario and round")
     parser.add_argument("--rounds", type=int, default=20)
     options = parser.parse_args(argv)
-    configure()
+    configure(__name__)
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)

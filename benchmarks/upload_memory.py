@@ -18,29 +18,9 @@ import tracemalloc
 import uuid
 from typing import Any
 
-import django
-from django.conf import settings
+from .in_memory import configure
 
 MIB = 1024 * 1024
-
-
-def configure() -> None:
-    settings.configure(
-        DEBUG=False,
-        SECRET_KEY="upload-memory",  # noqa: S106 -- a throwaway process that signs nothing
-        ALLOWED_HOSTS=["testserver"],
-        ROOT_URLCONF=__name__,
-        INSTALLED_APPS=[
-            "django.contrib.contenttypes",
-            "django.contrib.auth",
-            "rest_framework",
-            "django_api_conventions",
-        ],
-        DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}},
-        REST_FRAMEWORK={"UNAUTHENTICATED_USER": None},
-        USE_TZ=True,
-    )
-    django.setup()
 
 
 def _upload_view() -> Any:
@@ -97,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=float, default=10.0)
     options = parser.parse_args(argv)
-    configure()
+    configure(__name__)
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
