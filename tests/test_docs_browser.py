@@ -1,7 +1,7 @@
 """The documentation site in a real browser: headless Chromium at 1280 px against ``mkdocs build``.
 
 The docs are built as ``./dev test`` builds them (``mkdocs build --strict``, into a temporary
-directory) and served over HTTP from that directory. The home page and the tutorial must fit
+directory) and served over HTTP from that directory. The home page and the two references must fit
 their page: no table wider than the content area (a table too wide for it scrolls sideways,
 which a reader of the first screen misses), and every image loaded (a chart whose file is
 missing shows as a broken icon, which ``--strict`` does not catch for an image that the build
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH = 1280  # the width of a laptop's browser window, in CSS pixels
 TIMEOUT = 20  # seconds for a page and its images to settle
-PAGES = ["", "tutorial/"]  # the home page and the tutorial, as the site's URLs name them
+PAGES = ["", "settings/", "checks/"]  # the home page and the two references of tables, as the site names them
 CONTENT = "article.md-content__inner"  # Material's content area: the page's column of text
 
 # Each table of the content area against the content area, and each image of the page. A table
@@ -130,7 +130,7 @@ def layout(driver: Any, url: str) -> Layout:
     return Layout(**driver.execute_script(_MEASURE, CONTENT))
 
 
-@pytest.mark.parametrize("page", PAGES, ids=["home", "tutorial"])
+@pytest.mark.parametrize("page", PAGES, ids=["home", "settings", "checks"])
 def test_tables_fit_the_page_and_images_load(site: str, driver: Any, page: str) -> None:
     measured = layout(driver, site + page)
     assert measured.viewport == WIDTH
