@@ -18,7 +18,6 @@ from rest_framework.request import Request
 
 from ..clients.client_ids import get_client_id
 from ..content.body_types import refuse_unsupported_body
-from ..problems.details import ProblemException
 from .decorators import is_idempotency_exempt
 from .protocol import (
     DEFAULT_METHODS,
@@ -26,7 +25,6 @@ from .protocol import (
     keep_final_answers,
     run_idempotently,
     run_idempotently_async,
-    say_next_step,
 )
 from .replay import REPLAYED_HEADERS
 from .transactions import exempt_from_atomic_requests, run_unkeyed
@@ -72,12 +70,6 @@ class IdempotencyMixin:
             replayed_headers=tuple(self.replayed_headers),
             scope_of=self.get_idempotency_scope,
         )
-
-    def handle_exception(self, exc: Exception) -> Any:
-        # The layer's problems raised in the view (a lease renewal the store refused) too.
-        if isinstance(exc, ProblemException):
-            say_next_step(exc)
-        return super().handle_exception(exc)  # type: ignore[misc]  # a mixin of APIView
 
     def get_idempotency_scope(self, request: Request) -> str:
         """Whose key it is: a key is looked up among the keys of its scope only. By default the

@@ -12,8 +12,8 @@ The protocol, whichever way a view is protected (mixin, decorator, middleware):
    does not keep (by default a 409) releases it; either way the view's transaction is rolled
    back, so a retry runs the view again on a clean slate.
 
-The layer's own problems on a keyed request (``RETRYABLE_WITH_SAME_KEY``) carry ``Cache-Control:
-no-store`` and ``retryable``; the view's answers, stored or not, are sent as the view made them.
+The layer's own problems carry ``Cache-Control: no-store`` and ``retryable`` (their types do:
+``RETRYABLE_WITH_SAME_KEY``); the view's answers, stored or not, are sent as the view made them.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +34,6 @@ from ..clients.client_ids import get_client_id
 from ..conf import api_settings
 from ..http import header_names
 from ..http.request_attributes import IDEMPOTENCY, set_state
-from ..problems.built_in import RETRYABLE_WITH_SAME_KEY
 from ..problems.details import ProblemException, retry_after_header
 from ..tracing.trace_ids import assign_trace_id
 from . import signals
@@ -119,10 +117,9 @@ def run_idempotently(
     settle_unfinished()
     call = _KeyedCall.start(store, http_request, options, scope_request or http_request, key)
     wait = ClaimWait(options.wait_seconds)
-    with _next_step_said():
-        while (pause := wait.pause_after(claim := call.claim())) is not None:
-            time.sleep(pause)
-        return run_unkeyed(run_view) if claim is None else call.answer(claim, run_view, before_view)
+    while (pause := wait.pause_after(claim := call.claim())) is not None:
+        time.sleep(pause)
+    return run_unkeyed(run_view) if claim is None else call.answer(claim, run_view, before_view)
 
 
 async def run_idempotently_async(
@@ -149,12 +146,11 @@ async def run_idempotently_async(
 
     def attempt(call: _KeyedCall | None) -> tuple[_KeyedCall, float | None, HttpResponseBase | None]:
         call = call or _KeyedCall.start(store, http_request, options, scope_request or http_request, key)
-        with _next_step_said():
-            claim = call.claim()
-            pause = wait.pause_after(claim)
-            if pause is not None:
-                return call, pause, None
-            return call, None, run_unkeyed(run_view) if claim is None else call.answer(claim, run_view, before_view)
+        claim = call.claim()
+        pause = wait.pause_after(claim)
+        if pause is not None:
+            return call, pause, None
+        return call, None, run_unkeyed(run_view) if claim is None else call.answer(claim, run_view, before_view)
 
     call, pause, response = await sync_to_async(attempt)(None)
     while pause is not None:
@@ -162,24 +158,6 @@ async def run_idempotently_async(
         call, pause, response = await sync_to_async(attempt)(call)
     assert response is not None  # no pause: answered
     return response
-
-
-def say_next_step(problem: ProblemException) -> None:
-    """Adds ``retryable`` and ``Cache-Control: no-store`` to a problem of the layer on a keyed request."""
-    retryable = RETRYABLE_WITH_SAME_KEY.get(problem.problem_type.slug)
-    if retryable is not None:
-        problem.extensions["retryable"] = retryable
-        # About this moment of this key: no cache may answer a retry with it.
-        problem.headers[header_names.CACHE_CONTROL] = "no-store"
-
-
-@contextmanager
-def _next_step_said() -> Iterator[None]:
-    try:
-        yield
-    except ProblemException as problem:
-        say_next_step(problem)
-        raise
 
 
 def _read_key(http_request: HttpRequest, options: IdempotencyOptions) -> str | None:

@@ -19,6 +19,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from ..conf import api_settings
 from ..http import header_names
 from ..tracing.trace_ids import assign_trace_id
+from .built_in import RETRYABLE_WITH_SAME_KEY
 from .hosts import checked_host
 from .types import ProblemType, problem_types
 
@@ -64,6 +65,12 @@ class ProblemException(APIException):
         clashing = RESERVED_MEMBERS.intersection(self.extensions)
         if clashing:
             raise ValueError(f"Problem extensions may not use reserved members: {sorted(clashing)}")
+        retryable = RETRYABLE_WITH_SAME_KEY.get(self.problem_type.slug)
+        if retryable is not None:
+            # An idempotency problem tells the client what to do next, and concerns this moment
+            # of its key: no cache may answer a retry with it.
+            self.extensions.setdefault("retryable", retryable)
+            self.headers.setdefault(header_names.CACHE_CONTROL, "no-store")
         super().__init__(detail or self.problem_type.title)
 
 
